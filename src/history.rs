@@ -1,0 +1,199 @@
+//! The versioned history format (docs/history-format.md): what hunt writes, replay reads
+//! and the regression corpus holds. A history is a broker list and a list of events;
+//! the first partition-creating event makes partition 0.
+
+use crate::error::Error;
+use crate::model::{BrokerId, Event, BROKERS_MAX, PARTITIONS_MAX};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The format this build reads and writes. Raise it when an old file would change meaning.
+pub const FORMAT_VERSION: u32 = 1;
+/// A history longer than this is refused (memory and time stay bounded).
+pub const EVENTS_MAX: usize = 1024;
+/// No list inside an event may be longer than this.
+pub const LIST_MAX: usize = 64;
+/// Files larger than this are refused before parsing.
+pub const FILE_BYTES_MAX: u64 = 4 << 20;
+
+#[derive(Clone, PartialEq, Eq, Debug, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct History {
+    pub format: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The rule sets (`A:B`) this history is meant to be replayed with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<String>,
+    pub brokers: Vec<BrokerId>,
+    pub events: Vec<Event>,
+    /// Expected verdict per rule set: a regression asserts exactly these violations.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expect: Vec<Expectation>,
+}
+
+#[derive(Clone, PartialEq, Eq, Debug, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expectation {
+    pub rules: String,
+    /// Every invariant the rule set violates, with the step of first violation.
+    pub violations: Vec<ExpectedViolation>,
+}
+
+#[derive(Clone, PartialEq, Eq, Debug, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectedViolation {
+    pub invariant: String,
+    pub step: usize,
+}
+
+impl History {
+    pub fn new(brokers: Vec<BrokerId>, events: Vec<Event>) -> History {
+        History {
+            format: FORMAT_VERSION,
+            description: None,
+            rules: None,
+            brokers,
+            events,
+            expect: Vec::new(),
+        }
+    }
+
+    /// Parse and validate JSON text. Errors are one line and name the problem.
+    pub fn from_json(text: &str) -> Result<History, String> {
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| format!("malformed JSON: {e}"))?;
+        match value.get("format").and_then(serde_json::Value::as_u64) {
+            Some(v) if v == u64::from(FORMAT_VERSION) => {}
+            Some(v) => {
+                return Err(format!(
+                    "unknown format version {v} (this isrfuzz reads version {FORMAT_VERSION})"
+                ))
+            }
+            None => return Err("missing or non-integer `format` field (expected 1)".to_string()),
+        }
+        let history: History =
+            serde_json::from_value(value).map_err(|e| format!("not a history: {e}"))?;
+        history.validate()?;
+        Ok(history)
+    }
+
+    pub fn load(path: &Path) -> Result<History, Error> {
+        let io = |e: std::io::Error| Error::Io {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        };
+        let size = std::fs::metadata(path).map_err(io)?.len();
+        if size > FILE_BYTES_MAX {
+            return Err(Error::Input {
+                path: path.to_path_buf(),
+                message: format!("{size} bytes, more than the {FILE_BYTES_MAX}-byte limit"),
+            });
+        }
+        let text = std::fs::read_to_string(path).map_err(io)?;
+        History::from_json(&text).map_err(|message| Error::Input {
+            path: path.to_path_buf(),
+            message,
+        })
+    }
+
+    pub fn to_json(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).expect("a history always serializes");
+        text.push('\n');
+        text
+    }
+
+    /// Structural checks: the things that make a history meaningless rather than a
+    /// request the controller would reject (those are kept and replayed as rejections).
+    pub fn validate(&self) -> Result<(), String> {
+        if self.format != FORMAT_VERSION {
+            return Err(format!(
+                "unknown format version {} (this isrfuzz reads version {FORMAT_VERSION})",
+                self.format
+            ));
+        }
+        if self.brokers.is_empty() || self.brokers.len() > BROKERS_MAX {
+            return Err(format!(
+                "`brokers` must list 1 to {BROKERS_MAX} broker ids, found {}",
+                self.brokers.len()
+            ));
+        }
+        if let Some(b) = self.brokers.iter().find(|&&b| b < 0) {
+            return Err(format!(
+                "invalid broker id {b} in `brokers` (ids are non-negative)"
+            ));
+        }
+        if let Some((i, b)) = self
+            .brokers
+            .iter()
+            .enumerate()
+            .find(|(i, b)| self.brokers[..*i].contains(b))
+        {
+            return Err(format!(
+                "duplicate broker id {b} in `brokers` (position {i})"
+            ));
+        }
+        if self.events.len() > EVENTS_MAX {
+            return Err(format!(
+                "{} events, more than the limit of {EVENTS_MAX}",
+                self.events.len()
+            ));
+        }
+        let mut partitions = 0usize;
+        for (step, event) in self.events.iter().enumerate() {
+            self.validate_event(step, event, partitions)?;
+            if matches!(event, Event::CreatePartition { .. }) {
+                partitions += 1;
+            }
+        }
+        if partitions > PARTITIONS_MAX {
+            return Err(format!(
+                "{partitions} partitions, more than the limit of {PARTITIONS_MAX}"
+            ));
+        }
+        Ok(())
+    }
+
+    fn validate_event(&self, step: usize, event: &Event, partitions: usize) -> Result<(), String> {
+        if let Some(b) = event.broker() {
+            if !self.brokers.contains(&b) {
+                return Err(format!(
+                    "step {step} ({event}): broker {b} is not in `brokers`"
+                ));
+            }
+        }
+        if let Some(p) = event.partition() {
+            if p >= partitions {
+                return Err(format!(
+                    "step {step} ({event}): partition {p} is not created before this step"
+                ));
+            }
+        }
+        let longest = match event {
+            Event::CreatePartition { replicas: l, .. }
+            | Event::Reassign { target: l, .. }
+            | Event::AlterPartition { isr: l, .. } => l.len(),
+            _ => 0,
+        };
+        if longest > LIST_MAX {
+            return Err(format!(
+                "step {step}: a list of {longest} ids, more than the limit of {LIST_MAX}"
+            ));
+        }
+        Ok(())
+    }
+
+    /// A stable 64-bit content hash (FNV-1a over the compact JSON), for file names.
+    pub fn content_hash(&self) -> u64 {
+        let bare = History {
+            description: None,
+            rules: None,
+            expect: Vec::new(),
+            ..self.clone()
+        };
+        let text = serde_json::to_string(&bare).expect("a history always serializes");
+        text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        })
+    }
+}

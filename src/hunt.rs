@@ -1,0 +1,250 @@
+//! `isrfuzz hunt`: in-process random search over rule-set pairs. Each iteration draws
+//! random bytes, decodes them into a history, runs the oracle, and minimizes every new
+//! (rule set, invariant) violation into a JSON history written to the findings folder.
+//!
+//! Deterministic for a given seed and iteration count; time only decides when to stop.
+
+use crate::error::Error;
+use crate::generate::decode_guided;
+use crate::history::{Expectation, History};
+use crate::invariants::INVARIANTS;
+use crate::minimize::minimize;
+use crate::oracle::{self, Verdict};
+use crate::rules::RuleSet;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Random input length per iteration, in bytes.
+const INPUT_BYTES_MAX: usize = 512;
+
+pub struct Config {
+    pub pairs: Vec<[RuleSet; 2]>,
+    pub budget: Duration,
+    /// Stop after this many histories even if time is left (for tests and benchmarks).
+    pub histories_max: Option<u64>,
+    pub seed: u64,
+    /// `None`: do not write files.
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Finding {
+    pub side_rules: RuleSet,
+    pub pair: [RuleSet; 2],
+    pub invariant: &'static str,
+    pub history: History,
+    pub elapsed: Duration,
+    pub histories: u64,
+    pub path: Option<PathBuf>,
+}
+
+#[derive(Default, Debug)]
+pub struct Report {
+    pub histories: u64,
+    pub elapsed: Duration,
+    pub findings: Vec<Finding>,
+    pub harness_bugs: Vec<(History, String)>,
+    /// Per `INVARIANTS` index: steps on which a `Sometimes` property fired.
+    pub sometimes: Vec<u64>,
+}
+
+/// SplitMix64: small, fast, and the same on every platform.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    pub fn fill(&mut self, buf: &mut Vec<u8>) {
+        let len = (self.next_u64() as usize) % INPUT_BYTES_MAX + 1;
+        buf.clear();
+        while buf.len() < len {
+            buf.extend_from_slice(&self.next_u64().to_le_bytes());
+        }
+        buf.truncate(len);
+    }
+}
+
+/// Run the hunt. `progress` is called about every 100 ms with the report so far.
+pub fn hunt(cfg: &Config, mut progress: impl FnMut(&Report)) -> Result<Report, Error> {
+    if let Some(out) = &cfg.out {
+        std::fs::create_dir_all(out).map_err(|e| Error::Io {
+            path: out.clone(),
+            message: e.to_string(),
+        })?;
+    }
+    let start = Instant::now();
+    let mut report = Report {
+        sometimes: vec![0; INVARIANTS.len()],
+        ..Report::default()
+    };
+    let mut rng = Rng::new(cfg.seed);
+    let mut buf = Vec::with_capacity(INPUT_BYTES_MAX);
+    let mut last_tick = start;
+    loop {
+        if report.histories % 64 == 0 {
+            let now = Instant::now();
+            if now - start >= cfg.budget {
+                break;
+            }
+            if now - last_tick >= Duration::from_millis(100) {
+                report.elapsed = now - start;
+                progress(&report);
+                last_tick = now;
+            }
+        }
+        if cfg.histories_max.is_some_and(|m| report.histories >= m) {
+            break;
+        }
+        let pair = cfg.pairs[(report.histories as usize) % cfg.pairs.len()];
+        rng.fill(&mut buf);
+        // Alternate the guide so each side's reachable states get explored.
+        let guide = &pair[((report.histories / cfg.pairs.len() as u64) % 2) as usize];
+        let history = decode_guided(&buf, guide);
+        let verdict = oracle::run(&history, &pair, false);
+        report.histories += 1;
+        absorb(cfg, &mut report, pair, history, verdict, start)?;
+    }
+    report.elapsed = start.elapsed();
+    Ok(report)
+}
+
+fn absorb(
+    cfg: &Config,
+    report: &mut Report,
+    pair: [RuleSet; 2],
+    history: History,
+    verdict: Verdict,
+    start: Instant,
+) -> Result<(), Error> {
+    for side in &verdict.sides {
+        for (total, n) in report.sometimes.iter_mut().zip(&side.sometimes) {
+            *total += u64::from(*n);
+        }
+    }
+    if let Some(bug) = verdict.harness_bug {
+        report.harness_bugs.push((history, bug));
+        return Ok(());
+    }
+    for (s, side) in verdict.sides.iter().enumerate() {
+        for v in &side.violations {
+            let known = report
+                .findings
+                .iter()
+                .any(|f| f.side_rules == side.rules && f.invariant == v.invariant);
+            if known {
+                continue;
+            }
+            let finding = promote(cfg, pair, s, v.invariant, &history, start, report.histories)?;
+            report.findings.push(finding);
+        }
+    }
+    Ok(())
+}
+
+fn promote(
+    cfg: &Config,
+    pair: [RuleSet; 2],
+    side: usize,
+    invariant: &'static str,
+    history: &History,
+    start: Instant,
+    histories: u64,
+) -> Result<Finding, Error> {
+    let elapsed = start.elapsed();
+    let fails = |h: &History| oracle::run(h, &pair, false).sides[side].violates(invariant);
+    let mut minimal = minimize(history, fails);
+    annotate(&mut minimal, pair, side, invariant, cfg.seed);
+    let path = match &cfg.out {
+        Some(dir) => Some(write_finding(dir, &minimal, &pair[side], invariant)?),
+        None => None,
+    };
+    Ok(Finding {
+        side_rules: pair[side],
+        pair,
+        invariant,
+        history: minimal,
+        elapsed,
+        histories,
+        path,
+    })
+}
+
+/// Fill in description, rules and the expected verdict of every side.
+pub fn annotate(h: &mut History, pair: [RuleSet; 2], side: usize, invariant: &str, seed: u64) {
+    let verdict = oracle::run(h, &pair, false);
+    h.rules = Some(format!("{}:{}", pair[0], pair[1]));
+    h.description = Some(format!(
+        "found by `isrfuzz hunt --seed {seed}`: {} violates {invariant}",
+        pair[side]
+    ));
+    h.expect = verdict
+        .sides
+        .iter()
+        .map(|s| Expectation {
+            rules: s.rules.to_string(),
+            violations: s.expected(),
+        })
+        .collect();
+}
+
+fn file_stem(rules: &RuleSet, invariant: &str, hash: u64) -> String {
+    let rules: String = rules
+        .to_string()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{rules}--{invariant}--{hash:016x}")
+}
+
+/// Write atomically and never overwrite: temp file, then a hard link that fails if the
+/// name exists. Names carry the content hash, so an existing name holds the same history.
+pub fn write_finding(
+    dir: &Path,
+    h: &History,
+    rules: &RuleSet,
+    invariant: &str,
+) -> Result<PathBuf, Error> {
+    let path = dir.join(format!(
+        "{}.json",
+        file_stem(rules, invariant, h.content_hash())
+    ));
+    if path.exists() {
+        return Ok(path);
+    }
+    let tmp = dir.join(format!(
+        ".tmp-{}-{:016x}",
+        std::process::id(),
+        h.content_hash()
+    ));
+    let io = |p: &Path| {
+        let p = p.to_path_buf();
+        move |e: std::io::Error| Error::Io {
+            path: p,
+            message: e.to_string(),
+        }
+    };
+    std::fs::write(&tmp, h.to_json()).map_err(io(&tmp))?;
+    let linked = std::fs::hard_link(&tmp, &path);
+    let _ = std::fs::remove_file(&tmp);
+    match linked {
+        Ok(()) => Ok(path),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(path),
+        Err(e) => Err(io(&path)(e)),
+    }
+}

@@ -1,0 +1,21 @@
+//! isrfuzz: differential fuzzing of replication rules (KRaft reassignment, Inkless ISR).
+//!
+//! Layers, bottom up: `model` (pure controller state and operations, with the rule set as
+//! a parameter) ← `rules` (variants side by side) ← `invariants` (the property list) ←
+//! `oracle` (run a history under rule sets, check, compare) ← `generate` / `minimize` /
+//! `hunt` / `report` ← the `isrfuzz` binary. See ARCHITECTURE.md.
+
+pub mod error;
+pub mod generate;
+pub mod history;
+pub mod hunt;
+pub mod invariants;
+pub mod minimize;
+pub mod model;
+pub mod oracle;
+pub mod report;
+pub mod rules;
+
+pub use generate::decode;
+pub use history::History;
+pub use rules::RuleSet;

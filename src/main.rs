@@ -1,0 +1,310 @@
+//! The `isrfuzz` command line. Exit codes: 0 nothing violated, 1 something violated or
+//! found, 2 bad usage or input, 3 harness bug (the model panicked).
+
+use clap::{Parser, Subcommand};
+use isrfuzz::error::Error;
+use isrfuzz::history::History;
+use isrfuzz::hunt::{self, Config};
+use isrfuzz::invariants::{Check, INVARIANTS};
+use isrfuzz::rules::{RuleSet, COMPLETE, PRESETS, RULES};
+use isrfuzz::{oracle, report};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Parser)]
+#[command(
+    name = "isrfuzz",
+    version,
+    about = "Differential fuzzing of Kafka KRaft and Inkless replication rules"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Search random histories for invariant violations, minimize and save each finding.
+    Hunt {
+        /// Rule-set pair A:B (repeatable). Default: every preset against the complete fix.
+        #[arg(long = "rules", value_name = "A:B")]
+        rules: Vec<String>,
+        /// Time budget in seconds.
+        #[arg(long, default_value_t = 60.0)]
+        seconds: f64,
+        /// Random seed (default: from the clock; printed so the run can be repeated).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Folder for minimized findings (JSON histories).
+        #[arg(long, default_value = "findings")]
+        out: PathBuf,
+        /// Stop after this many histories.
+        #[arg(long, value_name = "N")]
+        max_histories: Option<u64>,
+    },
+    /// Run histories (JSON files or folders of them) and print step tables and verdicts.
+    Replay {
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+        /// Rule sets A:B or A (default: the file's own `rules`, else trunk against the complete fix).
+        #[arg(long = "rules", value_name = "A:B")]
+        rules: Option<String>,
+        /// Print one machine-readable verdict per file instead of tables.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List rules, their variants with provenance, and the presets.
+    Rules,
+    /// List every invariant with its kind, rationale and source.
+    Invariants,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Hunt {
+            rules,
+            seconds,
+            seed,
+            out,
+            max_histories,
+        } => cmd_hunt(&rules, seconds, seed, out, max_histories),
+        Command::Replay { files, rules, json } => cmd_replay(&files, rules.as_deref(), json),
+        Command::Rules => {
+            print_rules();
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Invariants => {
+            print_invariants();
+            Ok(ExitCode::SUCCESS)
+        }
+    };
+    result.unwrap_or_else(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    })
+}
+
+fn default_pairs() -> Vec<[RuleSet; 2]> {
+    let complete = RuleSet::complete();
+    PRESETS
+        .iter()
+        .filter(|p| p.name != COMPLETE)
+        .map(|p| [p.rules, complete])
+        .collect()
+}
+
+fn parse_pair(text: &str) -> Result<[RuleSet; 2], Error> {
+    let sides = RuleSet::parse_pair(text).map_err(Error::Usage)?;
+    match sides[..] {
+        [a, b] => Ok([a, b]),
+        [a] => Ok([a, a]),
+        _ => unreachable!("parse_pair returns one or two sides"),
+    }
+}
+
+fn cmd_hunt(
+    rules: &[String],
+    seconds: f64,
+    seed: Option<u64>,
+    out: PathBuf,
+    max_histories: Option<u64>,
+) -> Result<ExitCode, Error> {
+    if !(seconds.is_finite() && seconds >= 0.0 && seconds <= 7.0 * 86400.0) {
+        return Err(Error::Usage(format!(
+            "--seconds must be between 0 and 604800, got {seconds}"
+        )));
+    }
+    let pairs = if rules.is_empty() {
+        default_pairs()
+    } else {
+        rules
+            .iter()
+            .map(|r| parse_pair(r))
+            .collect::<Result<_, _>>()?
+    };
+    let seed = seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    });
+    let names: Vec<String> = pairs.iter().map(|[a, b]| format!("{a}:{b}")).collect();
+    eprintln!("hunt: seed {seed}, {seconds} s, pairs {}", names.join(" "));
+    let cfg = Config {
+        pairs,
+        budget: Duration::from_secs_f64(seconds),
+        histories_max: max_histories,
+        seed,
+        out: Some(out),
+    };
+    let bar = indicatif::ProgressBar::new((seconds * 10.0) as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:30} {elapsed}/{duration} {msg}")
+            .expect("valid template"),
+    );
+    let report = hunt::hunt(&cfg, |r| {
+        let rate = r.histories as f64 / r.elapsed.as_secs_f64().max(1e-9);
+        bar.set_position((r.elapsed.as_secs_f64() * 10.0) as u64);
+        bar.set_message(format!(
+            "{} histories, {rate:.0}/s, {} findings",
+            r.histories,
+            r.findings.len()
+        ));
+    })?;
+    bar.finish_and_clear();
+    print_hunt_report(&report);
+    Ok(if !report.harness_bugs.is_empty() {
+        ExitCode::from(3)
+    } else if report.findings.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn print_hunt_report(report: &hunt::Report) {
+    let secs = report.elapsed.as_secs_f64();
+    println!(
+        "{} histories in {secs:.1} s ({:.0}/s)",
+        report.histories,
+        report.histories as f64 / secs.max(1e-9)
+    );
+    for f in &report.findings {
+        let steps = f.history.events.len();
+        let path = f
+            .path
+            .as_deref()
+            .map_or_else(String::new, |p| p.display().to_string());
+        println!(
+            "FOUND {} violates {} (pair {}:{}) after {:.3} s / {} histories; minimized to {steps} events: {path}",
+            f.side_rules,
+            f.invariant,
+            f.pair[0],
+            f.pair[1],
+            f.elapsed.as_secs_f64(),
+            f.histories
+        );
+    }
+    for (h, bug) in &report.harness_bugs {
+        println!("HARNESS BUG: {bug}\n{}", h.to_json());
+    }
+    let sometimes: Vec<String> = INVARIANTS
+        .iter()
+        .zip(&report.sometimes)
+        .filter(|(i, _)| matches!(i.check, Check::Sometimes(_)))
+        .map(|(i, n)| format!("{}={n}", i.id))
+        .collect();
+    println!("sometimes: {}", sometimes.join(" "));
+    if report.findings.is_empty() && report.harness_bugs.is_empty() {
+        println!("no violation found");
+    }
+}
+
+/// Expand folders into their `*.json` files (sorted), keep files as given.
+fn expand(files: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
+    let mut out = Vec::new();
+    for f in files {
+        if f.is_dir() {
+            let entries = std::fs::read_dir(f).map_err(|e| Error::Io {
+                path: f.clone(),
+                message: e.to_string(),
+            })?;
+            let mut found: Vec<PathBuf> = entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                .collect();
+            found.sort();
+            out.extend(found);
+        } else {
+            out.push(f.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn sides_for(history: &History, path: &Path, rules: Option<&str>) -> Result<Vec<RuleSet>, Error> {
+    let text = match (rules, history.rules.as_deref()) {
+        (Some(r), _) => r.to_string(),
+        (None, Some(r)) => r.to_string(),
+        (None, None) => format!("trunk:{COMPLETE}"),
+    };
+    RuleSet::parse_pair(&text).map_err(|m| Error::Input {
+        path: path.to_path_buf(),
+        message: m,
+    })
+}
+
+fn cmd_replay(files: &[PathBuf], rules: Option<&str>, json: bool) -> Result<ExitCode, Error> {
+    if let Some(r) = rules {
+        RuleSet::parse_pair(r).map_err(Error::Usage)?;
+    }
+    let files = expand(files)?;
+    // Load everything first: bad input fails before any output.
+    let histories: Vec<(PathBuf, History)> = files
+        .iter()
+        .map(|p| History::load(p).map(|h| (p.clone(), h)))
+        .collect::<Result<_, _>>()?;
+    let (mut violated, mut bug) = (false, false);
+    for (path, history) in &histories {
+        let sides = sides_for(history, path, rules)?;
+        let verdict = oracle::run(history, &sides, true);
+        violated |= verdict.any_violation();
+        bug |= verdict.harness_bug.is_some();
+        if json {
+            println!(
+                "{}",
+                report::verdict_json(&path.display().to_string(), &verdict)
+            );
+            continue;
+        }
+        println!("== {}", path.display());
+        if let Some(d) = &history.description {
+            println!("   {d}");
+        }
+        for side in &verdict.sides {
+            print!("{}", report::step_table(history, side));
+        }
+        println!("verdict: {}\n", report::verdict_line(&verdict));
+    }
+    Ok(if bug {
+        ExitCode::from(3)
+    } else if violated {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn print_rules() {
+    for rule in RULES {
+        println!("rule {}: {}", rule.id, rule.summary);
+        for v in rule.variants {
+            println!("  {:<26} {}", v.name, v.summary);
+            println!("  {:<26} source: {}", "", v.provenance);
+        }
+        println!();
+    }
+    println!("presets (a rule set is `preset(+rule=variant)*`; a pair is `A:B`):");
+    for p in PRESETS {
+        let complete = if p.name == COMPLETE {
+            " [complete: default right-hand side of hunt]"
+        } else {
+            ""
+        };
+        println!(
+            "  {:<26} {}: {}{complete}",
+            p.name,
+            p.rules.describe(),
+            p.summary
+        );
+    }
+}
+
+fn print_invariants() {
+    for inv in INVARIANTS {
+        println!("{} [{}] {}", inv.id, inv.kind.name(), inv.statement);
+        println!("   why: {}", inv.rationale);
+        println!("   source: {}\n", inv.source);
+    }
+}

@@ -1,0 +1,283 @@
+//! The controller model: broker registrations and partition registrations as the KRaft
+//! controller stores them, plus the operations that change them.
+//!
+//! State first, operations after, as in stateright's examples. Every change to a partition
+//! goes through [`builder::ChangeBuilder`], the model's `PartitionChangeBuilder`, so that
+//! reassignment completion, leader election and epoch bumps run on every change, whichever
+//! operation caused it (spec `kafka-reassignment.md` §1.2).
+//!
+//! Architecture invariant: nothing in this module does I/O, reads a clock or draws random
+//! numbers. `apply` is a pure function of (state, event, rule set).
+
+pub mod builder;
+pub mod event;
+mod ops;
+
+pub use event::{ElectionType, Event};
+pub use ops::apply;
+
+/// A broker id, as in Kafka (`int`). Registered ids are never negative.
+pub type BrokerId = i32;
+
+/// `leader = -1`: the partition has no leader (`LeaderConstants.NO_LEADER`).
+pub const NO_LEADER: BrokerId = -1;
+
+/// Limits: every history, generated or written by hand, stays inside these.
+pub const BROKERS_MAX: usize = 16;
+pub const PARTITIONS_MAX: usize = 8;
+pub const REPLICAS_MAX: usize = 16;
+
+/// Registration state of a broker, as `ClusterControlManager` sees it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum BrokerState {
+    Active,
+    Fenced,
+    /// In controlled shutdown: registered, not fenced yet, but not an acceptable leader
+    /// nor an eligible ISR member (`BrokerRegistration.inControlledShutdown`).
+    ControlledShutdown,
+}
+
+/// `LeaderRecoveryState`: RECOVERING after an unclean election until the leader says
+/// it has recovered.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LeaderRecoveryState {
+    Recovered,
+    Recovering,
+}
+
+/// One `PartitionRegistration` (metadata/.../metadata/PartitionRegistration.java), without
+/// directories and ELR (the model runs with ELR disabled, as the spec's own model does).
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
+pub struct Partition {
+    /// Full assignment in order; `replicas[0]` is the preferred leader.
+    pub replicas: Vec<BrokerId>,
+    pub isr: Vec<BrokerId>,
+    /// Stored sorted ascending, as upstream does (it builds them from a TreeSet).
+    pub adding_replicas: Vec<BrokerId>,
+    pub removing_replicas: Vec<BrokerId>,
+    pub leader: BrokerId,
+    pub leader_epoch: i32,
+    pub partition_epoch: i32,
+    pub leader_recovery_state: LeaderRecoveryState,
+    /// The topic config `unclean.leader.election.enable`.
+    pub unclean_leader_election_enable: bool,
+}
+
+impl Partition {
+    /// `PartitionReassignmentReplicas.isReassignmentInProgress`.
+    pub fn is_reassigning(&self) -> bool {
+        !self.adding_replicas.is_empty() || !self.removing_replicas.is_empty()
+    }
+}
+
+/// Ghost values the harness tracks for the invariants; Kafka stores none of them
+/// (spec §4.1). Not part of the compared state.
+#[derive(Clone, PartialEq, Eq, Debug, Hash, Default)]
+pub struct Ghost {
+    /// O: `replicas` when the current chain of alter calls started on a quiet partition.
+    pub original: Vec<BrokerId>,
+    /// T: the target of the last accepted alter call.
+    pub target: Vec<BrokerId>,
+    /// Every broker some target of this chain named (sorted); transients come from here.
+    pub ever_targeted: Vec<BrokerId>,
+}
+
+/// The whole model state: what the controller stores plus the harness's ghosts.
+#[derive(Clone, PartialEq, Eq, Debug, Hash, Default)]
+pub struct Cluster {
+    /// Registered brokers, sorted by id.
+    pub brokers: Vec<(BrokerId, BrokerState)>,
+    pub partitions: Vec<Partition>,
+    /// The index `ReplicationControlManager.reassigningTopics`, kept by `replay` the way
+    /// `updateReassigningTopicsIfNeeded` keeps it; ListPartitionReassignments walks it.
+    pub reassigning: Vec<usize>,
+    /// One ghost per partition (harness-only).
+    pub ghosts: Vec<Ghost>,
+}
+
+impl Cluster {
+    /// A cluster whose brokers are registered and active.
+    pub fn new(broker_ids: &[BrokerId]) -> Cluster {
+        let mut brokers: Vec<_> = broker_ids
+            .iter()
+            .map(|&b| (b, BrokerState::Active))
+            .collect();
+        brokers.sort_unstable_by_key(|&(b, _)| b);
+        Cluster {
+            brokers,
+            ..Cluster::default()
+        }
+    }
+
+    pub fn broker_state(&self, id: BrokerId) -> Option<BrokerState> {
+        self.brokers.iter().find(|(b, _)| *b == id).map(|&(_, s)| s)
+    }
+
+    /// `ClusterControlManager.isActive`: registered, not fenced, not shutting down.
+    pub fn is_active(&self, id: BrokerId) -> bool {
+        self.broker_state(id) == Some(BrokerState::Active)
+    }
+
+    pub fn is_registered(&self, id: BrokerId) -> bool {
+        self.broker_state(id).is_some()
+    }
+
+    /// What the controller stores, without the ghosts: two sides diverge when this differs.
+    pub fn same_kafka_state(&self, other: &Cluster) -> bool {
+        self.brokers == other.brokers && self.partitions == other.partitions
+    }
+
+    /// `ReplicationControlManager.replay(PartitionChangeRecord)`: store the merged
+    /// partition and keep the reassigning index in step.
+    pub(crate) fn replay(&mut self, index: usize, next: Partition) {
+        let reassigning = next.is_reassigning();
+        self.partitions[index] = next;
+        let listed = self.reassigning.iter().position(|&p| p == index);
+        match (reassigning, listed) {
+            (true, None) => {
+                self.reassigning.push(index);
+                self.reassigning.sort_unstable();
+            }
+            (false, Some(at)) => {
+                self.reassigning.remove(at);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `a − b`, keeping `a`'s order (upstream `Replicas.copyWithout` and friends).
+pub fn without(a: &[BrokerId], b: &[BrokerId]) -> Vec<BrokerId> {
+    a.iter().copied().filter(|x| !b.contains(x)).collect()
+}
+
+/// `sorted(set(a) − set(b))`, as `PartitionReassignmentReplicas.calculateDifference` (a TreeSet).
+pub fn sorted_difference(a: &[BrokerId], b: &[BrokerId]) -> Vec<BrokerId> {
+    let mut out = without(a, b);
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Whether every member of `small` is in `big` (`Replicas.contains`).
+pub fn contains_all(big: &[BrokerId], small: &[BrokerId]) -> bool {
+    small.iter().all(|x| big.contains(x))
+}
+
+/// Set equality, ignoring order.
+pub fn same_set(a: &[BrokerId], b: &[BrokerId]) -> bool {
+    contains_all(a, b) && contains_all(b, a)
+}
+
+pub fn has_duplicates(a: &[BrokerId]) -> bool {
+    a.iter().enumerate().any(|(i, x)| a[..i].contains(x))
+}
+
+/// Error codes the modelled requests answer with (`org.apache.kafka.common.protocol.Errors`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum ErrorCode {
+    InvalidReplicaAssignment,
+    InvalidReplicationFactor,
+    NoReassignmentInProgress,
+    UnknownTopicOrPartition,
+    InvalidRequest,
+    FencedLeaderEpoch,
+    InvalidUpdateVersion,
+    NotController,
+    IneligibleReplica,
+    ElectionNotNeeded,
+    PreferredLeaderNotAvailable,
+    EligibleLeadersNotAvailable,
+    /// Not upstream: a cluster event that does not apply to the broker's current state
+    /// (e.g. unfencing a broker that is not fenced). The event changes nothing.
+    BrokerStateMismatch,
+}
+
+impl ErrorCode {
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidReplicaAssignment => "INVALID_REPLICA_ASSIGNMENT",
+            ErrorCode::InvalidReplicationFactor => "INVALID_REPLICATION_FACTOR",
+            ErrorCode::NoReassignmentInProgress => "NO_REASSIGNMENT_IN_PROGRESS",
+            ErrorCode::UnknownTopicOrPartition => "UNKNOWN_TOPIC_OR_PARTITION",
+            ErrorCode::InvalidRequest => "INVALID_REQUEST",
+            ErrorCode::FencedLeaderEpoch => "FENCED_LEADER_EPOCH",
+            ErrorCode::InvalidUpdateVersion => "INVALID_UPDATE_VERSION",
+            ErrorCode::NotController => "NOT_CONTROLLER",
+            ErrorCode::IneligibleReplica => "INELIGIBLE_REPLICA",
+            ErrorCode::ElectionNotNeeded => "ELECTION_NOT_NEEDED",
+            ErrorCode::PreferredLeaderNotAvailable => "PREFERRED_LEADER_NOT_AVAILABLE",
+            ErrorCode::EligibleLeadersNotAvailable => "ELIGIBLE_LEADERS_NOT_AVAILABLE",
+            ErrorCode::BrokerStateMismatch => "BROKER_STATE_MISMATCH",
+        }
+    }
+}
+
+/// What a completion did, captured inside the builder for invariant G9.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct CompletionInfo {
+    /// The builder's target replicas and ISR just before completion.
+    pub replicas_before: Vec<BrokerId>,
+    pub isr_before: Vec<BrokerId>,
+    pub removing: Vec<BrokerId>,
+}
+
+/// The effect of an accepted event on one partition.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct PartitionEffect {
+    pub partition: usize,
+    pub completion: Option<CompletionInfo>,
+    /// The builder fell back to an unclean election.
+    pub unclean_election: bool,
+}
+
+/// What an event did: accepted (possibly with no record at all) or rejected.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Outcome {
+    Accepted {
+        effects: Vec<PartitionEffect>,
+        /// An error returned together with a record (AlterPartition's NEW_LEADER_ELECTED).
+        new_leader_elected: bool,
+        /// ListPartitionReassignments: the partitions listed.
+        listed: Option<Vec<usize>>,
+    },
+    /// A rejected request changes nothing.
+    Rejected {
+        error: ErrorCode,
+        reason: &'static str,
+    },
+}
+
+impl Outcome {
+    pub(crate) fn accepted(effects: Vec<PartitionEffect>) -> Outcome {
+        Outcome::Accepted {
+            effects,
+            new_leader_elected: false,
+            listed: None,
+        }
+    }
+
+    pub(crate) fn rejected(error: ErrorCode, reason: &'static str) -> Outcome {
+        Outcome::Rejected { error, reason }
+    }
+
+    pub fn is_rejected(&self) -> bool {
+        matches!(self, Outcome::Rejected { .. })
+    }
+
+    pub fn effects(&self) -> &[PartitionEffect] {
+        match self {
+            Outcome::Accepted { effects, .. } => effects,
+            Outcome::Rejected { .. } => &[],
+        }
+    }
+
+    pub fn completion(&self, partition: usize) -> Option<&CompletionInfo> {
+        self.effects()
+            .iter()
+            .find(|e| e.partition == partition)?
+            .completion
+            .as_ref()
+    }
+}

@@ -1,0 +1,219 @@
+//! The differential oracle: run one history under one or two rule sets in lockstep, check
+//! every invariant after every step on each side, heal the cluster and check the
+//! quiescence properties, and name the first step where the sides' states differ.
+//!
+//! Architecture invariant: a panic inside the model is a harness bug. It is caught here
+//! and reported as `Verdict::harness_bug`, never as a divergence or a violation.
+
+use crate::history::{ExpectedViolation, History};
+use crate::invariants::{Check, StepView, INVARIANTS};
+use crate::model::{apply, BrokerState, Cluster, Event, Outcome, NO_LEADER};
+use crate::rules::RuleSet;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Violation {
+    pub invariant: &'static str,
+    /// Index into the history's events; `events.len()` means "at quiescence".
+    pub step: usize,
+    pub detail: String,
+}
+
+/// One step as recorded for a step table.
+#[derive(Clone, Debug)]
+pub struct StepRecord {
+    pub outcome: Outcome,
+    pub state: Cluster,
+}
+
+#[derive(Clone, Debug)]
+pub struct SideRun {
+    pub rules: RuleSet,
+    /// First violation of each invariant, in the order found.
+    pub violations: Vec<Violation>,
+    /// How many steps each `Sometimes` property fired on (indexed like `INVARIANTS`).
+    pub sometimes: Vec<u32>,
+    /// Filled only when recording.
+    pub steps: Vec<StepRecord>,
+}
+
+impl SideRun {
+    pub fn violates(&self, id: &str) -> bool {
+        self.violations.iter().any(|v| v.invariant == id)
+    }
+
+    pub fn expected(&self) -> Vec<ExpectedViolation> {
+        let mut v: Vec<_> = self
+            .violations
+            .iter()
+            .map(|v| ExpectedViolation {
+                invariant: v.invariant.to_string(),
+                step: v.step,
+            })
+            .collect();
+        v.sort();
+        v
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Verdict {
+    pub sides: Vec<SideRun>,
+    /// The first step after which the sides' controller states (or outcomes) differ.
+    pub first_divergence: Option<usize>,
+    pub harness_bug: Option<String>,
+}
+
+impl Verdict {
+    pub fn any_violation(&self) -> bool {
+        self.sides.iter().any(|s| !s.violations.is_empty())
+    }
+}
+
+/// Run `history` under each rule set (one or two). `record` keeps per-step states.
+pub fn run(history: &History, sides: &[RuleSet], record: bool) -> Verdict {
+    let mut runs: Vec<SideRun> = sides
+        .iter()
+        .map(|&rules| SideRun {
+            rules,
+            violations: Vec::new(),
+            sometimes: vec![0; INVARIANTS.len()],
+            steps: Vec::new(),
+        })
+        .collect();
+    let mut first_divergence = None;
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        let mut states: Vec<Cluster> = sides
+            .iter()
+            .map(|_| Cluster::new(&history.brokers))
+            .collect();
+        for (step, event) in history.events.iter().enumerate() {
+            let mut outcomes = Vec::with_capacity(sides.len());
+            for (run, state) in runs.iter_mut().zip(states.iter_mut()) {
+                outcomes.push(step_side(run, state, event, step, record));
+            }
+            let differ = states.windows(2).any(|w| !w[0].same_kafka_state(&w[1]))
+                || outcomes.windows(2).any(|w| w[0] != w[1]);
+            if differ && first_divergence.is_none() {
+                first_divergence = Some(step);
+            }
+        }
+        for (run, state) in runs.iter_mut().zip(states.iter_mut()) {
+            heal(state, &run.rules);
+            check_quiescent(run, state, history.events.len());
+        }
+    }));
+    let harness_bug = result.err().map(|payload| panic_message(payload.as_ref()));
+    Verdict {
+        sides: runs,
+        first_divergence,
+        harness_bug,
+    }
+}
+
+fn step_side(
+    run: &mut SideRun,
+    state: &mut Cluster,
+    event: &Event,
+    step: usize,
+    record: bool,
+) -> Outcome {
+    let prev = state.clone();
+    let outcome = apply(state, event, &run.rules);
+    let view = StepView {
+        prev: &prev,
+        next: state,
+        event,
+        outcome: &outcome,
+        rules: &run.rules,
+    };
+    for (i, inv) in INVARIANTS.iter().enumerate() {
+        match inv.check {
+            Check::Step(check) => {
+                if run.violations.iter().any(|v| v.invariant == inv.id) {
+                    continue;
+                }
+                if let Some(detail) = check(&view) {
+                    run.violations.push(Violation {
+                        invariant: inv.id,
+                        step,
+                        detail,
+                    });
+                }
+            }
+            Check::Sometimes(fired) => run.sometimes[i] += u32::from(fired(&view)),
+            Check::Quiescent(_) => {}
+        }
+    }
+    if record {
+        run.steps.push(StepRecord {
+            outcome: outcome.clone(),
+            state: state.clone(),
+        });
+    }
+    outcome
+}
+
+fn check_quiescent(run: &mut SideRun, state: &Cluster, step: usize) {
+    for inv in INVARIANTS {
+        if let Check::Quiescent(check) = inv.check {
+            if let Some(detail) = check(state, &run.rules) {
+                run.violations.push(Violation {
+                    invariant: inv.id,
+                    step,
+                    detail,
+                });
+            }
+        }
+    }
+}
+
+/// Rounds of "every leader reports a full ISR"; each round can complete a reassignment
+/// and move leadership, so a few are needed. Bounded: healing must terminate.
+const HEAL_ROUNDS: usize = 4;
+
+/// Bring the cluster to quiescence: every broker registered and active, then every
+/// leader reports every replica in sync. Healing is never bounded by a fault budget,
+/// only by `HEAL_ROUNDS`.
+pub fn heal(state: &mut Cluster, rules: &RuleSet) {
+    let brokers: Vec<_> = state.brokers.clone();
+    for (b, s) in brokers {
+        if s == BrokerState::ControlledShutdown {
+            apply(state, &Event::FenceBroker { broker: b }, rules);
+        }
+        if s != BrokerState::Active {
+            apply(state, &Event::UnfenceBroker { broker: b }, rules);
+        }
+    }
+    for _ in 0..HEAL_ROUNDS {
+        for partition in 0..state.partitions.len() {
+            let p = &state.partitions[partition];
+            let event = if p.leader == NO_LEADER {
+                Event::ElectLeaders {
+                    partition,
+                    election: crate::model::ElectionType::Unclean,
+                }
+            } else {
+                Event::AlterPartition {
+                    partition,
+                    isr: p.replicas.clone(),
+                    broker: None,
+                    leader_epoch: None,
+                    partition_epoch: None,
+                    leader_recovery_state: crate::model::LeaderRecoveryState::Recovered,
+                }
+            };
+            apply(state, &event, rules);
+        }
+    }
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic with a non-string payload".to_string()
+    }
+}

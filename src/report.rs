@@ -1,0 +1,157 @@
+//! Rendering: the step table a Kafka engineer reads, the one-line verdict and the JSON
+//! verdict. Formatting lives here only; the model and oracle never format on the hot path.
+
+use crate::history::History;
+use crate::model::event::Ids;
+use crate::model::{Outcome, Partition};
+use crate::oracle::{SideRun, Verdict};
+use serde_json::json;
+use std::fmt::Write;
+
+fn result_cell(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Rejected { error, .. } => error.name().to_string(),
+        Outcome::Accepted {
+            new_leader_elected: true,
+            ..
+        } => "ok NEW_LEADER_ELECTED".to_string(),
+        Outcome::Accepted { effects, .. } if effects.iter().any(|e| e.completion.is_some()) => {
+            "ok, completed".to_string()
+        }
+        Outcome::Accepted { .. } => "ok".to_string(),
+    }
+}
+
+fn partition_cells(i: usize, p: &Partition) -> String {
+    format!(
+        "p{i} {:<13} {:<11} {:<9} {:<9} {:>3} {:>3} {:>3}",
+        Ids(&p.replicas).to_string(),
+        Ids(&p.isr).to_string(),
+        Ids(&p.adding_replicas).to_string(),
+        Ids(&p.removing_replicas).to_string(),
+        p.leader,
+        p.leader_epoch,
+        p.partition_epoch
+    )
+}
+
+/// One side's step table. Rows show the partition the event addresses, plus every
+/// partition the event changed; `!! G5` marks the first violation of an invariant.
+pub fn step_table(history: &History, side: &SideRun) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "rules: {}", side.rules);
+    let _ = writeln!(
+        out,
+        "{:>4}  {:<34} {:<24} {:<3}{:<13} {:<11} {:<9} {:<9} {:>3} {:>3} {:>3}  violations",
+        "step", "event", "result", "", "replicas", "isr", "adding", "removing", "ldr", "le", "pe"
+    );
+    let mut prev: Option<&crate::model::Cluster> = None;
+    for (step, (event, rec)) in history.events.iter().zip(&side.steps).enumerate() {
+        let mut shown: Vec<usize> = Vec::new();
+        if let Some(p) = event
+            .partition()
+            .filter(|&p| p < rec.state.partitions.len())
+        {
+            shown.push(p);
+        }
+        for (i, p) in rec.state.partitions.iter().enumerate() {
+            let changed = prev.map_or(true, |c| c.partitions.get(i) != Some(p));
+            if changed && !shown.contains(&i) {
+                shown.push(i);
+            }
+        }
+        let marks: Vec<&str> = side
+            .violations
+            .iter()
+            .filter(|v| v.step == step)
+            .map(|v| v.invariant)
+            .collect();
+        let marks = if marks.is_empty() {
+            String::new()
+        } else {
+            format!("!! {}", marks.join(" "))
+        };
+        let result = result_cell(&rec.outcome);
+        if shown.is_empty() {
+            let _ = writeln!(
+                out,
+                "{step:>4}  {:<34} {:<24} {marks}",
+                event.to_string(),
+                result
+            );
+        }
+        for (k, &i) in shown.iter().enumerate() {
+            let (ev, res, mk) = if k == 0 {
+                (event.to_string(), result.as_str(), marks.as_str())
+            } else {
+                (String::new(), "", "")
+            };
+            let _ = writeln!(
+                out,
+                "{step:>4}  {ev:<34} {res:<24} {}  {mk}",
+                partition_cells(i, &rec.state.partitions[i])
+            );
+        }
+        prev = Some(&rec.state);
+    }
+    for v in &side.violations {
+        let at = if v.step >= history.events.len() {
+            "at quiescence".to_string()
+        } else {
+            format!("step {}", v.step)
+        };
+        let _ = writeln!(out, "  {} {at}: {}", v.invariant, v.detail);
+    }
+    out
+}
+
+/// `trunk violates G2@2 G5@3; transients-tracked holds; states differ from step 2`.
+pub fn verdict_line(verdict: &Verdict) -> String {
+    if let Some(bug) = &verdict.harness_bug {
+        return format!("HARNESS BUG (model panicked): {bug}");
+    }
+    let mut parts: Vec<String> = verdict
+        .sides
+        .iter()
+        .map(|s| {
+            if s.violations.is_empty() {
+                format!("{} holds", s.rules)
+            } else {
+                let list: Vec<String> = s
+                    .violations
+                    .iter()
+                    .map(|v| format!("{}@{}", v.invariant, v.step))
+                    .collect();
+                format!("{} violates {}", s.rules, list.join(" "))
+            }
+        })
+        .collect();
+    if verdict.sides.len() > 1 {
+        parts.push(match verdict.first_divergence {
+            Some(step) => format!("states differ from step {step}"),
+            None => "states never differ".to_string(),
+        });
+    }
+    parts.join("; ")
+}
+
+pub fn verdict_json(file: &str, verdict: &Verdict) -> serde_json::Value {
+    let sides: Vec<_> = verdict
+        .sides
+        .iter()
+        .map(|s| {
+            let violations: Vec<_> = s
+                .violations
+                .iter()
+                .map(|v| json!({"invariant": v.invariant, "step": v.step, "detail": v.detail}))
+                .collect();
+            json!({"rules": s.rules.to_string(), "violations": violations})
+        })
+        .collect();
+    json!({
+        "file": file,
+        "sides": sides,
+        "first_divergent_step": verdict.first_divergence,
+        "harness_bug": verdict.harness_bug,
+    })
+}

@@ -1,0 +1,130 @@
+//! Test helpers: a one-line history notation, so scenario tables stay short.
+//!
+//! `brokers 1,2,3,4,5; create 1,2,3; reassign 1,2,4; isr 1,2,3,5; cancel; fence 4;
+//! unfence 4; shutdown 4; elect preferred; list` — an optional `p1` addresses another
+//! partition, `unclean` on create enables unclean election, `keep-rf` on reassign sets
+//! allowReplicationFactorChange=false. Brokers default to 1..=5.
+
+#![allow(dead_code)]
+
+use isrfuzz::history::History;
+use isrfuzz::model::event::Ids;
+use isrfuzz::model::{ElectionType, Event, LeaderRecoveryState};
+use isrfuzz::oracle;
+use isrfuzz::report::verdict_line;
+use isrfuzz::rules::RuleSet;
+use std::fmt::Write;
+
+fn ids(s: &str) -> Vec<i32> {
+    if s.is_empty() || s == "-" {
+        return Vec::new();
+    }
+    s.split(',')
+        .map(|x| x.trim().parse().unwrap_or_else(|_| panic!("bad id `{x}`")))
+        .collect()
+}
+
+pub fn parse(text: &str) -> History {
+    let mut brokers = vec![1, 2, 3, 4, 5];
+    let mut events = Vec::new();
+    for clause in text.split(';').map(str::trim).filter(|c| !c.is_empty()) {
+        let words: Vec<&str> = clause.split_whitespace().collect();
+        let partition = words
+            .iter()
+            .find_map(|w| w.strip_prefix('p').and_then(|n| n.parse().ok()))
+            .unwrap_or(0);
+        let has = |flag: &str| words.contains(&flag);
+        let arg = words.get(1).copied().unwrap_or("");
+        let event = match words[0] {
+            "brokers" => {
+                brokers = ids(arg);
+                continue;
+            }
+            "create" => Event::CreatePartition {
+                replicas: ids(arg),
+                unclean_leader_election_enable: has("unclean"),
+            },
+            "reassign" => Event::Reassign {
+                partition,
+                target: ids(arg),
+                allow_replication_factor_change: !has("keep-rf"),
+            },
+            "cancel" => Event::CancelReassignment { partition },
+            "isr" => Event::AlterPartition {
+                partition,
+                isr: ids(arg),
+                broker: None,
+                leader_epoch: None,
+                partition_epoch: None,
+                leader_recovery_state: LeaderRecoveryState::Recovered,
+            },
+            "fence" => Event::FenceBroker {
+                broker: arg.parse().unwrap(),
+            },
+            "unfence" => Event::UnfenceBroker {
+                broker: arg.parse().unwrap(),
+            },
+            "shutdown" => Event::ControlledShutdown {
+                broker: arg.parse().unwrap(),
+            },
+            "elect" => Event::ElectLeaders {
+                partition,
+                election: if arg == "unclean" {
+                    ElectionType::Unclean
+                } else {
+                    ElectionType::Preferred
+                },
+            },
+            "list" => Event::ListReassignments,
+            other => panic!("unknown clause `{other}`"),
+        };
+        events.push(event);
+    }
+    let h = History::new(brokers, events);
+    h.validate().expect("test history is valid");
+    h
+}
+
+/// Final state of every partition plus the verdict, per rule set, one block each.
+pub fn outcome(text: &str, presets: &[&str]) -> String {
+    let h = parse(text);
+    let mut out = String::new();
+    for name in presets {
+        let rules = RuleSet::parse(name).unwrap();
+        let verdict = oracle::run(&h, &[rules], true);
+        let side = &verdict.sides[0];
+        let last = &side.steps.last().expect("at least one step").state;
+        let _ = write!(out, "{name}:");
+        for (i, p) in last.partitions.iter().enumerate() {
+            let _ = write!(
+                out,
+                " p{i} replicas={} isr={} adding={} removing={} leader={} le={} pe={}",
+                Ids(&p.replicas),
+                Ids(&p.isr),
+                Ids(&p.adding_replicas),
+                Ids(&p.removing_replicas),
+                p.leader,
+                p.leader_epoch,
+                p.partition_epoch
+            );
+        }
+        for (step, rec) in side.steps.iter().enumerate() {
+            if let isrfuzz::model::Outcome::Rejected { error, .. } = rec.outcome {
+                let _ = write!(out, " step{step}={}", error.name());
+            }
+        }
+        let verdict = verdict_line(&verdict);
+        let _ = writeln!(out, " | {}", verdict.split_once(' ').map_or("", |(_, v)| v));
+    }
+    out
+}
+
+pub const ALL: &[&str] = &[
+    "trunk",
+    "3.8-4.2",
+    "3.0-3.7",
+    "kafka-21419",
+    "kafka-21419-always-write",
+    "zk-style",
+    "transients-tracked",
+];
