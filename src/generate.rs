@@ -86,6 +86,17 @@ pub fn decode_guided(data: &[u8], guide: &RuleSet) -> History {
     History::new(brokers, g.events)
 }
 
+/// ElectLeaders would do something: a leaderless partition with an active replica
+/// (unclean), or an in-sync, active preferred replica that does not lead (preferred).
+fn election_needed(c: &Cluster, p: &crate::model::Partition) -> bool {
+    if p.leader < 0 {
+        return p.replicas.iter().any(|&r| c.is_active(r));
+    }
+    p.replicas
+        .first()
+        .is_some_and(|&r| r != p.leader && p.isr.contains(&r) && c.is_active(r))
+}
+
 struct Gen<'a> {
     u: Unstructured<'a>,
     rules: RuleSet,
@@ -145,7 +156,8 @@ impl Gen<'_> {
         let c = &self.cluster;
         let has = |s: BrokerState| c.brokers.iter().any(|&(_, x)| x == s);
         match op {
-            Op::List | Op::Reassign | Op::Elect => true,
+            Op::List | Op::Reassign => true,
+            Op::Elect => c.partitions.iter().any(|p| election_needed(c, p)),
             Op::Cancel => c.partitions.iter().any(|p| p.is_reassigning()),
             Op::AlterPartition => c.partitions.iter().any(|p| p.leader >= 0),
             Op::Fence => {
@@ -154,7 +166,14 @@ impl Gen<'_> {
             }
             Op::ControlledShutdown => self.faults < GEN_FAULTS_MAX && has(BrokerState::Active),
             Op::Unfence => has(BrokerState::Fenced),
-            Op::CreatePartition => c.partitions.len() < GEN_PARTITIONS_MAX,
+            // Counted in events: a rejected creation still takes a partition index statically.
+            Op::CreatePartition => {
+                self.events
+                    .iter()
+                    .filter(|e| matches!(e, Event::CreatePartition { .. }))
+                    .count()
+                    < GEN_PARTITIONS_MAX
+            }
         }
     }
 
@@ -233,8 +252,11 @@ impl Gen<'_> {
                 broker: self.broker_in(&[BrokerState::Fenced])?,
             },
             Op::Elect => {
-                let partition = self.partition(|_| true)?;
-                let election = if self.flag() {
+                let invalid = self.invalid_on_purpose();
+                let c = self.cluster.clone();
+                let partition = self.partition(|p| invalid || election_needed(&c, p))?;
+                let p = &self.cluster.partitions[partition];
+                let election = if p.leader < 0 {
                     ElectionType::Unclean
                 } else {
                     ElectionType::Preferred
@@ -245,8 +267,18 @@ impl Gen<'_> {
                 }
             }
             Op::CreatePartition => {
-                let rf = self.int(1, 3.min(brokers.len()));
-                let replicas = self.distinct_ids(brokers, rf);
+                let active: Vec<BrokerId> = brokers
+                    .iter()
+                    .copied()
+                    .filter(|&b| self.cluster.is_active(b))
+                    .collect();
+                let pool = if active.is_empty() || self.invalid_on_purpose() {
+                    brokers.to_vec()
+                } else {
+                    active
+                };
+                let rf = self.int(1, 3.min(pool.len()));
+                let replicas = self.distinct_ids(&pool, rf);
                 Event::CreatePartition {
                     replicas,
                     unclean_leader_election_enable: self.flag(),
@@ -319,7 +351,7 @@ impl Gen<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::invariants::{by_id, INVARIANTS};
+    use crate::invariants::INVARIANTS;
     use crate::oracle;
 
     /// SplitMix64: a fixed, dependency-free byte source for tests.
@@ -398,13 +430,22 @@ mod tests {
         assert!(rate > 0.01 && rate < 0.15, "rejection rate {rate}");
     }
 
-    /// Every operation and every vacuity property is reached by a modest sample.
+    /// Every operation and every vacuity property is reached within a bounded sample
+    /// (the rarest, V8, needs a few thousand histories).
     #[test]
     fn reaches_every_operation_and_sometimes_property() {
-        let mut seen_ops = std::collections::BTreeSet::new();
+        let mut seen_ops = std::collections::HashSet::new();
         let mut fired = vec![0u32; INVARIANTS.len()];
-        for seed in 0..1500 {
-            let h = decode(&bytes(seed, 256));
+        let sometimes: Vec<usize> = (0..INVARIANTS.len())
+            .filter(|&i| INVARIANTS[i].kind == crate::invariants::Kind::Sometimes)
+            .collect();
+        for seed in 0..20_000 {
+            let guide = if seed % 2 == 0 {
+                RuleSet::trunk()
+            } else {
+                RuleSet::complete()
+            };
+            let h = decode_guided(&bytes(seed, 256), &guide);
             for e in &h.events {
                 seen_ops.insert(std::mem::discriminant(e));
             }
@@ -412,16 +453,14 @@ mod tests {
             for (f, n) in fired.iter_mut().zip(&verdict.sides[0].sometimes) {
                 *f += n;
             }
+            if seen_ops.len() == 9 && sometimes.iter().all(|&i| fired[i] > 0) {
+                return;
+            }
         }
         assert_eq!(seen_ops.len(), 9, "some event kind is never generated");
-        for inv in INVARIANTS
-            .iter()
-            .filter(|i| i.kind == crate::invariants::Kind::Sometimes)
-        {
-            let i = INVARIANTS.iter().position(|x| x.id == inv.id).unwrap();
-            assert!(fired[i] > 0, "{} never fired", inv.id);
+        for &i in &sometimes {
+            assert!(fired[i] > 0, "{} never fired", INVARIANTS[i].id);
         }
-        assert!(by_id("V1").is_some());
     }
 
     #[test]

@@ -97,10 +97,25 @@ impl History {
         })
     }
 
+    /// Pretty JSON with one line per event and per expectation, so a history reads like
+    /// a table and diffs line by line.
     pub fn to_json(&self) -> String {
-        let mut text = serde_json::to_string_pretty(self).expect("a history always serializes");
-        text.push('\n');
-        text
+        let line = |v: &dyn erased::Json| v.compact();
+        let mut out = String::from("{\n");
+        out += &format!("  \"format\": {},\n", self.format);
+        if let Some(d) = &self.description {
+            out += &format!("  \"description\": {},\n", line(d));
+        }
+        if let Some(r) = &self.rules {
+            out += &format!("  \"rules\": {},\n", line(r));
+        }
+        out += &format!("  \"brokers\": {},\n", line(&self.brokers));
+        out += &format!("  \"events\": [\n{}\n  ]", list(&self.events));
+        if !self.expect.is_empty() {
+            out += &format!(",\n  \"expect\": [\n{}\n  ]", list(&self.expect));
+        }
+        out += "\n}\n";
+        out
     }
 
     /// Structural checks: the things that make a history meaningless rather than a
@@ -195,5 +210,25 @@ impl History {
         text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
             (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
         })
+    }
+}
+
+fn list<T: Serialize>(items: &[T]) -> String {
+    let lines: Vec<String> = items
+        .iter()
+        .map(|e| format!("    {}", erased::Json::compact(e)))
+        .collect();
+    lines.join(",\n")
+}
+
+mod erased {
+    /// Compact JSON of any serializable value (object-safe, for the line helper).
+    pub trait Json {
+        fn compact(&self) -> String;
+    }
+    impl<T: serde::Serialize + ?Sized> Json for T {
+        fn compact(&self) -> String {
+            serde_json::to_string(self).expect("a history always serializes")
+        }
     }
 }

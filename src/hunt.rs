@@ -181,8 +181,14 @@ fn promote(
 
 /// Fill in description, rules and the expected verdict of every side.
 pub fn annotate(h: &mut History, pair: [RuleSet; 2], side: usize, invariant: &str, seed: u64) {
-    let verdict = oracle::run(h, &pair, false);
-    h.rules = Some(format!("{}:{}", pair[0], pair[1]));
+    let sides: &[RuleSet] = if pair[0] == pair[1] {
+        &pair[..1]
+    } else {
+        &pair
+    };
+    let verdict = oracle::run(h, sides, false);
+    let names: Vec<String> = sides.iter().map(RuleSet::to_string).collect();
+    h.rules = Some(names.join(":"));
     h.description = Some(format!(
         "found by `isrfuzz hunt --seed {seed}`: {} violates {invariant}",
         pair[side]

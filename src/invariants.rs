@@ -134,7 +134,7 @@ pub static INVARIANTS: &[Invariant] = &[
     Invariant {
         id: "G5",
         kind: Kind::Always,
-        statement: "safe completion: at completion, T − O ⊆ ISR",
+        statement: "safe completion: at completion, T − O ⊆ ISR (the ISR completion was decided on, see F1)",
         rationale: "No newly added replica may be declared done while out of sync: KAFKA-21419 ends with replicas [1,2,4,5] and ISR [1,2,5], the removed replica 3 already gone.",
         source: "spec §4.2 G5, §4.3 history 1; KAFKA-21419 report",
         check: Check::Step(g5_safe_completion),
@@ -158,7 +158,7 @@ pub static INVARIANTS: &[Invariant] = &[
     Invariant {
         id: "G8",
         kind: Kind::Always,
-        statement: "RF guard: if |T| < |O| at completion, T ⊆ ISR",
+        statement: "RF guard: if |T| < |O| at completion, T ⊆ ISR (the ISR completion was decided on, see F1)",
         rationale: "KAFKA-19975 allows out-of-ISR survivors, except when the replication factor drops: then every survivor must be in sync, or the partition ends with fewer in-sync copies than it started with.",
         source: "spec §3.1, §4.2 G8; PartitionReassignmentReplicas.maybeCompleteReassignment (3d267d4536)",
         check: Check::Step(g8_rf_guard),
@@ -234,6 +234,14 @@ pub static INVARIANTS: &[Invariant] = &[
         rationale: "The drop-then-re-add hole of the proposed fix needs a transient.",
         source: "spec §2.3",
         check: Check::Sometimes(v7_transient),
+    },
+    Invariant {
+        id: "V8",
+        kind: Kind::Sometimes,
+        statement: "a reassignment completed in a record whose election was unclean",
+        rationale: "The corner docs/findings.md F1 describes: G5 and G8 judge the ISR completion was decided on, which the unclean election then replaces. Counted so that the exemption is seen to be exercised.",
+        source: "docs/findings.md F1; PartitionChangeBuilder.build (completion before tryElection)",
+        check: Check::Sometimes(v8_unclean_completion),
     },
 ];
 
@@ -426,23 +434,30 @@ fn g3_adding_not_original(s: &StepView) -> Option<String> {
     })
 }
 
-/// Apply `check` to every partition whose reassignment completed in this step.
+/// Apply `check` to every partition whose reassignment completed in this step. The ISR
+/// handed to `check` is the one completion was decided on: the record's ISR, except when
+/// the same record's election was unclean, which forcibly resets the ISR to the new leader
+/// afterwards (PartitionChangeBuilder.tryElection). That reset is the data loss the topic
+/// opted into, not a completion decision; see docs/findings.md F1.
 fn each_completion(
     s: &StepView,
-    check: impl Fn(&Partition, &Ghost) -> Option<String>,
+    check: impl Fn(&Partition, &[i32], &Ghost) -> Option<String>,
 ) -> Option<String> {
-    s.outcome
-        .effects()
-        .iter()
-        .filter(|e| e.completion.is_some())
-        .find_map(|e| {
-            let i = e.partition;
-            check(&s.next.partitions[i], &s.next.ghosts[i]).map(|d| format!("p{i}: {d}"))
-        })
+    s.outcome.effects().iter().find_map(|e| {
+        let info = e.completion.as_ref()?;
+        let i = e.partition;
+        let p = &s.next.partitions[i];
+        let decided_isr = if e.unclean_election {
+            without(&info.isr_before, &info.removing)
+        } else {
+            p.isr.clone()
+        };
+        check(p, &decided_isr, &s.next.ghosts[i]).map(|d| format!("p{i}: {d}"))
+    })
 }
 
 fn g4_target_fidelity(s: &StepView) -> Option<String> {
-    each_completion(s, |p, g| {
+    each_completion(s, |p, _, g| {
         (!same_set(&p.replicas, &g.target)).then(|| {
             format!(
                 "completed with replicas {} but T = {}",
@@ -454,13 +469,13 @@ fn g4_target_fidelity(s: &StepView) -> Option<String> {
 }
 
 fn g5_safe_completion(s: &StepView) -> Option<String> {
-    each_completion(s, |p, g| {
-        let out = without(&without(&g.target, &g.original), &p.isr);
+    each_completion(s, |p, isr, g| {
+        let out = without(&without(&g.target, &g.original), isr);
         (!out.is_empty()).then(|| {
             format!(
                 "completed with new replicas {} out of isr {} (replicas {})",
                 Ids(&out),
-                Ids(&p.isr),
+                Ids(isr),
                 Ids(&p.replicas)
             )
         })
@@ -513,14 +528,14 @@ fn g7_one_step_liveness(s: &StepView) -> Option<String> {
 }
 
 fn g8_rf_guard(s: &StepView) -> Option<String> {
-    each_completion(s, |p, g| {
+    each_completion(s, |_, isr, g| {
         let shrinking = g.target.len() < g.original.len();
-        (shrinking && !contains_all(&p.isr, &g.target)).then(|| {
+        (shrinking && !contains_all(isr, &g.target)).then(|| {
             format!(
                 "RF {} → {} completed with isr {} ⊉ T {}",
                 g.original.len(),
                 g.target.len(),
-                Ids(&p.isr),
+                Ids(isr),
                 Ids(&g.target)
             )
         })
@@ -606,4 +621,11 @@ fn v7_transient(s: &StepView) -> bool {
     s.next.partitions.iter().zip(&s.next.ghosts).any(|(p, g)| {
         p.is_reassigning() && p.removing_replicas.iter().any(|r| !g.original.contains(r))
     })
+}
+
+fn v8_unclean_completion(s: &StepView) -> bool {
+    s.outcome
+        .effects()
+        .iter()
+        .any(|e| e.completion.is_some() && e.unclean_election)
 }

@@ -130,7 +130,7 @@ fn cmd_hunt(
             .map_or(0, |d| d.as_nanos() as u64)
     });
     let names: Vec<String> = pairs.iter().map(|[a, b]| format!("{a}:{b}")).collect();
-    eprintln!("hunt: seed {seed}, {seconds} s, pairs {}", names.join(" "));
+    println!("hunt: seed {seed}, {seconds} s, pairs {}", names.join(" "));
     let cfg = Config {
         pairs,
         budget: Duration::from_secs_f64(seconds),

@@ -204,7 +204,9 @@ impl RuleSet {
             rules.set(first)?;
             rules
         } else {
-            match PRESETS.iter().find(|p| p.name == first) {
+            // `complete` names the most complete fix, whichever preset that is today.
+            let name = if first == "complete" { COMPLETE } else { first };
+            match PRESETS.iter().find(|p| p.name == name) {
                 Some(p) => p.rules,
                 None => {
                     let names: Vec<_> = PRESETS.iter().map(|p| p.name).collect();

@@ -1,0 +1,295 @@
+//! The command line as a user meets it: exit codes, one-line errors, no panics, and
+//! findings written without ever overwriting.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn isrfuzz(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_isrfuzz"))
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+/// Exit code 2 with exactly one line on stderr that contains `needle`, and no panic.
+fn assert_usage_error(out: &Output, needle: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(
+        stderr.trim_end().lines().count(),
+        1,
+        "one line expected: {stderr}"
+    );
+    assert!(stderr.contains(needle), "`{needle}` not in: {stderr}");
+}
+
+const GOOD: &str = r#"{"format":1,"brokers":[1,2,3,4,5],"events":[
+  {"op":"create_partition","replicas":[1,2,3]},
+  {"op":"reassign","target":[1,2,4]},
+  {"op":"reassign","target":[1,2,4,5]},
+  {"op":"alter_partition","isr":[1,2,3,5]}]}"#;
+
+#[test]
+fn replay_prints_table_and_verdict_and_exits_1_on_violation() {
+    let dir = scratch("replay_ok");
+    let f = write(&dir, "h.json", GOOD);
+    let out = isrfuzz(&["replay", &f]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout.contains("verdict: trunk violates G2@2 G5@3; transients-tracked holds; states differ from step 2"), "{stdout}");
+    assert!(stdout.contains("alter_partition p0 isr=[1,2,3,5]"));
+}
+
+#[test]
+fn replay_json_is_machine_readable() {
+    let dir = scratch("replay_json");
+    let f = write(&dir, "h.json", GOOD);
+    let out = isrfuzz(&[
+        "replay",
+        &f,
+        "--json",
+        "--rules",
+        "trunk:kafka-21419-always-write",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON verdict");
+    assert_eq!(v["first_divergent_step"], 2);
+    assert_eq!(v["sides"][0]["rules"], "trunk");
+    assert_eq!(v["sides"][0]["violations"][1]["invariant"], "G5");
+    assert_eq!(v["sides"][0]["violations"][1]["step"], 3);
+    assert_eq!(v["sides"][1]["violations"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn replay_of_a_clean_history_exits_0() {
+    let dir = scratch("replay_clean");
+    let f = write(&dir, "h.json", GOOD);
+    let out = isrfuzz(&["replay", &f, "--rules", "complete"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
+fn bad_input_is_a_one_line_error_with_exit_2() {
+    let dir = scratch("bad_input");
+    let cases: &[(&str, &str, &str)] = &[
+        ("malformed.json", "{\"format\":1,", "malformed JSON"),
+        (
+            "version.json",
+            r#"{"format":7,"brokers":[1],"events":[]}"#,
+            "unknown format version 7",
+        ),
+        (
+            "noversion.json",
+            r#"{"brokers":[1],"events":[]}"#,
+            "missing or non-integer `format`",
+        ),
+        (
+            "dup.json",
+            r#"{"format":1,"brokers":[1,2,2],"events":[]}"#,
+            "duplicate broker id 2",
+        ),
+        (
+            "neg.json",
+            r#"{"format":1,"brokers":[-1],"events":[]}"#,
+            "invalid broker id -1",
+        ),
+        (
+            "nobrokers.json",
+            r#"{"format":1,"brokers":[],"events":[]}"#,
+            "`brokers` must list",
+        ),
+        (
+            "unknown.json",
+            r#"{"format":1,"brokers":[1],"events":[{"op":"fence_broker","broker":9}]}"#,
+            "broker 9 is not in `brokers`",
+        ),
+        (
+            "partition.json",
+            r#"{"format":1,"brokers":[1],"events":[{"op":"cancel_reassignment","partition":1}]}"#,
+            "partition 1 is not created",
+        ),
+        (
+            "op.json",
+            r#"{"format":1,"brokers":[1],"events":[{"op":"explode"}]}"#,
+            "not a history",
+        ),
+        (
+            "field.json",
+            r#"{"format":1,"brokers":[1],"events":[],"extra":1}"#,
+            "unknown field",
+        ),
+        (
+            "big.json",
+            r#"{"format":1,"brokers":[1],"events":[{"op":"create_partition","replicas":[2147483648]}]}"#,
+            "not a history",
+        ),
+    ];
+    for (name, text, needle) in cases {
+        let f = write(&dir, name, text);
+        assert_usage_error(&isrfuzz(&["replay", &f]), needle);
+    }
+    assert_usage_error(
+        &isrfuzz(&["replay", &dir.join("missing.json").to_string_lossy()]),
+        "missing.json",
+    );
+}
+
+#[test]
+fn bad_rules_and_arguments_exit_2() {
+    let dir = scratch("bad_rules");
+    let f = write(&dir, "h.json", GOOD);
+    assert_usage_error(
+        &isrfuzz(&["replay", &f, "--rules", "trunk:nope"]),
+        "unknown preset `nope`",
+    );
+    assert_usage_error(
+        &isrfuzz(&["replay", &f, "--rules", "trunk+completion=9.9"]),
+        "unknown variant `9.9`",
+    );
+    assert_usage_error(
+        &isrfuzz(&["replay", &f, "--rules", "a:b:c"]),
+        "expected A or A:B",
+    );
+    assert_usage_error(&isrfuzz(&["hunt", "--seconds", "NaN"]), "--seconds");
+    assert_eq!(isrfuzz(&["hunt", "--bogus"]).status.code(), Some(2));
+}
+
+#[test]
+fn hunt_output_folder_that_cannot_be_written_exits_2() {
+    let dir = scratch("unwritable");
+    let file = write(&dir, "a-file", "x");
+    let out = isrfuzz(&["hunt", "--seconds", "1", "--out", &format!("{file}/sub")]);
+    assert_usage_error(&out, "a-file");
+}
+
+#[test]
+fn hunt_finds_writes_and_never_overwrites() {
+    let dir = scratch("hunt");
+    let out_dir = dir.join("findings");
+    let args = [
+        "hunt",
+        "--rules",
+        "trunk:complete",
+        "--seconds",
+        "60",
+        "--max-histories",
+        "3000",
+        "--seed",
+        "7",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ];
+    let first = isrfuzz(&args);
+    assert_eq!(
+        first.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let mut files: Vec<_> = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert!(
+        files
+            .iter()
+            .any(|p| p.to_string_lossy().contains("trunk--G5--")),
+        "{files:?}"
+    );
+    let before: Vec<_> = files.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    // Same seed again: same findings, same names, contents untouched, nothing added.
+    assert_eq!(isrfuzz(&args).status.code(), Some(1));
+    let mut again: Vec<_> = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    again.sort();
+    assert_eq!(files, again);
+    let after: Vec<_> = again.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    assert_eq!(before, after);
+    // Every finding replays to the violation its name announces.
+    for f in &files {
+        let out = isrfuzz(&["replay", f.to_str().unwrap(), "--json"]);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        let invariant = name.split("--").nth(1).unwrap();
+        let found = v["sides"][0]["violations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["invariant"] == invariant);
+        assert!(found, "{name}: {v}");
+    }
+}
+
+#[test]
+fn hunt_on_the_complete_fix_alone_is_clean() {
+    let dir = scratch("hunt_clean");
+    let out = isrfuzz(&[
+        "hunt",
+        "--rules",
+        "complete",
+        "--seconds",
+        "60",
+        "--max-histories",
+        "3000",
+        "--seed",
+        "1",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("no violation found"));
+}
+
+#[test]
+fn rules_and_invariants_list_everything() {
+    let rules = String::from_utf8(isrfuzz(&["rules"]).stdout).unwrap();
+    for name in [
+        "trunk",
+        "kafka-21419",
+        "kafka-21419-always-write",
+        "zk-style",
+        "transients-tracked",
+        "3.0-3.7",
+        "3.8-4.2",
+        "4.3+",
+        "d79bd502ec",
+        "3d267d4536",
+        "756f44a3e5",
+    ] {
+        assert!(rules.contains(name), "{name} missing from `isrfuzz rules`");
+    }
+    let invariants = String::from_utf8(isrfuzz(&["invariants"]).stdout).unwrap();
+    for inv in isrfuzz::invariants::INVARIANTS {
+        assert!(
+            invariants.contains(&format!("{} [{}]", inv.id, inv.kind.name())),
+            "{} missing",
+            inv.id
+        );
+    }
+}
