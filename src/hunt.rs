@@ -110,7 +110,7 @@ pub fn hunt(cfg: &Config, mut progress: impl FnMut(&Report)) -> Result<Report, E
         // Alternate the guide so each side's reachable states get explored.
         let guide = &pair[((report.histories / cfg.pairs.len() as u64) % 2) as usize];
         let history = decode_guided(&buf, guide);
-        let verdict = oracle::run(&history, &pair, false);
+        let verdict = oracle::run(&history, sides_of(&pair), false);
         report.histories += 1;
         absorb(cfg, &mut report, pair, history, verdict, start)?;
     }
@@ -161,7 +161,8 @@ fn promote(
     histories: u64,
 ) -> Result<Finding, Error> {
     let elapsed = start.elapsed();
-    let fails = |h: &History| oracle::run(h, &pair, false).sides[side].violates(invariant);
+    let fails =
+        |h: &History| oracle::run(h, sides_of(&pair), false).sides[side].violates(invariant);
     let mut minimal = minimize(history, fails);
     annotate(&mut minimal, pair, side, invariant, cfg.seed);
     let path = match &cfg.out {
@@ -177,6 +178,15 @@ fn promote(
         histories,
         path,
     })
+}
+
+/// A pair of equal rule sets is a single-sided run: no point running it twice.
+fn sides_of(pair: &[RuleSet; 2]) -> &[RuleSet] {
+    if pair[0] == pair[1] {
+        &pair[..1]
+    } else {
+        pair
+    }
 }
 
 /// Fill in description, rules and the expected verdict of every side.

@@ -70,8 +70,15 @@ impl Verdict {
     }
 }
 
+/// The model's step function; tests substitute a broken one to exercise panic reporting.
+pub type ApplyFn = fn(&mut Cluster, &Event, &RuleSet) -> Outcome;
+
 /// Run `history` under each rule set (one or two). `record` keeps per-step states.
 pub fn run(history: &History, sides: &[RuleSet], record: bool) -> Verdict {
+    run_with(history, sides, record, apply)
+}
+
+pub fn run_with(history: &History, sides: &[RuleSet], record: bool, apply: ApplyFn) -> Verdict {
     let mut runs: Vec<SideRun> = sides
         .iter()
         .map(|&rules| SideRun {
@@ -90,7 +97,7 @@ pub fn run(history: &History, sides: &[RuleSet], record: bool) -> Verdict {
         for (step, event) in history.events.iter().enumerate() {
             let mut outcomes = Vec::with_capacity(sides.len());
             for (run, state) in runs.iter_mut().zip(states.iter_mut()) {
-                outcomes.push(step_side(run, state, event, step, record));
+                outcomes.push(step_side(run, state, event, step, record, apply));
             }
             let differ = states.windows(2).any(|w| !w[0].same_kafka_state(&w[1]))
                 || outcomes.windows(2).any(|w| w[0] != w[1]);
@@ -99,7 +106,7 @@ pub fn run(history: &History, sides: &[RuleSet], record: bool) -> Verdict {
             }
         }
         for (run, state) in runs.iter_mut().zip(states.iter_mut()) {
-            heal(state, &run.rules);
+            heal_with(state, &run.rules, apply);
             check_quiescent(run, state, history.events.len());
         }
     }));
@@ -117,6 +124,7 @@ fn step_side(
     event: &Event,
     step: usize,
     record: bool,
+    apply: ApplyFn,
 ) -> Outcome {
     let prev = state.clone();
     let outcome = apply(state, event, &run.rules);
@@ -176,6 +184,10 @@ const HEAL_ROUNDS: usize = 4;
 /// leader reports every replica in sync. Healing is never bounded by a fault budget,
 /// only by `HEAL_ROUNDS`.
 pub fn heal(state: &mut Cluster, rules: &RuleSet) {
+    heal_with(state, rules, apply);
+}
+
+fn heal_with(state: &mut Cluster, rules: &RuleSet, apply: ApplyFn) {
     let brokers: Vec<_> = state.brokers.clone();
     for (b, s) in brokers {
         if s == BrokerState::ControlledShutdown {
@@ -215,5 +227,62 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         s.clone()
     } else {
         "panic with a non-string payload".to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn panics_on_alter(c: &mut Cluster, e: &Event, r: &RuleSet) -> Outcome {
+        if matches!(e, Event::AlterPartition { .. }) {
+            panic!("model bug on purpose");
+        }
+        apply(c, e, r)
+    }
+
+    fn history() -> History {
+        History::new(
+            vec![1, 2, 3, 4],
+            vec![
+                Event::CreatePartition {
+                    replicas: vec![1, 2, 3],
+                    unclean_leader_election_enable: false,
+                },
+                Event::Reassign {
+                    partition: 0,
+                    target: vec![1, 2, 4],
+                    allow_replication_factor_change: true,
+                },
+                Event::AlterPartition {
+                    partition: 0,
+                    isr: vec![1, 2],
+                    broker: None,
+                    leader_epoch: None,
+                    partition_epoch: None,
+                    leader_recovery_state: crate::model::LeaderRecoveryState::Recovered,
+                },
+            ],
+        )
+    }
+
+    #[test]
+    fn a_model_panic_is_a_harness_bug_not_a_finding() {
+        let v = run_with(
+            &history(),
+            &[RuleSet::trunk(), RuleSet::complete()],
+            false,
+            panics_on_alter,
+        );
+        assert_eq!(v.harness_bug.as_deref(), Some("model bug on purpose"));
+        assert!(!v.any_violation());
+        assert_eq!(v.first_divergence, None);
+    }
+
+    #[test]
+    fn the_real_model_runs_the_same_history_clean() {
+        let v = run(&history(), &[RuleSet::trunk(), RuleSet::complete()], false);
+        assert_eq!(v.harness_bug, None);
+        assert!(!v.any_violation());
     }
 }

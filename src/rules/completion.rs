@@ -54,3 +54,122 @@ impl Completion {
         done.then_some((new_replicas, new_isr))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Upstream PartitionReassignmentReplicasTest cases (apache trunk d79bd502ec), as
+    //! (replicas, isr, adding, removing), with each version's answer side by side.
+    use super::*;
+    use crate::model::event::Ids;
+    use expect_test::{expect, Expect};
+
+    fn check(replicas: &[i32], isr: &[i32], adding: &[i32], removing: &[i32], expect: Expect) {
+        let rows: Vec<String> = Completion::ALL
+            .iter()
+            .map(
+                |c| match c.maybe_complete(replicas, isr, adding, removing, removing) {
+                    Some((r, i)) => format!("{c:?}: complete replicas={} isr={}", Ids(&r), Ids(&i)),
+                    None => format!("{c:?}: waits"),
+                },
+            )
+            .collect();
+        expect.assert_eq(&(rows.join("\n") + "\n"));
+    }
+
+    /// testCanCompleteReassignmentAllNewReplicas: [0,1,2] → [3,4,5] with all in sync.
+    #[test]
+    fn all_new_replicas_in_sync() {
+        check(
+            &[3, 4, 5, 0, 1, 2],
+            &[0, 1, 2, 3, 4, 5],
+            &[3, 4, 5],
+            &[0, 1, 2],
+            expect![[r#"
+            V3_0To3_7: complete replicas=[3,4,5] isr=[3,4,5]
+            V3_8To4_2: complete replicas=[3,4,5] isr=[3,4,5]
+            V4_3Plus: complete replicas=[3,4,5] isr=[3,4,5]
+        "#]],
+        );
+    }
+
+    /// testDoesNotCompleteReassignmentIfIsrDoesNotHaveAllTargetReplicas: 5 missing.
+    #[test]
+    fn an_adding_replica_out_of_sync() {
+        check(
+            &[3, 4, 5, 0, 1, 2],
+            &[0, 1, 2, 3, 4],
+            &[3, 4, 5],
+            &[0, 1, 2],
+            expect![[r#"
+            V3_0To3_7: waits
+            V3_8To4_2: waits
+            V4_3Plus: waits
+        "#]],
+        );
+    }
+
+    /// testCanCompleteReassignmentIfIsrDoesNotHaveBothExistingTargetReplica:
+    /// [0,1,2] → [0,1,3], ISR [2,3] → replicas [0,1,3], ISR [3] on 4.3+.
+    #[test]
+    fn out_of_isr_survivors() {
+        check(
+            &[0, 1, 3, 2],
+            &[2, 3],
+            &[3],
+            &[2],
+            expect![[r#"
+            V3_0To3_7: complete replicas=[0,1,3] isr=[3]
+            V3_8To4_2: waits
+            V4_3Plus: complete replicas=[0,1,3] isr=[3]
+        "#]],
+        );
+    }
+
+    /// The KAFKA-19975 RF-reduction guard: [0,1,2] → [0,3], ISR [2,3].
+    #[test]
+    fn rf_reduction_guard() {
+        check(
+            &[0, 3, 1, 2],
+            &[1, 2, 3],
+            &[3],
+            &[1, 2],
+            expect![[r#"
+            V3_0To3_7: complete replicas=[0,3] isr=[3]
+            V3_8To4_2: waits
+            V4_3Plus: waits
+        "#]],
+        );
+    }
+
+    /// Removing everything in the ISR never completes (I' empty).
+    #[test]
+    fn empty_isr_after_removal() {
+        check(
+            &[3, 0],
+            &[0],
+            &[3],
+            &[0],
+            expect![[r#"
+            V3_0To3_7: waits
+            V3_8To4_2: waits
+            V4_3Plus: waits
+        "#]],
+        );
+    }
+
+    /// A replica in both lists (the stuck case) can never complete on 4.3+ and ≤3.7.
+    #[test]
+    fn adding_and_removing_overlap() {
+        check(
+            &[1, 2, 3, 4],
+            &[1, 2, 3, 4],
+            &[4],
+            &[4],
+            expect![[r#"
+            V3_0To3_7: waits
+            V3_8To4_2: complete replicas=[1,2,3] isr=[1,2,3]
+            V4_3Plus: waits
+        "#]],
+        );
+    }
+}

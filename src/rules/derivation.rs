@@ -147,3 +147,129 @@ impl Derivation {
         self == Derivation::TransientsTracked
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The worked derivations of spec kafka-reassignment.md §2.4 (start: replicas
+    //! [1,2,3], in flight [1,2,4] = replicas [1,2,4,3], adding [4], removing [3]), one
+    //! row per override, every variant side by side. `-` means "setter not called".
+    use super::*;
+    use crate::model::event::Ids;
+    use crate::model::{LeaderRecoveryState, Partition};
+    use expect_test::{expect, Expect};
+
+    fn in_flight() -> Partition {
+        Partition {
+            replicas: vec![1, 2, 4, 3],
+            isr: vec![1, 2, 3],
+            adding_replicas: vec![4],
+            removing_replicas: vec![3],
+            leader: 1,
+            leader_epoch: 0,
+            partition_epoch: 1,
+            leader_recovery_state: LeaderRecoveryState::Recovered,
+            unclean_leader_election_enable: false,
+        }
+    }
+
+    fn check(target: &[i32], expect: Expect) {
+        let part = in_flight();
+        let opt = |v: &Option<Vec<i32>>| v.as_ref().map_or("-".to_string(), |v| Ids(v).to_string());
+        let rows: Vec<String> = Derivation::ALL
+            .iter()
+            .map(|d| {
+                let plan = d.plan(&part, target);
+                format!(
+                    "{d:?}: replicas={} adding={} removing={} drop={}",
+                    Ids(&plan.replicas),
+                    opt(&plan.adding),
+                    opt(&plan.removing),
+                    Ids(&plan.drop_now)
+                )
+            })
+            .collect();
+        expect.assert_eq(&(rows.join("\n") + "\n"));
+    }
+
+    #[test]
+    fn override_that_adds_more() {
+        check(
+            &[1, 2, 4, 5],
+            expect![[r#"
+            Trunk: replicas=[1,2,4,5,3] adding=[5] removing=[3] drop=[]
+            Kafka21419: replicas=[1,2,4,5,3] adding=[4,5] removing=[3] drop=[]
+            Kafka21419AlwaysWrite: replicas=[1,2,4,5,3] adding=[4,5] removing=[3] drop=[]
+            ZkStyle: replicas=[1,2,4,5,3] adding=[4,5] removing=[3] drop=[]
+            TransientsTracked: replicas=[1,2,4,5,3] adding=[4,5] removing=[3] drop=[]
+        "#]],
+        );
+    }
+
+    #[test]
+    fn override_back_to_the_original() {
+        check(
+            &[1, 2, 3],
+            expect![[r#"
+            Trunk: replicas=[1,2,3,4] adding=- removing=[4] drop=[]
+            Kafka21419: replicas=[1,2,3,4] adding=- removing=[4] drop=[]
+            Kafka21419AlwaysWrite: replicas=[1,2,3,4] adding=[] removing=[4] drop=[]
+            ZkStyle: replicas=[1,2,3] adding=[] removing=[] drop=[4]
+            TransientsTracked: replicas=[1,2,3,4] adding=[4] removing=[4] drop=[]
+        "#]],
+        );
+    }
+
+    #[test]
+    fn override_that_raises_rf() {
+        check(
+            &[1, 2, 3, 4],
+            expect![[r#"
+            Trunk: replicas=[1,2,3,4] adding=- removing=- drop=[]
+            Kafka21419: replicas=[1,2,3,4] adding=[4] removing=- drop=[]
+            Kafka21419AlwaysWrite: replicas=[1,2,3,4] adding=[4] removing=[] drop=[]
+            ZkStyle: replicas=[1,2,3,4] adding=[4] removing=[] drop=[]
+            TransientsTracked: replicas=[1,2,3,4] adding=[4] removing=[] drop=[]
+        "#]],
+        );
+    }
+
+    #[test]
+    fn override_that_drops_a_still_adding_replica() {
+        check(
+            &[1, 2, 5],
+            expect![[r#"
+            Trunk: replicas=[1,2,5,3,4] adding=[5] removing=[3,4] drop=[]
+            Kafka21419: replicas=[1,2,5,3,4] adding=[5] removing=[3,4] drop=[]
+            Kafka21419AlwaysWrite: replicas=[1,2,5,3,4] adding=[5] removing=[3,4] drop=[]
+            ZkStyle: replicas=[1,2,5,3] adding=[5] removing=[3] drop=[4]
+            TransientsTracked: replicas=[1,2,5,3,4] adding=[4,5] removing=[3,4] drop=[]
+        "#]],
+        );
+    }
+
+    #[test]
+    fn override_that_lowers_rf() {
+        check(
+            &[1, 4],
+            expect![[r#"
+            Trunk: replicas=[1,4,2,3] adding=- removing=[2,3] drop=[]
+            Kafka21419: replicas=[1,4,2,3] adding=[4] removing=[2,3] drop=[]
+            Kafka21419AlwaysWrite: replicas=[1,4,2,3] adding=[4] removing=[2,3] drop=[]
+            ZkStyle: replicas=[1,4,2,3] adding=[4] removing=[2,3] drop=[]
+            TransientsTracked: replicas=[1,4,2,3] adding=[4] removing=[2,3] drop=[]
+        "#]],
+        );
+    }
+
+    #[test]
+    fn effective_sets_only_differ_for_design_b() {
+        for d in Derivation::ALL {
+            let (a, m) = d.effective_sets(&[4, 5], &[3, 4]);
+            if d.tracks_transients() {
+                assert_eq!((&*a, &*m), (&[5][..], &[3][..]));
+            } else {
+                assert_eq!((&*a, &*m), (&[4, 5][..], &[3, 4][..]));
+            }
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! The search itself, deterministic (fixed seed, bounded history count): it must find
+//! the KAFKA-21419 divergence and minimize it to three operations after creation, find
+//! the residual holes of the proposed fix and the keep-old-if-empty cases on its own, and
+//! find nothing against the complete fix.
+
+use isrfuzz::hunt::{hunt, Config, Finding, Report};
+use isrfuzz::model::Event;
+use isrfuzz::rules::RuleSet;
+use std::time::Duration;
+
+fn run(pairs: &[(&str, &str)], histories: u64, seed: u64) -> Report {
+    let pairs = pairs
+        .iter()
+        .map(|(a, b)| [RuleSet::parse(a).unwrap(), RuleSet::parse(b).unwrap()])
+        .collect();
+    let cfg = Config {
+        pairs,
+        budget: Duration::from_secs(600),
+        histories_max: Some(histories),
+        seed,
+        out: None,
+    };
+    hunt(&cfg, |_| {}).unwrap()
+}
+
+fn finding<'a>(report: &'a Report, rules: &str, invariant: &str) -> &'a Finding {
+    let rules = RuleSet::parse(rules).unwrap();
+    report
+        .findings
+        .iter()
+        .find(|f| f.side_rules == rules && f.invariant == invariant)
+        .unwrap_or_else(|| {
+            panic!(
+                "no {rules} {invariant} finding among {:?}",
+                report
+                    .findings
+                    .iter()
+                    .map(|f| (f.side_rules.to_string(), f.invariant))
+                    .collect::<Vec<_>>()
+            )
+        })
+}
+
+fn ops_after_creation(f: &Finding) -> usize {
+    f.history
+        .events
+        .iter()
+        .filter(|e| !matches!(e, Event::CreatePartition { .. }))
+        .count()
+}
+
+#[test]
+fn finds_kafka_21419_and_minimizes_it() {
+    let report = run(&[("trunk", "complete")], 4000, 1);
+    let g5 = finding(&report, "trunk", "G5");
+    let g2 = finding(&report, "trunk", "G2");
+    assert!(ops_after_creation(g5) <= 3, "{}", g5.history.to_json());
+    assert!(ops_after_creation(g2) <= 2, "{}", g2.history.to_json());
+    // The shape of the bug: two reassignments, then an ISR change that completes.
+    let kinds: Vec<&str> = g5
+        .history
+        .events
+        .iter()
+        .map(|e| match e {
+            Event::Reassign { .. } => "reassign",
+            Event::AlterPartition { .. } => "alter_partition",
+            Event::CreatePartition { .. } => "create",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(kinds, ["create", "reassign", "reassign", "alter_partition"]);
+    // The complete fix holds on every history of the run.
+    assert!(report
+        .findings
+        .iter()
+        .all(|f| f.side_rules == RuleSet::trunk()));
+    assert!(report.harness_bugs.is_empty());
+}
+
+#[test]
+fn finds_the_residual_hole_of_the_proposed_fix() {
+    let report = run(&[("kafka-21419-always-write", "complete")], 4000, 2);
+    let g5 = finding(&report, "kafka-21419-always-write", "G5");
+    // Drop-then-re-add needs a transient: three alter calls before the completing ISR change.
+    let reassigns = g5
+        .history
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::Reassign { .. }))
+        .count();
+    assert!(reassigns >= 3, "{}", g5.history.to_json());
+    finding(&report, "kafka-21419-always-write", "G2");
+    finding(&report, "kafka-21419-always-write", "G6");
+}
+
+#[test]
+fn finds_the_keep_old_if_empty_cases() {
+    let report = run(&[("kafka-21419", "complete")], 4000, 3);
+    // Stuck override back to the original (history 3) and the RF-up override (history 4).
+    finding(&report, "kafka-21419", "S1");
+    finding(&report, "kafka-21419", "G7");
+    finding(&report, "kafka-21419", "E1");
+    finding(&report, "kafka-21419", "G4");
+}
+
+#[test]
+fn complete_fix_holds() {
+    let report = run(&[("complete", "complete")], 6000, 4);
+    assert!(
+        report.findings.is_empty(),
+        "{:?}",
+        report
+            .findings
+            .iter()
+            .map(|f| f.history.to_json())
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(report.histories, 6000);
+}
+
+#[test]
+fn hunt_is_deterministic_for_a_seed() {
+    let a = run(&[("trunk", "complete")], 500, 9);
+    let b = run(&[("trunk", "complete")], 500, 9);
+    let key = |r: &Report| {
+        r.findings
+            .iter()
+            .map(|f| (f.side_rules, f.invariant, f.history.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(key(&a), key(&b));
+}
