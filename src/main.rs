@@ -111,7 +111,7 @@ fn cmd_hunt(
     out: PathBuf,
     max_histories: Option<u64>,
 ) -> Result<ExitCode, Error> {
-    if !(seconds.is_finite() && seconds >= 0.0 && seconds <= 7.0 * 86400.0) {
+    if !(seconds.is_finite() && (0.0..=7.0 * 86400.0).contains(&seconds)) {
         return Err(Error::Usage(format!(
             "--seconds must be between 0 and 604800, got {seconds}"
         )));

@@ -7,7 +7,7 @@
 
 use crate::history::{ExpectedViolation, History};
 use crate::invariants::{Check, StepView, INVARIANTS};
-use crate::model::{apply, BrokerState, Cluster, Event, Outcome, NO_LEADER};
+use crate::model::{apply, BrokerState, Cluster, Event, Outcome, Rules, NO_LEADER};
 use crate::rules::RuleSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -71,7 +71,7 @@ impl Verdict {
 }
 
 /// The model's step function; tests substitute a broken one to exercise panic reporting.
-pub type ApplyFn = fn(&mut Cluster, &Event, &RuleSet) -> Outcome;
+pub type ApplyFn = fn(&mut Cluster, &Event, &dyn Rules) -> Outcome;
 
 /// Run `history` under each rule set (one or two). `record` keeps per-step states.
 pub fn run(history: &History, sides: &[RuleSet], record: bool) -> Verdict {
@@ -234,7 +234,7 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 mod tests {
     use super::*;
 
-    fn panics_on_alter(c: &mut Cluster, e: &Event, r: &RuleSet) -> Outcome {
+    fn panics_on_alter(c: &mut Cluster, e: &Event, r: &dyn Rules) -> Outcome {
         if matches!(e, Event::AlterPartition { .. }) {
             panic!("model bug on purpose");
         }

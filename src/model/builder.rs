@@ -8,9 +8,9 @@
 //! ELR is off: an ISR that would become empty is not written.
 
 use super::{
-    contains_all, BrokerId, BrokerState, CompletionInfo, LeaderRecoveryState, Partition, NO_LEADER,
+    contains_all, BrokerId, BrokerState, CompletionInfo, LeaderRecoveryState, Partition, Rules,
+    NO_LEADER,
 };
-use crate::rules::RuleSet;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Election {
@@ -51,7 +51,7 @@ pub struct Built {
 
 pub struct ChangeBuilder<'a> {
     part: &'a Partition,
-    rules: &'a RuleSet,
+    rules: &'a dyn Rules,
     acceptor: Acceptor<'a>,
     pub election: Election,
     pub target_isr: Vec<BrokerId>,
@@ -62,7 +62,7 @@ pub struct ChangeBuilder<'a> {
 }
 
 impl<'a> ChangeBuilder<'a> {
-    pub fn new(part: &'a Partition, rules: &'a RuleSet, acceptor: Acceptor<'a>) -> Self {
+    pub fn new(part: &'a Partition, rules: &'a dyn Rules, acceptor: Acceptor<'a>) -> Self {
         ChangeBuilder {
             part,
             rules,

@@ -16,6 +16,32 @@ mod ops;
 pub use event::{ElectionType, Event};
 pub use ops::apply;
 
+/// The rule hooks the model calls. `rules::RuleSet` implements them; the model depends on
+/// this trait, not on the rules module, so the rules sit above the model they parameterize.
+pub trait Rules {
+    /// How `changePartitionReassignment` derives the assignment for an alter call.
+    fn plan_reassignment(&self, part: &Partition, target: &[BrokerId]) -> AlterPlan;
+    /// `maybeCompleteReassignment` on the builder's targets: `Some((replicas, isr))` when
+    /// the reassignment completes.
+    fn maybe_complete(
+        &self,
+        replicas: &[BrokerId],
+        isr: &[BrokerId],
+        adding: &[BrokerId],
+        removing: &[BrokerId],
+    ) -> Option<(Vec<BrokerId>, Vec<BrokerId>)>;
+}
+
+/// What `changePartitionReassignment` hands the builder. `None`: setter not called
+/// (the builder keeps the current value).
+pub struct AlterPlan {
+    pub replicas: Vec<BrokerId>,
+    pub adding: Option<Vec<BrokerId>>,
+    pub removing: Option<Vec<BrokerId>>,
+    /// Replicas to drop from the replica list and ISR right away (design A's transients).
+    pub drop_now: Vec<BrokerId>,
+}
+
 /// A broker id, as in Kafka (`int`). Registered ids are never negative.
 pub type BrokerId = i32;
 

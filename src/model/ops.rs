@@ -6,16 +6,15 @@
 use super::builder::{Acceptor, Built, ChangeBuilder, Election};
 use super::{
     has_duplicates, sorted_difference, without, BrokerId, BrokerState, Cluster, ElectionType,
-    ErrorCode, Event, Ghost, LeaderRecoveryState, Outcome, Partition, PartitionEffect, NO_LEADER,
-    PARTITIONS_MAX,
+    ErrorCode, Event, Ghost, LeaderRecoveryState, Outcome, Partition, PartitionEffect, Rules,
+    NO_LEADER, PARTITIONS_MAX,
 };
-use crate::rules::RuleSet;
 
 type Rejection = (ErrorCode, &'static str);
 
 /// Apply one event to the cluster under a rule set. Pure: the same inputs always give
 /// the same state and outcome.
-pub fn apply(c: &mut Cluster, event: &Event, rules: &RuleSet) -> Outcome {
+pub fn apply(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
     let result = match *event {
         Event::CreatePartition {
             ref replicas,
@@ -151,7 +150,7 @@ fn create_partition(
 /// `alterPartitionReassignment` → `changePartitionReassignment`, with the derivation rule.
 fn reassign(
     c: &mut Cluster,
-    rules: &RuleSet,
+    rules: &dyn Rules,
     index: usize,
     target: &[BrokerId],
     allow_replication_factor_change: bool,
@@ -175,7 +174,7 @@ fn reassign(
             ));
         }
     }
-    let plan = rules.derivation.plan(part, target);
+    let plan = rules.plan_reassignment(part, target);
     let mut builder = ChangeBuilder::new(part, rules, acceptor(c));
     if plan.replicas != part.replicas {
         builder.target_replicas = plan.replicas;
@@ -216,7 +215,7 @@ fn update_ghost(
 /// `cancelPartitionReassignment` with `PartitionReassignmentRevert`: replicas − adding,
 /// ISR − adding; an emptied ISR becomes [first remaining replica] and needs unclean
 /// election to be enabled on the topic.
-fn cancel(c: &mut Cluster, rules: &RuleSet, index: usize) -> Result<Outcome, Rejection> {
+fn cancel(c: &mut Cluster, rules: &dyn Rules, index: usize) -> Result<Outcome, Rejection> {
     let part = partition(c, index)?;
     if !part.is_reassigning() {
         return Err((
@@ -261,7 +260,7 @@ struct AlterPartitionRequest<'a> {
 /// `alterPartition` with `validateAlterPartitionData`, in upstream's check order.
 fn alter_partition(
     c: &mut Cluster,
-    rules: &RuleSet,
+    rules: &dyn Rules,
     index: usize,
     request: AlterPartitionRequest<'_>,
 ) -> Result<Outcome, Rejection> {
@@ -352,7 +351,7 @@ fn validate_alter_partition(
 /// Partitions where it is only an adding replica are not touched.
 fn broker_leaves(
     c: &mut Cluster,
-    rules: &RuleSet,
+    rules: &dyn Rules,
     broker: BrokerId,
     to: BrokerState,
 ) -> Result<Outcome, Rejection> {
@@ -391,7 +390,7 @@ fn broker_leaves(
 }
 
 /// `handleBrokerUnfenced`: elections for the partitions that have no leader.
-fn unfence(c: &mut Cluster, rules: &RuleSet, broker: BrokerId) -> Result<Outcome, Rejection> {
+fn unfence(c: &mut Cluster, rules: &dyn Rules, broker: BrokerId) -> Result<Outcome, Rejection> {
     if c.broker_state(broker) != Some(BrokerState::Fenced) {
         return Err((ErrorCode::BrokerStateMismatch, "the broker is not fenced"));
     }
@@ -424,7 +423,7 @@ fn set_broker_state(c: &mut Cluster, broker: BrokerId, to: BrokerState) {
 /// `electLeader`: PREFERRED or UNCLEAN, ELECTION_NOT_NEEDED when there is nothing to do.
 fn elect_leaders(
     c: &mut Cluster,
-    rules: &RuleSet,
+    rules: &dyn Rules,
     index: usize,
     election: ElectionType,
 ) -> Result<Outcome, Rejection> {

@@ -7,7 +7,7 @@
 //! (constructor) and ReplicationControlManager.changePartitionReassignment (the
 //! keep-if-empty setter guards), apache trunk d79bd502ec, unchanged since KAFKA-12803 (3.0).
 
-use crate::model::{sorted_difference, without, BrokerId, Partition};
+use crate::model::{sorted_difference, without, AlterPlan, BrokerId, Partition};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
 pub enum Derivation {
@@ -29,16 +29,6 @@ pub enum Derivation {
     /// `transients-tracked`, design B (spec §2.3): transients stay in both adding and
     /// removing; completion works on adding − removing and removing − adding.
     TransientsTracked,
-}
-
-/// What `changePartitionReassignment` hands the builder. `None`: setter not called
-/// (the builder keeps the current value).
-pub struct AlterPlan {
-    pub replicas: Vec<BrokerId>,
-    pub adding: Option<Vec<BrokerId>>,
-    pub removing: Option<Vec<BrokerId>>,
-    /// Replicas to drop from the replica list and ISR right away (design A's transients).
-    pub drop_now: Vec<BrokerId>,
 }
 
 fn non_empty(v: Vec<BrokerId>) -> Option<Vec<BrokerId>> {

@@ -11,7 +11,7 @@ pub mod derivation;
 pub use completion::Completion;
 pub use derivation::Derivation;
 
-use crate::model::BrokerId;
+use crate::model::{AlterPlan, BrokerId, Partition, Rules};
 use std::fmt;
 
 /// One variant per rule.
@@ -252,6 +252,22 @@ impl RuleSet {
             return Err(format!("expected A or A:B, got `{text}`"));
         }
         sides.into_iter().map(RuleSet::parse).collect()
+    }
+}
+
+impl Rules for RuleSet {
+    fn plan_reassignment(&self, part: &Partition, target: &[BrokerId]) -> AlterPlan {
+        self.derivation.plan(part, target)
+    }
+
+    fn maybe_complete(
+        &self,
+        replicas: &[BrokerId],
+        isr: &[BrokerId],
+        adding: &[BrokerId],
+        removing: &[BrokerId],
+    ) -> Option<(Vec<BrokerId>, Vec<BrokerId>)> {
+        RuleSet::maybe_complete(self, replicas, isr, adding, removing)
     }
 }
 
