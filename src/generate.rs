@@ -61,6 +61,13 @@ pub fn decode(data: &[u8]) -> History {
 
 /// Decode bytes into a history, choosing operations from the state of `guide`.
 pub fn decode_guided(data: &[u8], guide: &RuleSet) -> History {
+    decode_bounded(data, guide, GEN_EVENTS_MAX)
+}
+
+/// As `decode_guided`, with at most `events_max` events (at least the initial creation):
+/// `hunt` uses it to look for shorter witnesses of what it already found.
+pub fn decode_bounded(data: &[u8], guide: &RuleSet, events_max: usize) -> History {
+    let events_max = events_max.clamp(1, GEN_EVENTS_MAX);
     let mut g = Gen {
         u: Unstructured::new(data),
         rules: *guide,
@@ -74,7 +81,7 @@ pub fn decode_guided(data: &[u8], guide: &RuleSet) -> History {
     let weights = g.weights();
     // Every iteration consumes input or adds an event; the cap makes termination obvious.
     for _ in 0..4 * GEN_EVENTS_MAX {
-        if g.events.len() >= GEN_EVENTS_MAX || g.u.is_empty() {
+        if g.events.len() >= events_max || g.u.is_empty() {
             break;
         }
         let op = g.pick_op(&weights);

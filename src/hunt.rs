@@ -5,7 +5,7 @@
 //! Deterministic for a given seed and iteration count; time only decides when to stop.
 
 use crate::error::Error;
-use crate::generate::decode_guided;
+use crate::generate::{decode_bounded, decode_guided};
 use crate::history::{Expectation, History};
 use crate::invariants::INVARIANTS;
 use crate::minimize::minimize;
@@ -31,11 +31,15 @@ pub struct Config {
 pub struct Finding {
     pub side_rules: RuleSet,
     pub pair: [RuleSet; 2],
+    /// Index of the violating side in `sides_of(pair)`.
+    pub side: usize,
     pub invariant: &'static str,
     pub history: History,
     pub elapsed: Duration,
     pub histories: u64,
     pub path: Option<PathBuf>,
+    /// This run wrote `path` (it did not exist before).
+    pub created: bool,
 }
 
 #[derive(Default, Debug)]
@@ -75,6 +79,9 @@ impl Rng {
 }
 
 /// Run the hunt. `progress` is called about every 100 ms with the report so far.
+/// One iteration in `SHORTEN_EVERY` looks for a shorter witness of a known finding.
+const SHORTEN_EVERY: u64 = 4;
+
 pub fn hunt(cfg: &Config, mut progress: impl FnMut(&Report)) -> Result<Report, Error> {
     if let Some(out) = &cfg.out {
         std::fs::create_dir_all(out).map_err(|e| Error::Io {
@@ -105,17 +112,74 @@ pub fn hunt(cfg: &Config, mut progress: impl FnMut(&Report)) -> Result<Report, E
         if cfg.histories_max.is_some_and(|m| report.histories >= m) {
             break;
         }
-        let pair = cfg.pairs[(report.histories as usize) % cfg.pairs.len()];
         rng.fill(&mut buf);
+        let n = report.histories;
+        report.histories += 1;
+        if n % SHORTEN_EVERY == SHORTEN_EVERY - 1 && !report.findings.is_empty() {
+            shorten(cfg, &mut report, &buf, n / SHORTEN_EVERY)?;
+            continue;
+        }
+        let pair = cfg.pairs[(n as usize) % cfg.pairs.len()];
         // Alternate the guide so each side's reachable states get explored.
-        let guide = &pair[((report.histories / cfg.pairs.len() as u64) % 2) as usize];
+        let guide = &pair[((n / cfg.pairs.len() as u64) % 2) as usize];
         let history = decode_guided(&buf, guide);
         let verdict = oracle::run(&history, sides_of(&pair), false);
-        report.histories += 1;
         absorb(cfg, &mut report, pair, history, verdict, start)?;
     }
     report.elapsed = start.elapsed();
     Ok(report)
+}
+
+/// Deletion-only minimization stops at local minima (an unclean election standing in for
+/// an ISR change, say). So spend some iterations generating histories strictly shorter
+/// than a known finding; a new witness that minimizes shorter replaces the old one (its
+/// file, written by this run, is removed only after the new one is safely written).
+fn shorten(cfg: &Config, report: &mut Report, buf: &[u8], turn: u64) -> Result<(), Error> {
+    // Half the turns go round-robin, half to the longest finding, which has most to gain.
+    let longest =
+        (0..report.findings.len()).max_by_key(|&i| report.findings[i].history.events.len());
+    let k = if turn % 2 == 0 {
+        (turn as usize / 2) % report.findings.len()
+    } else {
+        longest.unwrap_or(0)
+    };
+    let f = &report.findings[k];
+    let len = f.history.events.len();
+    if len <= 2 {
+        return Ok(());
+    }
+    let (pair, side, invariant, elapsed, histories) =
+        (f.pair, f.side, f.invariant, f.elapsed, f.histories);
+    let guide = &pair[(turn / report.findings.len() as u64 % 2) as usize];
+    let history = decode_bounded(buf, guide, len - 1);
+    if !oracle::run(&history, sides_of(&pair), false).sides[side].violates(invariant) {
+        return Ok(());
+    }
+    let better = promote(
+        cfg,
+        pair,
+        side,
+        invariant,
+        &history,
+        Instant::now(),
+        report.histories,
+    )?;
+    if better.history.events.len() >= len {
+        return Ok(());
+    }
+    let better = Finding {
+        elapsed,
+        histories,
+        ..better
+    };
+    let old = std::mem::replace(&mut report.findings[k], better);
+    // Only a file this run created is removed, and only once its replacement exists.
+    if let (true, Some(old_path)) = (old.created, &old.path) {
+        if report.findings[k].path.as_ref() != Some(old_path) {
+            let _ = std::fs::remove_file(old_path);
+        }
+    }
+    Ok(())
 }
 
 fn absorb(
@@ -165,18 +229,23 @@ fn promote(
         |h: &History| oracle::run(h, sides_of(&pair), false).sides[side].violates(invariant);
     let mut minimal = minimize(history, fails);
     annotate(&mut minimal, pair, side, invariant, cfg.seed);
-    let path = match &cfg.out {
-        Some(dir) => Some(write_finding(dir, &minimal, &pair[side], invariant)?),
-        None => None,
+    let (path, created) = match &cfg.out {
+        Some(dir) => {
+            let (path, created) = write_finding(dir, &minimal, &pair[side], invariant)?;
+            (Some(path), created)
+        }
+        None => (None, false),
     };
     Ok(Finding {
         side_rules: pair[side],
         pair,
+        side,
         invariant,
         history: minimal,
         elapsed,
         histories,
         path,
+        created,
     })
 }
 
@@ -191,11 +260,7 @@ fn sides_of(pair: &[RuleSet; 2]) -> &[RuleSet] {
 
 /// Fill in description, rules and the expected verdict of every side.
 pub fn annotate(h: &mut History, pair: [RuleSet; 2], side: usize, invariant: &str, seed: u64) {
-    let sides: &[RuleSet] = if pair[0] == pair[1] {
-        &pair[..1]
-    } else {
-        &pair
-    };
+    let sides = sides_of(&pair);
     let verdict = oracle::run(h, sides, false);
     let names: Vec<String> = sides.iter().map(RuleSet::to_string).collect();
     h.rules = Some(names.join(":"));
@@ -235,19 +300,13 @@ pub fn write_finding(
     h: &History,
     rules: &RuleSet,
     invariant: &str,
-) -> Result<PathBuf, Error> {
-    let path = dir.join(format!(
-        "{}.json",
-        file_stem(rules, invariant, h.content_hash())
-    ));
+) -> Result<(PathBuf, bool), Error> {
+    let hash = h.content_hash();
+    let path = dir.join(format!("{}.json", file_stem(rules, invariant, hash)));
     if path.exists() {
-        return Ok(path);
+        return Ok((path, false));
     }
-    let tmp = dir.join(format!(
-        ".tmp-{}-{:016x}",
-        std::process::id(),
-        h.content_hash()
-    ));
+    let tmp = dir.join(format!(".tmp-{}-{hash:016x}", std::process::id()));
     let io = |p: &Path| {
         let p = p.to_path_buf();
         move |e: std::io::Error| Error::Io {
@@ -259,8 +318,8 @@ pub fn write_finding(
     let linked = std::fs::hard_link(&tmp, &path);
     let _ = std::fs::remove_file(&tmp);
     match linked {
-        Ok(()) => Ok(path),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(path),
+        Ok(()) => Ok((path, true)),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok((path, false)),
         Err(e) => Err(io(&path)(e)),
     }
 }

@@ -47,17 +47,29 @@ pub fn without_event(h: &History, i: usize) -> History {
     out
 }
 
+/// ddmin-style: try removing contiguous windows, largest first, so that events which are
+/// only removable together (a reassignment and the cancel that undoes it) go at once.
 fn drop_events(best: &mut History, accept: &impl Fn(&History) -> bool) {
-    let mut i = best.events.len();
-    while i > 0 {
-        i -= 1;
-        if i >= best.events.len() {
-            continue;
+    let mut size = best.events.len().max(1);
+    loop {
+        let mut start = best.events.len();
+        while start > 0 {
+            start -= 1;
+            if start + size > best.events.len() {
+                continue;
+            }
+            let mut candidate = best.clone();
+            for i in (start..start + size).rev() {
+                candidate = without_event(&candidate, i);
+            }
+            if accept(&candidate) {
+                *best = candidate;
+            }
         }
-        let candidate = without_event(best, i);
-        if accept(&candidate) {
-            *best = candidate;
+        if size == 1 {
+            break;
         }
+        size /= 2;
     }
 }
 
