@@ -15,12 +15,13 @@
 
 use crate::history::History;
 use crate::model::{
-    apply, BrokerId, BrokerState, Cluster, ElectionType, Event, LeaderRecoveryState,
+    apply, BrokerConfig, BrokerId, BrokerState, Cluster, ElectionType, Event, LeaderRecoveryState, SEAL_NONE,
+    SEAL_PENDING,
 };
 use crate::rules::RuleSet;
 use arbitrary::Unstructured;
 
-pub const GEN_EVENTS_MAX: usize = 24;
+pub const GEN_EVENTS_MAX: usize = 32;
 pub const GEN_BROKERS_MIN: i32 = 3;
 pub const GEN_BROKERS_MAX: i32 = 6;
 pub const GEN_PARTITIONS_MAX: usize = 3;
@@ -39,10 +40,19 @@ enum Op {
     ControlledShutdown,
     Elect,
     CreatePartition,
+    Produce,
+    AdvanceTime,
+    FollowerFetch,
+    SwitchStart,
+    SealCommit,
+    AlterDisklessSwitch,
+    Stall,
+    Resume,
+    Restart,
 }
 
 /// Index 0 must stay the harmless operation.
-const OPS: [Op; 9] = [
+const OPS: [Op; 18] = [
     Op::List,
     Op::Reassign,
     Op::Cancel,
@@ -52,7 +62,19 @@ const OPS: [Op; 9] = [
     Op::ControlledShutdown,
     Op::Elect,
     Op::CreatePartition,
+    Op::Produce,
+    Op::AdvanceTime,
+    Op::FollowerFetch,
+    Op::SwitchStart,
+    Op::SealCommit,
+    Op::AlterDisklessSwitch,
+    Op::Stall,
+    Op::Resume,
+    Op::Restart,
 ];
+
+/// Event kinds (`Event` variants) the generator produces.
+pub const GEN_EVENT_KINDS: usize = 18;
 
 /// Decode bytes into a history, guided by the `trunk` model.
 pub fn decode(data: &[u8]) -> History {
@@ -76,7 +98,7 @@ pub fn decode_bounded(data: &[u8], guide: &RuleSet, events_max: usize) -> Histor
         faults: 0,
     };
     let brokers = g.brokers();
-    g.cluster = Cluster::new(&brokers);
+    g.cluster = Cluster::new(&brokers, BrokerConfig::default());
     g.initial_partition(&brokers);
     let weights = g.weights();
     // Every iteration consumes input or adds an event; the cap makes termination obvious.
@@ -141,10 +163,7 @@ impl Gen<'_> {
         let rf = [3, 2, 1, 4][self.int(0, 3)];
         let replicas = self.distinct_ids(brokers, rf);
         let unclean_leader_election_enable = self.flag();
-        self.push(Event::CreatePartition {
-            replicas,
-            unclean_leader_election_enable,
-        });
+        self.push(Event::CreatePartition { replicas, unclean_leader_election_enable, diskless: false, remote_storage: false });
     }
 
     fn weights(&mut self) -> [u32; OPS.len()] {
@@ -173,6 +192,14 @@ impl Gen<'_> {
             }
             Op::ControlledShutdown => self.faults < GEN_FAULTS_MAX && has(BrokerState::Active),
             Op::Unfence => has(BrokerState::Fenced),
+            Op::Produce => c.partitions.iter().any(|p| p.leader >= 0 && p.seal != SEAL_PENDING),
+            Op::AdvanceTime => true,
+            Op::FollowerFetch => c.runtime.partitions.iter().any(|rt| rt.locals.iter().any(|l| l.fetchers.classic)),
+            Op::SwitchStart => c.partitions.iter().any(|p| !p.diskless && p.seal == SEAL_NONE && p.leader >= 0),
+            Op::SealCommit => c.partitions.iter().any(|p| p.seal == SEAL_PENDING),
+            Op::AlterDisklessSwitch => c.partitions.iter().any(|p| p.diskless && p.seal != SEAL_NONE),
+            Op::Stall | Op::Restart => self.faults < GEN_FAULTS_MAX,
+            Op::Resume => !c.runtime.stalled.is_empty(),
             // Counted in events: a rejected creation still takes a partition index statically.
             Op::CreatePartition => {
                 self.events
@@ -286,12 +313,71 @@ impl Gen<'_> {
                 };
                 let rf = self.int(1, 3.min(pool.len()));
                 let replicas = self.distinct_ids(&pool, rf);
+                // Classic, born diskless, or born diskless and consolidating.
+                let kind = self.int(0, 2);
                 Event::CreatePartition {
                     replicas,
-                    unclean_leader_election_enable: self.flag(),
+                    unclean_leader_election_enable: kind == 0 && self.flag(),
+                    diskless: kind > 0,
+                    remote_storage: kind == 2,
                 }
             }
+            Op::Produce => {
+                let partition = self.partition(|p| p.leader >= 0 && p.seal != SEAL_PENDING)?;
+                Event::Produce { partition, records: [10, 1, 5, 100][self.int(0, 3)] }
+            }
+            Op::AdvanceTime => {
+                let lag = self.cluster.runtime.config.replica_lag_time_max_ms;
+                Event::AdvanceTime { ms: [lag / 2, lag, 2 * lag, lag / 4][self.int(0, 3)].max(1) }
+            }
+            Op::FollowerFetch => {
+                let partition = self.partition_of_runtime(|l| l.fetchers.classic)?;
+                let brokers: Vec<BrokerId> = self.cluster.runtime.partitions[partition].locals.iter().filter(|l| l.fetchers.classic).map(|l| l.broker).collect();
+                let broker = brokers[self.int(0, brokers.len() - 1)];
+                Event::FollowerFetch { partition, broker }
+            }
+            Op::SwitchStart => {
+                let partition = self.partition(|p| !p.diskless && p.seal == SEAL_NONE && p.leader >= 0)?;
+                Event::SwitchStart { partition, consolidating: self.flag() }
+            }
+            Op::SealCommit => Event::SealCommit { partition: self.partition(|p| p.seal == SEAL_PENDING)? },
+            Op::AlterDisklessSwitch => {
+                let partition = self.partition(|p| p.diskless && p.seal != SEAL_NONE)?;
+                let current = self.cluster.partitions[partition].seal;
+                let leader_leo = self.cluster.runtime.partitions[partition].locals.iter().map(|l| l.leo).max().unwrap_or(0);
+                let seal = match self.int(0, 3) {
+                    0 => SEAL_NONE,
+                    1 => SEAL_PENDING,
+                    2 if current >= 0 => current / 2,
+                    _ => leader_leo,
+                };
+                Event::AlterDisklessSwitch { partition, seal }
+            }
+            Op::Stall => {
+                let broker = brokers[self.int(0, brokers.len() - 1)];
+                self.faults += 1;
+                if self.cluster.runtime.stalled.contains(&broker) {
+                    Event::ResumeBroker { broker }
+                } else {
+                    Event::StallBroker { broker }
+                }
+            }
+            Op::Resume => {
+                let stalled = self.cluster.runtime.stalled.clone();
+                Event::ResumeBroker { broker: stalled[self.int(0, stalled.len() - 1)] }
+            }
+            Op::Restart => {
+                self.faults += 1;
+                Event::RestartBroker { broker: brokers[self.int(0, brokers.len() - 1)], unclean: self.flag() }
+            }
         })
+    }
+
+    fn partition_of_runtime(&mut self, eligible: impl Fn(&crate::model::broker::Local) -> bool) -> Option<usize> {
+        let candidates: Vec<usize> = (0..self.cluster.runtime.partitions.len())
+            .filter(|&i| self.cluster.runtime.partitions[i].locals.iter().any(&eligible))
+            .collect();
+        (!candidates.is_empty()).then(|| candidates[self.int(0, candidates.len() - 1)])
     }
 
     fn reassign(&mut self, brokers: &[BrokerId]) -> Option<Event> {
@@ -383,7 +469,9 @@ mod tests {
             h.events,
             vec![Event::CreatePartition {
                 replicas: vec![1, 2, 3],
-                unclean_leader_election_enable: false
+                unclean_leader_election_enable: false,
+                diskless: false,
+                remote_storage: false
             }]
         );
         h.validate().unwrap();
@@ -460,11 +548,11 @@ mod tests {
             for (f, n) in fired.iter_mut().zip(&verdict.sides[0].sometimes) {
                 *f += n;
             }
-            if seen_ops.len() == 9 && sometimes.iter().all(|&i| fired[i] > 0) {
+            if seen_ops.len() == GEN_EVENT_KINDS && sometimes.iter().all(|&i| fired[i] > 0) {
                 return;
             }
         }
-        assert_eq!(seen_ops.len(), 9, "some event kind is never generated");
+        assert_eq!(seen_ops.len(), GEN_EVENT_KINDS, "some event kind is never generated");
         for &i in &sometimes {
             assert!(fired[i] > 0, "{} never fired", INVARIANTS[i].id);
         }

@@ -3,7 +3,18 @@
 //! the first partition-creating event makes partition 0.
 
 use crate::error::Error;
-use crate::model::{BrokerId, Event, BROKERS_MAX, PARTITIONS_MAX};
+use crate::model::broker::{LAG_MAX_MS_MAX, LAG_MAX_MS_MIN};
+use crate::model::{BrokerConfig, BrokerId, Event, BROKERS_MAX, PARTITIONS_MAX};
+
+fn is_default_config(c: &BrokerConfig) -> bool {
+    *c == BrokerConfig::default()
+}
+
+/// Largest record count, time step and seal a history may name (offsets stay far from
+/// the integer limits, so no arithmetic in the model can overflow).
+pub const RECORDS_MAX: i64 = 1_000_000;
+pub const ADVANCE_MS_MAX: i64 = 86_400_000;
+pub const SEAL_MAX: i64 = 1_000_000_000;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -26,6 +37,9 @@ pub struct History {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rules: Option<String>,
     pub brokers: Vec<BrokerId>,
+    /// Broker-side settings (`replica_lag_time_max_ms`, `consolidation_enable`).
+    #[serde(default, skip_serializing_if = "is_default_config")]
+    pub broker_config: BrokerConfig,
     pub events: Vec<Event>,
     /// Expected verdict per rule set: a regression asserts exactly these violations.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -54,6 +68,7 @@ impl History {
             description: None,
             rules: None,
             brokers,
+            broker_config: BrokerConfig::default(),
             events,
             expect: Vec::new(),
         }
@@ -110,6 +125,9 @@ impl History {
             out += &format!("  \"rules\": {},\n", line(r));
         }
         out += &format!("  \"brokers\": {},\n", line(&self.brokers));
+        if !is_default_config(&self.broker_config) {
+            out += &format!("  \"broker_config\": {},\n", line(&self.broker_config));
+        }
         out += &format!("  \"events\": [\n{}\n  ]", list(&self.events));
         if !self.expect.is_empty() {
             out += &format!(",\n  \"expect\": [\n{}\n  ]", list(&self.expect));
@@ -147,6 +165,10 @@ impl History {
             return Err(format!(
                 "duplicate broker id {b} in `brokers` (position {i})"
             ));
+        }
+        let lag = self.broker_config.replica_lag_time_max_ms;
+        if !(LAG_MAX_MS_MIN..=LAG_MAX_MS_MAX).contains(&lag) {
+            return Err(format!("replica_lag_time_max_ms {lag} outside {LAG_MAX_MS_MIN}..={LAG_MAX_MS_MAX}"));
         }
         if self.events.len() > EVENTS_MAX {
             return Err(format!(
@@ -194,6 +216,15 @@ impl History {
             return Err(format!(
                 "step {step}: a list of {longest} ids, more than the limit of {LIST_MAX}"
             ));
+        }
+        let out_of_range = match *event {
+            Event::Produce { records, .. } => (!(1..=RECORDS_MAX).contains(&records)).then_some(("records", records, 1, RECORDS_MAX)),
+            Event::AdvanceTime { ms } => (!(1..=ADVANCE_MS_MAX).contains(&ms)).then_some(("ms", ms, 1, ADVANCE_MS_MAX)),
+            Event::AlterDisklessSwitch { seal, .. } => (!(-2..=SEAL_MAX).contains(&seal)).then_some(("seal", seal, -2, SEAL_MAX)),
+            _ => None,
+        };
+        if let Some((field, value, lo, hi)) = out_of_range {
+            return Err(format!("step {step} ({event}): {field} {value} outside {lo}..={hi}"));
         }
         Ok(())
     }

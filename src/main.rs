@@ -6,7 +6,7 @@ use isrfuzz::error::Error;
 use isrfuzz::history::History;
 use isrfuzz::hunt::{self, Config};
 use isrfuzz::invariants::{Check, INVARIANTS};
-use isrfuzz::rules::{RuleSet, COMPLETE, PRESETS, RULES};
+use isrfuzz::rules::{RuleSet, COMPLETE_INKLESS, COMPLETE_KRAFT, PRESETS, RULES};
 use isrfuzz::{oracle, report};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -88,11 +88,7 @@ fn main() -> ExitCode {
 
 fn default_pairs() -> Vec<[RuleSet; 2]> {
     let complete = RuleSet::complete();
-    PRESETS
-        .iter()
-        .filter(|p| p.name != COMPLETE)
-        .map(|p| [p.rules, complete])
-        .collect()
+    PRESETS.iter().map(|p| [RuleSet::parse(p.name).expect("presets parse"), complete]).collect()
 }
 
 fn parse_pair(text: &str) -> Result<[RuleSet; 2], Error> {
@@ -227,7 +223,7 @@ fn sides_for(history: &History, path: &Path, rules: Option<&str>) -> Result<Vec<
     let text = match (rules, history.rules.as_deref()) {
         (Some(r), _) => r.to_string(),
         (None, Some(r)) => r.to_string(),
-        (None, None) => format!("trunk:{COMPLETE}"),
+        (None, None) => "trunk:complete".to_string(),
     };
     RuleSet::parse_pair(&text).map_err(|m| Error::Input {
         path: path.to_path_buf(),
@@ -278,27 +274,24 @@ fn cmd_replay(files: &[PathBuf], rules: Option<&str>, json: bool) -> Result<Exit
 
 fn print_rules() {
     for rule in RULES {
-        println!("rule {}: {}", rule.id, rule.summary);
+        println!("rule {} ({:?}): {}", rule.id, rule.family, rule.summary);
         for v in rule.variants {
             println!("  {:<26} {}", v.name, v.summary);
             println!("  {:<26} source: {}", "", v.provenance);
         }
         println!();
     }
-    println!("presets (a rule set is `preset(+rule=variant)*`; a pair is `A:B`):");
+    println!("presets (a rule set is `item(+item)*`, an item a preset, `complete` or rule=variant;");
+    println!("a preset sets only its family's rules; a pair is `A:B`):");
     for p in PRESETS {
-        let complete = if p.name == COMPLETE {
-            " [complete: default right-hand side of hunt]"
+        let complete = if p.name == COMPLETE_KRAFT || p.name == COMPLETE_INKLESS {
+            " [part of `complete`, the default right-hand side of hunt]"
         } else {
             ""
         };
-        println!(
-            "  {:<26} {}: {}{complete}",
-            p.name,
-            p.rules.describe(),
-            p.summary
-        );
+        println!("  {:<26} {:?}: {}{complete}", p.name, p.family, p.summary);
     }
+    println!("\ncomplete = {}", RuleSet::complete().describe());
 }
 
 fn print_invariants() {

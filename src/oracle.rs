@@ -92,7 +92,7 @@ pub fn run_with(history: &History, sides: &[RuleSet], record: bool, apply: Apply
     let result = catch_unwind(AssertUnwindSafe(|| {
         let mut states: Vec<Cluster> = sides
             .iter()
-            .map(|_| Cluster::new(&history.brokers))
+            .map(|_| Cluster::new(&history.brokers, history.broker_config))
             .collect();
         for (step, event) in history.events.iter().enumerate() {
             let mut outcomes = Vec::with_capacity(sides.len());
@@ -248,6 +248,8 @@ mod tests {
                 Event::CreatePartition {
                     replicas: vec![1, 2, 3],
                     unclean_leader_election_enable: false,
+                    diskless: false,
+                    remote_storage: false,
                 },
                 Event::Reassign {
                     partition: 0,

@@ -41,6 +41,12 @@ pub enum Event {
         replicas: Vec<BrokerId>,
         #[serde(default, skip_serializing_if = "is_false")]
         unclean_leader_election_enable: bool,
+        /// A born-diskless topic (`diskless.enable=true` from creation).
+        #[serde(default, skip_serializing_if = "is_false")]
+        diskless: bool,
+        /// `remote.storage.enable` (with `diskless`: a consolidating topic).
+        #[serde(default, skip_serializing_if = "is_false")]
+        remote_storage: bool,
     },
     /// AlterPartitionReassignments with a target: starts or overrides a reassignment.
     Reassign {
@@ -84,6 +90,52 @@ pub enum Event {
     },
     /// ListPartitionReassignments over every partition: an observation, changes nothing.
     ListReassignments,
+    /// E1: produce `records` records. Classic topics append on the leader; switched and
+    /// born-diskless topics append to the diskless log; a pending switch rejects it.
+    Produce {
+        #[serde(default, skip_serializing_if = "is_zero")]
+        partition: usize,
+        records: i64,
+    },
+    /// E5: the clock moves on; follower fetches, consolidation and the ISR-expiration task
+    /// (every `replica_lag_time_max_ms / 2`) run as time passes.
+    AdvanceTime { ms: i64 },
+    /// E4: one explicit classic fetch by `broker` (it must have a classic fetcher).
+    FollowerFetch {
+        #[serde(default, skip_serializing_if = "is_zero")]
+        partition: usize,
+        broker: BrokerId,
+    },
+    /// E2a: switch a classic topic to diskless (`markClassicToDisklessSwitchStarted`): the
+    /// seal becomes pending (-2) and the leader epoch rises with the same leader.
+    SwitchStart {
+        #[serde(default, skip_serializing_if = "is_zero")]
+        partition: usize,
+        /// Also enable remote storage (a consolidating topic).
+        #[serde(default, skip_serializing_if = "is_false")]
+        consolidating: bool,
+    },
+    /// E2b: the sealed leader sends InitDisklessLog once its HW equals its LEO.
+    SealCommit {
+        #[serde(default, skip_serializing_if = "is_zero")]
+        partition: usize,
+    },
+    /// Operator `AlterDisklessSwitch`: abort (-1), re-arm (-2), seal at s ≥ 0, re-seal lower.
+    AlterDisklessSwitch {
+        #[serde(default, skip_serializing_if = "is_zero")]
+        partition: usize,
+        seal: i64,
+    },
+    /// E8: the broker stays up but its fetchers make no progress.
+    StallBroker { broker: BrokerId },
+    ResumeBroker { broker: BrokerId },
+    /// E9: the broker restarts: fenced, fresh Partition objects (an unclean shutdown loses
+    /// the log past the high watermark), then unfenced.
+    RestartBroker {
+        broker: BrokerId,
+        #[serde(default, skip_serializing_if = "is_false")]
+        unclean: bool,
+    },
 }
 
 impl Event {
@@ -93,7 +145,12 @@ impl Event {
             Event::Reassign { partition, .. }
             | Event::CancelReassignment { partition }
             | Event::AlterPartition { partition, .. }
-            | Event::ElectLeaders { partition, .. } => Some(partition),
+            | Event::ElectLeaders { partition, .. }
+            | Event::Produce { partition, .. }
+            | Event::FollowerFetch { partition, .. }
+            | Event::SwitchStart { partition, .. }
+            | Event::SealCommit { partition }
+            | Event::AlterDisklessSwitch { partition, .. } => Some(partition),
             _ => None,
         }
     }
@@ -103,7 +160,12 @@ impl Event {
             Event::Reassign { partition, .. }
             | Event::CancelReassignment { partition }
             | Event::AlterPartition { partition, .. }
-            | Event::ElectLeaders { partition, .. } => Some(partition),
+            | Event::ElectLeaders { partition, .. }
+            | Event::Produce { partition, .. }
+            | Event::FollowerFetch { partition, .. }
+            | Event::SwitchStart { partition, .. }
+            | Event::SealCommit { partition }
+            | Event::AlterDisklessSwitch { partition, .. } => Some(partition),
             _ => None,
         }
     }
@@ -113,7 +175,11 @@ impl Event {
         match *self {
             Event::FenceBroker { broker }
             | Event::UnfenceBroker { broker }
-            | Event::ControlledShutdown { broker } => Some(broker),
+            | Event::ControlledShutdown { broker }
+            | Event::FollowerFetch { broker, .. }
+            | Event::StallBroker { broker }
+            | Event::ResumeBroker { broker }
+            | Event::RestartBroker { broker, .. } => Some(broker),
             _ => None,
         }
     }
@@ -130,7 +196,11 @@ impl Event {
             }
             Event::FenceBroker { broker }
             | Event::UnfenceBroker { broker }
-            | Event::ControlledShutdown { broker } => vec![broker],
+            | Event::ControlledShutdown { broker }
+            | Event::FollowerFetch { broker, .. }
+            | Event::StallBroker { broker }
+            | Event::ResumeBroker { broker }
+            | Event::RestartBroker { broker, .. } => vec![broker],
             _ => Vec::new(),
         }
     }
@@ -155,13 +225,16 @@ impl fmt::Display for Ids<'_> {
 impl fmt::Display for Event {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Event::CreatePartition {
-                replicas,
-                unclean_leader_election_enable,
-            } => {
+            Event::CreatePartition { replicas, unclean_leader_election_enable, diskless, remote_storage } => {
                 write!(f, "create {}", Ids(replicas))?;
                 if *unclean_leader_election_enable {
                     f.write_str(" unclean.enable")?;
+                }
+                if *diskless {
+                    f.write_str(" diskless")?;
+                }
+                if *remote_storage {
+                    f.write_str(" remote")?;
                 }
                 Ok(())
             }
@@ -214,6 +287,19 @@ impl fmt::Display for Event {
                 write!(f, "elect p{partition} {kind}")
             }
             Event::ListReassignments => f.write_str("list"),
+            Event::Produce { partition, records } => write!(f, "produce p{partition} +{records}"),
+            Event::AdvanceTime { ms } => write!(f, "time +{ms}ms"),
+            Event::FollowerFetch { partition, broker } => write!(f, "fetch p{partition} by {broker}"),
+            Event::SwitchStart { partition, consolidating } => {
+                write!(f, "switch p{partition}{}", if *consolidating { " consolidating" } else { "" })
+            }
+            Event::SealCommit { partition } => write!(f, "seal_commit p{partition}"),
+            Event::AlterDisklessSwitch { partition, seal } => write!(f, "alter_switch p{partition} seal={seal}"),
+            Event::StallBroker { broker } => write!(f, "stall {broker}"),
+            Event::ResumeBroker { broker } => write!(f, "resume {broker}"),
+            Event::RestartBroker { broker, unclean } => {
+                write!(f, "restart {broker}{}", if *unclean { " unclean" } else { "" })
+            }
         }
     }
 }

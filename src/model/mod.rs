@@ -9,10 +9,12 @@
 //! Architecture invariant: nothing in this module does I/O, reads a clock or draws random
 //! numbers. `apply` is a pure function of (state, event, rule set).
 
+pub mod broker;
 pub mod builder;
 pub mod event;
 mod ops;
 
+pub use broker::{BrokerConfig, LeaderChange, Note, ReplicaState, SealAdmission, Trigger};
 pub use event::{ElectionType, Event};
 pub use ops::apply;
 
@@ -30,6 +32,27 @@ pub trait Rules {
         adding: &[BrokerId],
         removing: &[BrokerId],
     ) -> Option<(Vec<BrokerId>, Vec<BrokerId>)>;
+
+    // Inkless broker-side rules (spec inkless-isr.md §2).
+
+    /// Rule `shrink` (a): `None` when the ISR-expiration task skips the partition, else the
+    /// offset cap it passes to the lag check (-1: none).
+    fn isr_shrink_cap(&self, part: &Partition) -> Option<i64>;
+    /// Rule `lag` (b): whether a follower in the ISR is out of sync.
+    fn out_of_sync(&self, rec: &ReplicaState, leader_leo: i64, cap: i64, now_ms: i64, lag_max_ms: i64) -> bool;
+    /// Rule `leader-change` (c): what followers do when a delta arrives.
+    fn leader_change(&self) -> LeaderChange;
+    /// Rule `seal-fetch` (d): whether a follower fetch on a diskless topic is read from the
+    /// leader's local log (else the at-seal branch answers).
+    fn follower_reads_local_log(&self, consolidating: bool, seal: i64, fetch_offset: i64, leader_leo: i64) -> bool;
+    /// Rule `seal-admission` (d, #760).
+    fn seal_admission(&self) -> SealAdmission;
+    /// Rule `switched-reassignment` (e): whether a reassignment of a diskless topic takes
+    /// the one-step path (replicas and ISR set to the target at once).
+    fn one_step_reassignment(&self, part: &Partition) -> bool;
+    /// Rule `unfence-expansion` (f): whether unfencing a broker adds it to this diskless
+    /// partition's ISR.
+    fn unfence_adds_to_isr(&self, part: &Partition) -> bool;
 }
 
 /// What `changePartitionReassignment` hands the builder. `None`: setter not called
@@ -88,7 +111,19 @@ pub struct Partition {
     pub leader_recovery_state: LeaderRecoveryState,
     /// The topic config `unclean.leader.election.enable`.
     pub unclean_leader_election_enable: bool,
+    /// Topic config `diskless.enable`.
+    pub diskless: bool,
+    /// Topic config `remote.storage.enable` (a consolidating topic is diskless with it).
+    pub remote_storage: bool,
+    /// `classicToDisklessStartOffset`, the seal: -1 never switched (or aborted), -2 switch
+    /// pending, ≥ 0 the committed first diskless-owned offset.
+    pub seal: i64,
+    /// `disklessLeaderEpoch`: the leader epoch when the seal was committed (-1: none).
+    pub diskless_leader_epoch: i32,
 }
+
+pub const SEAL_NONE: i64 = -1;
+pub const SEAL_PENDING: i64 = -2;
 
 impl Partition {
     /// `PartitionReassignmentReplicas.isReassignmentInProgress`.
@@ -120,20 +155,17 @@ pub struct Cluster {
     pub reassigning: Vec<usize>,
     /// One ghost per partition (harness-only).
     pub ghosts: Vec<Ghost>,
+    /// The broker side: local logs, fetchers, the leaders' records, the clock.
+    pub runtime: broker::Runtime,
 }
 
 impl Cluster {
     /// A cluster whose brokers are registered and active.
-    pub fn new(broker_ids: &[BrokerId]) -> Cluster {
-        let mut brokers: Vec<_> = broker_ids
-            .iter()
-            .map(|&b| (b, BrokerState::Active))
-            .collect();
+    pub fn new(broker_ids: &[BrokerId], config: BrokerConfig) -> Cluster {
+        let mut brokers: Vec<_> = broker_ids.iter().map(|&b| (b, BrokerState::Active)).collect();
         brokers.sort_unstable_by_key(|&(b, _)| b);
-        Cluster {
-            brokers,
-            ..Cluster::default()
-        }
+        let runtime = broker::Runtime { config, ..broker::Runtime::default() };
+        Cluster { brokers, runtime, ..Cluster::default() }
     }
 
     pub fn broker_state(&self, id: BrokerId) -> Option<BrokerState> {
@@ -151,7 +183,7 @@ impl Cluster {
 
     /// What the controller stores, without the ghosts: two sides diverge when this differs.
     pub fn same_kafka_state(&self, other: &Cluster) -> bool {
-        self.brokers == other.brokers && self.partitions == other.partitions
+        self.brokers == other.brokers && self.partitions == other.partitions && self.runtime == other.runtime
     }
 
     /// `ReplicationControlManager.replay(PartitionChangeRecord)`: store the merged
@@ -215,6 +247,9 @@ pub enum ErrorCode {
     ElectionNotNeeded,
     PreferredLeaderNotAvailable,
     EligibleLeadersNotAvailable,
+    /// Not upstream: the sealed leader's InitDisklessLog waits for HW == LEO
+    /// (`InitDisklessLogState.WaitingForReplication`).
+    WaitingForReplication,
     /// Not upstream: a cluster event that does not apply to the broker's current state
     /// (e.g. unfencing a broker that is not fenced). The event changes nothing.
     BrokerStateMismatch,
@@ -236,6 +271,7 @@ impl ErrorCode {
             ErrorCode::PreferredLeaderNotAvailable => "PREFERRED_LEADER_NOT_AVAILABLE",
             ErrorCode::EligibleLeadersNotAvailable => "ELIGIBLE_LEADERS_NOT_AVAILABLE",
             ErrorCode::BrokerStateMismatch => "BROKER_STATE_MISMATCH",
+            ErrorCode::WaitingForReplication => "WAITING_FOR_REPLICATION",
         }
     }
 }
@@ -267,6 +303,8 @@ pub enum Outcome {
         new_leader_elected: bool,
         /// ListPartitionReassignments: the partitions listed.
         listed: Option<Vec<usize>>,
+        /// What the broker side did (fetches, shrinks, expansions).
+        notes: Vec<Note>,
     },
     /// A rejected request changes nothing.
     Rejected {
@@ -277,11 +315,7 @@ pub enum Outcome {
 
 impl Outcome {
     pub(crate) fn accepted(effects: Vec<PartitionEffect>) -> Outcome {
-        Outcome::Accepted {
-            effects,
-            new_leader_elected: false,
-            listed: None,
-        }
+        Outcome::Accepted { effects, new_leader_elected: false, listed: None, notes: Vec::new() }
     }
 
     pub(crate) fn rejected(error: ErrorCode, reason: &'static str) -> Outcome {
@@ -295,6 +329,13 @@ impl Outcome {
     pub fn effects(&self) -> &[PartitionEffect] {
         match self {
             Outcome::Accepted { effects, .. } => effects,
+            Outcome::Rejected { .. } => &[],
+        }
+    }
+
+    pub fn notes(&self) -> &[Note] {
+        match self {
+            Outcome::Accepted { notes, .. } => notes,
             Outcome::Rejected { .. } => &[],
         }
     }

@@ -4,59 +4,67 @@
 //! at apache trunk d79bd502ec (method named on each function).
 
 use super::builder::{Acceptor, Built, ChangeBuilder, Election};
+use super::broker::{self, Note};
 use super::{
     has_duplicates, sorted_difference, without, BrokerId, BrokerState, Cluster, ElectionType,
     ErrorCode, Event, Ghost, LeaderRecoveryState, Outcome, Partition, PartitionEffect, Rules,
-    NO_LEADER, PARTITIONS_MAX,
+    NO_LEADER, PARTITIONS_MAX, SEAL_NONE, SEAL_PENDING,
 };
 
 type Rejection = (ErrorCode, &'static str);
 
-/// Apply one event to the cluster under a rule set. Pure: the same inputs always give
-/// the same state and outcome.
+/// Apply one event to the cluster under a rule set, then play the resulting metadata on
+/// the brokers. Pure: the same inputs always give the same state and outcome.
 pub fn apply(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
+    let mut notes = Vec::new();
     let result = match *event {
-        Event::CreatePartition {
-            ref replicas,
-            unclean_leader_election_enable,
-        } => create_partition(c, replicas, unclean_leader_election_enable),
-        Event::Reassign {
-            partition,
-            ref target,
-            allow_replication_factor_change,
-        } => reassign(c, rules, partition, target, allow_replication_factor_change),
+        Event::Produce { partition, records } => produce(c, partition, records),
+        Event::AdvanceTime { ms } => {
+            broker::advance_time(c, rules, ms, &mut notes);
+            Ok(Outcome::accepted(Vec::new()))
+        }
+        Event::FollowerFetch { partition, broker } => follower_fetch(c, rules, partition, broker, &mut notes),
+        Event::SwitchStart { partition, consolidating } => switch_start(c, partition, consolidating),
+        Event::SealCommit { partition } => seal_commit(c, partition),
+        Event::AlterDisklessSwitch { partition, seal } => alter_diskless_switch(c, partition, seal),
+        Event::StallBroker { broker } => set_stalled(c, broker, true),
+        Event::ResumeBroker { broker } => set_stalled(c, broker, false),
+        Event::RestartBroker { broker, unclean } => restart_broker(c, rules, broker, unclean),
+        _ => Ok(apply_controller(c, event, rules)),
+    };
+    let mut outcome = result.unwrap_or_else(|(error, reason)| Outcome::rejected(error, reason));
+    if !outcome.is_rejected() {
+        broker::sync(c, rules);
+    }
+    if let Outcome::Accepted { notes: n, .. } = &mut outcome {
+        n.append(&mut notes);
+    }
+    outcome
+}
+
+/// The controller's part of an event: requests and cluster events, without the brokers'
+/// reaction (the broker side calls this for its own AlterPartition requests).
+pub(crate) fn apply_controller(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
+    let result = match *event {
+        Event::CreatePartition { ref replicas, unclean_leader_election_enable, diskless, remote_storage } => {
+            create_partition(c, replicas, unclean_leader_election_enable, diskless, remote_storage)
+        }
+        Event::Reassign { partition, ref target, allow_replication_factor_change } => {
+            reassign(c, rules, partition, target, allow_replication_factor_change)
+        }
         Event::CancelReassignment { partition } => cancel(c, rules, partition),
-        Event::AlterPartition {
-            partition,
-            ref isr,
-            broker,
-            leader_epoch,
-            partition_epoch,
-            leader_recovery_state,
-        } => {
-            let request = AlterPartitionRequest {
-                isr,
-                broker,
-                leader_epoch,
-                partition_epoch,
-                leader_recovery_state,
-            };
+        Event::AlterPartition { partition, ref isr, broker, leader_epoch, partition_epoch, leader_recovery_state } => {
+            let request = AlterPartitionRequest { isr, broker, leader_epoch, partition_epoch, leader_recovery_state };
             alter_partition(c, rules, partition, request)
         }
         Event::FenceBroker { broker } => broker_leaves(c, rules, broker, BrokerState::Fenced),
-        Event::ControlledShutdown { broker } => {
-            broker_leaves(c, rules, broker, BrokerState::ControlledShutdown)
-        }
+        Event::ControlledShutdown { broker } => broker_leaves(c, rules, broker, BrokerState::ControlledShutdown),
         Event::UnfenceBroker { broker } => unfence(c, rules, broker),
-        Event::ElectLeaders {
-            partition,
-            election,
-        } => elect_leaders(c, rules, partition, election),
-        Event::ListReassignments => Ok(Outcome::Accepted {
-            effects: Vec::new(),
-            new_leader_elected: false,
-            listed: Some(c.reassigning.clone()),
-        }),
+        Event::ElectLeaders { partition, election } => elect_leaders(c, rules, partition, election),
+        Event::ListReassignments => {
+            Ok(Outcome::Accepted { effects: Vec::new(), new_leader_elected: false, listed: Some(c.reassigning.clone()), notes: Vec::new() })
+        }
+        _ => Err((ErrorCode::InvalidRequest, "not a controller event")),
     };
     result.unwrap_or_else(|(error, reason)| Outcome::rejected(error, reason))
 }
@@ -113,6 +121,8 @@ fn create_partition(
     c: &mut Cluster,
     replicas: &[BrokerId],
     unclean_leader_election_enable: bool,
+    diskless: bool,
+    remote_storage: bool,
 ) -> Result<Outcome, Rejection> {
     if c.partitions.len() >= PARTITIONS_MAX {
         return Err((
@@ -142,6 +152,10 @@ fn create_partition(
         partition_epoch: 0,
         leader_recovery_state: LeaderRecoveryState::Recovered,
         unclean_leader_election_enable,
+        diskless,
+        remote_storage,
+        seal: SEAL_NONE,
+        diskless_leader_epoch: -1,
     });
     c.ghosts.push(Ghost::default());
     Ok(Outcome::accepted(Vec::new()))
@@ -173,6 +187,9 @@ fn reassign(
                 "the target changes the replication factor",
             ));
         }
+    }
+    if part.diskless && rules.one_step_reassignment(part) {
+        return one_step_reassignment(c, rules, index, target);
     }
     let plan = rules.plan_reassignment(part, target);
     let mut builder = ChangeBuilder::new(part, rules, acceptor(c));
@@ -277,11 +294,7 @@ fn alter_partition(
         .as_ref()
         .is_some_and(|b| b.partition.leader != from && b.partition.leader != part.leader);
     let effects = commit(c, index, built);
-    Ok(Outcome::Accepted {
-        effects,
-        new_leader_elected,
-        listed: None,
-    })
+    Ok(Outcome::Accepted { effects, new_leader_elected, listed: None, notes: Vec::new() })
 }
 
 fn validate_alter_partition(
@@ -411,6 +424,187 @@ fn unfence(c: &mut Cluster, rules: &dyn Rules, broker: BrokerId) -> Result<Outco
         effects.extend(commit(c, index, built));
     }
     set_broker_state(c, broker, BrokerState::Active);
+    // `expandIsrForDisklessManagedPartitions` (#754): rule `unfence-expansion`.
+    for index in 0..c.partitions.len() {
+        let part = &c.partitions[index];
+        let lists = part.replicas.contains(&broker) && !part.isr.contains(&broker);
+        if !(part.diskless && lists && rules.unfence_adds_to_isr(part)) {
+            continue;
+        }
+        let mut builder = ChangeBuilder::new(part, rules, acceptor(c)).with_topic_election();
+        builder.target_isr.push(broker);
+        let built = builder.build();
+        effects.extend(commit(c, index, built));
+    }
+    Ok(Outcome::accepted(effects))
+}
+
+/// Pre-#757 diskless reassignment (`changePartitionReassignment`, aiven/inkless before
+/// 9082a19e2f): replicas and ISR become the target at once, no adding/removing lists;
+/// rejected only when no target broker is active.
+fn one_step_reassignment(c: &mut Cluster, rules: &dyn Rules, index: usize, target: &[BrokerId]) -> Result<Outcome, Rejection> {
+    let part = &c.partitions[index];
+    let isr: Vec<BrokerId> = target.iter().copied().filter(|&b| c.is_active(b)).collect();
+    if isr.is_empty() {
+        return Err((ErrorCode::InvalidReplicaAssignment, "no target broker is active"));
+    }
+    let mut builder = ChangeBuilder::new(part, rules, acceptor(c));
+    builder.target_replicas = target.to_vec();
+    builder.target_isr = isr;
+    builder.target_adding.clear();
+    builder.target_removing.clear();
+    let built = builder.build();
+    Ok(Outcome::accepted(commit(c, index, built)))
+}
+
+/// Store a seal change (aiven/inkless ReplicationControlManager: the switch records set only
+/// the seal fields, plus the same leader when `bump_leader_epoch`). Never runs completion.
+fn commit_seal(c: &mut Cluster, index: usize, seal: i64, diskless_leader_epoch: i32, bump_leader_epoch: bool) {
+    let mut next = c.partitions[index].clone();
+    next.seal = seal;
+    next.diskless_leader_epoch = diskless_leader_epoch;
+    next.partition_epoch += 1;
+    if bump_leader_epoch {
+        next.leader_epoch += 1;
+    }
+    c.replay(index, next);
+}
+
+/// E1: produce. A classic topic appends on its leader; a switched or born-diskless topic
+/// appends to the diskless log; a pending switch is sealed and rejects it.
+fn produce(c: &mut Cluster, index: usize, records: i64) -> Result<Outcome, Rejection> {
+    let part = partition(c, index)?;
+    if part.seal == SEAL_PENDING {
+        return Err((ErrorCode::InvalidRequest, "the partition is sealed for the switch"));
+    }
+    if part.diskless {
+        c.runtime.partitions[index].diskless_end += records;
+        return Ok(Outcome::accepted(Vec::new()));
+    }
+    let leader = part.leader;
+    if leader == NO_LEADER || !c.is_active(leader) {
+        return Err((ErrorCode::InvalidRequest, "no live leader"));
+    }
+    let local = c.runtime.partitions[index].local_mut(leader).ok_or((ErrorCode::InvalidRequest, "no live leader"))?;
+    local.leo += records;
+    Ok(Outcome::accepted(Vec::new()))
+}
+
+fn follower_fetch(c: &mut Cluster, rules: &dyn Rules, index: usize, broker: BrokerId, notes: &mut Vec<Note>) -> Result<Outcome, Rejection> {
+    partition(c, index)?;
+    let on_classic = c.runtime.partitions[index].local(broker).is_some_and(|l| l.fetchers.classic);
+    if !on_classic {
+        return Err((ErrorCode::InvalidRequest, "the broker has no classic fetcher for the partition"));
+    }
+    broker::follower_fetch(c, rules, index, broker, notes);
+    Ok(Outcome::accepted(Vec::new()))
+}
+
+/// E2a: `markClassicToDisklessSwitchStarted` with its health checks
+/// (`validatePartitionsForSwitch`): a classic topic, seal -1, a leader, RECOVERED, no
+/// reassignment, full ISR. Seal -2 and the same leader re-set (leader epoch +1).
+fn switch_start(c: &mut Cluster, index: usize, consolidating: bool) -> Result<Outcome, Rejection> {
+    let part = partition(c, index)?;
+    let healthy = part.leader != NO_LEADER
+        && part.leader_recovery_state == LeaderRecoveryState::Recovered
+        && !part.is_reassigning()
+        && part.isr.len() == part.replicas.len()
+        && !part.unclean_leader_election_enable;
+    if part.diskless || part.seal != SEAL_NONE {
+        return Err((ErrorCode::InvalidRequest, "the topic is already diskless"));
+    }
+    if !healthy {
+        return Err((ErrorCode::InvalidRequest, "the partition is not healthy enough to switch"));
+    }
+    let mut next = part.clone();
+    next.diskless = true;
+    next.remote_storage = consolidating;
+    c.partitions[index] = next;
+    commit_seal(c, index, SEAL_PENDING, -1, true);
+    Ok(Outcome::accepted(Vec::new()))
+}
+
+/// E2b: the sealed leader's InitDisklessLog (`initDisklessLog`), sent once its HW equals
+/// its LEO (`InitDisklessLogState.WaitingForReplication`). The seal becomes that HW.
+fn seal_commit(c: &mut Cluster, index: usize) -> Result<Outcome, Rejection> {
+    let part = partition(c, index)?;
+    if part.seal != SEAL_PENDING {
+        return Err((ErrorCode::InvalidRequest, "no switch is pending"));
+    }
+    let leader = part.leader;
+    let local = c.runtime.partitions[index].local(leader).filter(|l| l.is_leader && c.is_active(leader));
+    let Some(local) = local else {
+        return Err((ErrorCode::InvalidRequest, "no live leader to seal"));
+    };
+    if local.hw != local.leo {
+        return Err((ErrorCode::WaitingForReplication, "the leader's high watermark has not reached its log end"));
+    }
+    let seal = local.hw;
+    let epoch = part.leader_epoch;
+    c.runtime.partitions[index].diskless_end = seal;
+    commit_seal(c, index, seal, epoch, false);
+    Ok(Outcome::accepted(Vec::new()))
+}
+
+/// Operator `AlterDisklessSwitch` (`alterDisklessSwitch`): abort (-2 → -1), re-arm (-2 → -2,
+/// leader epoch +1), seal (-2 → s ≥ 0, no HW check), re-seal lower (s → s' ≤ s).
+fn alter_diskless_switch(c: &mut Cluster, index: usize, seal: i64) -> Result<Outcome, Rejection> {
+    let part = partition(c, index)?;
+    let invalid = |why| Err((ErrorCode::InvalidRequest, why));
+    if !part.diskless || seal < SEAL_PENDING {
+        return invalid("not a diskless topic, or a seal below -2");
+    }
+    let (current, epoch) = (part.seal, part.leader_epoch);
+    match (current, seal) {
+        (SEAL_NONE, _) => return invalid("the partition is not part of a switch"),
+        (SEAL_PENDING, SEAL_NONE) => commit_seal(c, index, SEAL_NONE, -1, false),
+        (SEAL_PENDING, SEAL_PENDING) => commit_seal(c, index, SEAL_PENDING, -1, true),
+        (SEAL_PENDING, s) => {
+            c.runtime.partitions[index].diskless_end = s;
+            commit_seal(c, index, s, epoch, false);
+        }
+        (old, s) if s >= 0 && s <= old => {
+            let end = &mut c.runtime.partitions[index].diskless_end;
+            *end = (*end).max(s);
+            commit_seal(c, index, s, epoch, false);
+        }
+        _ => return invalid("a committed seal can only move down"),
+    }
+    Ok(Outcome::accepted(Vec::new()))
+}
+
+fn set_stalled(c: &mut Cluster, broker: BrokerId, stalled: bool) -> Result<Outcome, Rejection> {
+    let listed = c.runtime.stalled.contains(&broker);
+    if !c.is_registered(broker) || listed == stalled {
+        return Err((ErrorCode::BrokerStateMismatch, "the broker is already in that state"));
+    }
+    if stalled {
+        c.runtime.stalled.push(broker);
+        c.runtime.stalled.sort_unstable();
+    } else {
+        c.runtime.stalled.retain(|&b| b != broker);
+    }
+    Ok(Outcome::accepted(Vec::new()))
+}
+
+/// E9: fence (if up), fresh Partition objects on the broker (an unclean shutdown loses the
+/// log above the high watermark), then unfence (with rule `unfence-expansion`).
+fn restart_broker(c: &mut Cluster, rules: &dyn Rules, broker: BrokerId, unclean: bool) -> Result<Outcome, Rejection> {
+    let mut effects = Vec::new();
+    if c.broker_state(broker) != Some(BrokerState::Fenced) {
+        effects.extend(broker_leaves(c, rules, broker, BrokerState::Fenced)?.effects().iter().cloned());
+    }
+    for rt in &mut c.runtime.partitions {
+        if rt.leader.as_ref().is_some_and(|l| l.broker == broker) {
+            rt.leader = None;
+        }
+        if let Some(local) = rt.local_mut(broker) {
+            let leo = if unclean { local.hw } else { local.leo };
+            *local = broker::Local { leo, hw: local.hw.min(leo), ..broker::Local::fresh(broker, c.runtime.now_ms) };
+        }
+    }
+    c.runtime.stalled.retain(|&b| b != broker);
+    effects.extend(unfence(c, rules, broker)?.effects().iter().cloned());
     Ok(Outcome::accepted(effects))
 }
 

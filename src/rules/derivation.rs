@@ -159,6 +159,10 @@ mod tests {
             partition_epoch: 1,
             leader_recovery_state: LeaderRecoveryState::Recovered,
             unclean_leader_election_enable: false,
+            diskless: false,
+            remote_storage: false,
+            seal: -1,
+            diskless_leader_epoch: -1,
         }
     }
 

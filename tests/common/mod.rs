@@ -26,6 +26,7 @@ fn ids(s: &str) -> Vec<i32> {
 
 pub fn parse(text: &str) -> History {
     let mut brokers = vec![1, 2, 3, 4, 5];
+    let mut config = isrfuzz::model::BrokerConfig::default();
     let mut events = Vec::new();
     for clause in text.split(';').map(str::trim).filter(|c| !c.is_empty()) {
         let words: Vec<&str> = clause.split_whitespace().collect();
@@ -43,7 +44,22 @@ pub fn parse(text: &str) -> History {
             "create" => Event::CreatePartition {
                 replicas: ids(arg),
                 unclean_leader_election_enable: has("unclean"),
+                diskless: has("diskless") || has("remote"),
+                remote_storage: has("remote"),
             },
+            "lag" => {
+                config.replica_lag_time_max_ms = arg.parse().unwrap();
+                continue;
+            }
+            "produce" => Event::Produce { partition, records: arg.parse().unwrap() },
+            "time" => Event::AdvanceTime { ms: arg.parse().unwrap() },
+            "fetch" => Event::FollowerFetch { partition, broker: arg.parse().unwrap() },
+            "switch" => Event::SwitchStart { partition, consolidating: has("consolidating") },
+            "seal" => Event::SealCommit { partition },
+            "alter-switch" => Event::AlterDisklessSwitch { partition, seal: arg.parse().unwrap() },
+            "stall" => Event::StallBroker { broker: arg.parse().unwrap() },
+            "resume" => Event::ResumeBroker { broker: arg.parse().unwrap() },
+            "restart" => Event::RestartBroker { broker: arg.parse().unwrap(), unclean: has("unclean") },
             "reassign" => Event::Reassign {
                 partition,
                 target: ids(arg),
@@ -80,7 +96,8 @@ pub fn parse(text: &str) -> History {
         };
         events.push(event);
     }
-    let h = History::new(brokers, events);
+    let mut h = History::new(brokers, events);
+    h.broker_config = config;
     h.validate().expect("test history is valid");
     h
 }

@@ -1,0 +1,32 @@
+//! Rule `lag` (Inkless, spec inkless-isr.md §2(b)): when a follower in the ISR is out of
+//! sync, judged by the leader from its recorded `ReplicaState`. Upstream: aiven/inkless
+//! core/src/main/scala/kafka/cluster/Partition.scala, `isFollowerOutOfSync` /
+//! `getOutOfSyncReplicas(maxLagMs, leaderEndOffsetCap)`; `ReplicaState.isCaughtUp`.
+
+use crate::model::ReplicaState;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum Lag {
+    /// `uncapped`: classic Kafka, `¬(rec.leo = LEO_L ∨ now − lcu ≤ lag)`. On a consolidating
+    /// partition the leader's LEO outgrows every follower's record (CE-b1).
+    Uncapped,
+    /// `leader-cap` (commit 150ec6ed61): compare with `min(LEO_L, cap)`. A follower
+    /// recorded above the seal fails the equality (CE-b2).
+    LeaderCap,
+    /// `both-caps` (commit 5f22fac12b): as `leader-cap`, and any record at or above the cap
+    /// is in sync.
+    BothCaps,
+}
+
+impl Lag {
+    pub const ALL: [Lag; 3] = [Lag::Uncapped, Lag::LeaderCap, Lag::BothCaps];
+
+    pub fn out_of_sync(self, rec: &ReplicaState, leader_leo: i64, cap: i64, now_ms: i64, lag_max_ms: i64) -> bool {
+        let capped = cap >= 0;
+        let target = if capped && self != Lag::Uncapped { leader_leo.min(cap) } else { leader_leo };
+        if self == Lag::BothCaps && capped && rec.leo >= cap {
+            return false;
+        }
+        !rec.is_caught_up(target, now_ms, lag_max_ms)
+    }
+}

@@ -1,0 +1,29 @@
+//! Rule `shrink` (Inkless, spec inkless-isr.md §2(a)): which partitions the leader's
+//! `isr-expiration` task evaluates, and the offset cap it passes to the lag check.
+//! Upstream: aiven/inkless core/src/main/scala/kafka/server/ReplicaManager.scala,
+//! `maybeShrinkIsr`.
+
+use crate::model::{Partition, SEAL_NONE};
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum Shrink {
+    /// `inkless-main` (main b1fcb5f6f7 and the #756 base a5128f5095): every diskless topic
+    /// is skipped, so a switched replica leaves the ISR only through the controller.
+    InklessMain,
+    /// `pr756` (commit 150ec6ed61): only a diskless topic with seal -1 (born diskless or
+    /// aborted) is skipped; a committed seal is the cap, a pending one is uncapped.
+    Pr756,
+}
+
+impl Shrink {
+    pub const ALL: [Shrink; 2] = [Shrink::InklessMain, Shrink::Pr756];
+
+    /// `None`: not evaluated. `Some(cap)`: evaluated, with cap -1 meaning none.
+    pub fn cap(self, p: &Partition) -> Option<i64> {
+        let skipped = match self {
+            Shrink::InklessMain => p.diskless,
+            Shrink::Pr756 => p.diskless && p.seal == SEAL_NONE,
+        };
+        (!skipped).then_some(if p.seal >= 0 { p.seal } else { -1 })
+    }
+}
