@@ -168,7 +168,9 @@ impl History {
         }
         let lag = self.broker_config.replica_lag_time_max_ms;
         if !(LAG_MAX_MS_MIN..=LAG_MAX_MS_MAX).contains(&lag) {
-            return Err(format!("replica_lag_time_max_ms {lag} outside {LAG_MAX_MS_MIN}..={LAG_MAX_MS_MAX}"));
+            return Err(format!(
+                "replica_lag_time_max_ms {lag} outside {LAG_MAX_MS_MIN}..={LAG_MAX_MS_MAX}"
+            ));
         }
         if self.events.len() > EVENTS_MAX {
             return Err(format!(
@@ -217,14 +219,22 @@ impl History {
                 "step {step}: a list of {longest} ids, more than the limit of {LIST_MAX}"
             ));
         }
-        let out_of_range = match *event {
-            Event::Produce { records, .. } => (!(1..=RECORDS_MAX).contains(&records)).then_some(("records", records, 1, RECORDS_MAX)),
-            Event::AdvanceTime { ms } => (!(1..=ADVANCE_MS_MAX).contains(&ms)).then_some(("ms", ms, 1, ADVANCE_MS_MAX)),
-            Event::AlterDisklessSwitch { seal, .. } => (!(-2..=SEAL_MAX).contains(&seal)).then_some(("seal", seal, -2, SEAL_MAX)),
-            _ => None,
-        };
+        let out_of_range =
+            match *event {
+                Event::Produce { records, .. } => (!(1..=RECORDS_MAX).contains(&records))
+                    .then_some(("records", records, 1, RECORDS_MAX)),
+                Event::AdvanceTime { ms } => {
+                    (!(1..=ADVANCE_MS_MAX).contains(&ms)).then_some(("ms", ms, 1, ADVANCE_MS_MAX))
+                }
+                Event::AlterDisklessSwitch { seal, .. } => {
+                    (!(-2..=SEAL_MAX).contains(&seal)).then_some(("seal", seal, -2, SEAL_MAX))
+                }
+                _ => None,
+            };
         if let Some((field, value, lo, hi)) = out_of_range {
-            return Err(format!("step {step} ({event}): {field} {value} outside {lo}..={hi}"));
+            return Err(format!(
+                "step {step} ({event}): {field} {value} outside {lo}..={hi}"
+            ));
         }
         Ok(())
     }

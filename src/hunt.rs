@@ -25,6 +25,66 @@ pub struct Config {
     pub seed: u64,
     /// `None`: do not write files.
     pub out: Option<PathBuf>,
+    /// Findings already understood and accepted: counted, not promoted.
+    pub known: Vec<Known>,
+}
+
+/// A finding that is understood and accepted (a documented upstream hole): hunts count
+/// it instead of reporting it as new. Matched by (rule set, invariant), which is coarse on
+/// purpose: a second, different hole behind the same pair stays hidden until the first one
+/// is fixed, so keep this list short and every entry backed by a regression.
+#[derive(Clone, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Known {
+    pub rules: String,
+    pub invariant: String,
+    /// Only violations whose detail contains this text (narrows the match).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// Where it is written up (e.g. `docs/findings.md F4`) and why it is accepted.
+    pub reason: String,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KnownFile {
+    format: u32,
+    known: Vec<Known>,
+}
+
+/// Read a known-findings file (`corpus/known.json`); rule sets must parse.
+pub fn load_known(path: &Path) -> Result<Vec<Known>, Error> {
+    let input = |message: String| Error::Input {
+        path: path.to_path_buf(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    let file: KnownFile = serde_json::from_str(&text)
+        .map_err(|e| input(format!("malformed known-findings file: {e}")))?;
+    if file.format != 1 {
+        return Err(input(format!(
+            "unknown format version {} (this isrfuzz reads version 1)",
+            file.format
+        )));
+    }
+    for k in &file.known {
+        RuleSet::parse(&k.rules).map_err(|e| input(e))?;
+        if crate::invariants::by_id(&k.invariant).is_none() {
+            return Err(input(format!("unknown invariant `{}`", k.invariant)));
+        }
+    }
+    Ok(file.known)
+}
+
+fn is_known(cfg: &Config, rules: &RuleSet, invariant: &str, detail: &str) -> bool {
+    cfg.known.iter().any(|k| {
+        k.invariant == invariant
+            && k.detail.as_deref().is_none_or(|d| detail.contains(d))
+            && RuleSet::parse(&k.rules).is_ok_and(|r| r == *rules)
+    })
 }
 
 #[derive(Clone, Debug)]
@@ -50,6 +110,8 @@ pub struct Report {
     pub harness_bugs: Vec<(History, String)>,
     /// Per `INVARIANTS` index: steps on which a `Sometimes` property fired.
     pub sometimes: Vec<u64>,
+    /// Known findings met, with how many histories hit each.
+    pub known: Vec<((RuleSet, &'static str), u64)>,
 }
 
 /// SplitMix64: small, fast, and the same on every platform.
@@ -208,6 +270,14 @@ fn absorb(
             if known {
                 continue;
             }
+            if is_known(cfg, &side.rules, v.invariant, &v.detail) {
+                let key = (side.rules, v.invariant);
+                match report.known.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, n)) => *n += 1,
+                    None => report.known.push((key, 1)),
+                }
+                continue;
+            }
             let finding = promote(cfg, pair, s, v.invariant, &history, start, report.histories)?;
             report.findings.push(finding);
         }
@@ -225,8 +295,15 @@ fn promote(
     histories: u64,
 ) -> Result<Finding, Error> {
     let elapsed = start.elapsed();
-    let fails =
-        |h: &History| oracle::run(h, sides_of(&pair), false).sides[side].violates(invariant);
+    // Minimize towards the *new* finding: a candidate that only shows a known variant of
+    // the invariant does not count.
+    let fails = |h: &History| {
+        let verdict = oracle::run(h, sides_of(&pair), false);
+        let run = &verdict.sides[side];
+        run.violations
+            .iter()
+            .any(|v| v.invariant == invariant && !is_known(cfg, &run.rules, v.invariant, &v.detail))
+    };
     let mut minimal = minimize(history, fails);
     annotate(&mut minimal, pair, side, invariant, cfg.seed);
     let (path, created) = match &cfg.out {

@@ -12,11 +12,13 @@
 //! "At completion" means the step's change record completed the reassignment; the builder
 //! reports it in `PartitionEffect::completion`.
 
+use crate::model::broker::{consolidating, lost_prefix, LeaderState, Local};
 use crate::model::event::Ids;
 use crate::model::{
     contains_all, has_duplicates, same_set, without, Cluster, Event, Ghost, Outcome, Partition,
     NO_LEADER,
 };
+use crate::model::{BrokerId, BrokerState, Note, SEAL_NONE, SEAL_PENDING};
 use crate::rules::RuleSet;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -243,6 +245,95 @@ pub static INVARIANTS: &[Invariant] = &[
         source: "docs/findings.md F1; PartitionChangeBuilder.build (completion before tryElection)",
         check: Check::Sometimes(v8_unclean_completion),
     },
+    // Inkless (spec inkless-isr.md §4). Sources are aiven/inkless paths under core/src/main/scala/kafka/.
+    Invariant {
+        id: "INV-1",
+        kind: Kind::Always,
+        statement: "lag safety: on a classic, pending or switched partition with a live leader, no ISR follower below the leader's end (the seal, once committed) stays silent for 2 × replica_lag_time_max_ms",
+        rationale: "A follower that stopped fetching must leave the ISR within lag plus one task period, or it stays electable while missing data. With diskless topics never evaluated for shrink, a stalled follower of a switched partition stays in the ISR forever and a failover loses the gap up to the seal (CE-a).",
+        source: "spec §4 INV-1, CE-a; server/ReplicaManager.scala maybeShrinkIsr, cluster/Partition.scala maybeShrinkIsr",
+        check: Check::Step(inv1_lag_safety),
+    },
+    Invariant {
+        id: "INV-2",
+        kind: Kind::Always,
+        statement: "electable prefix: a replica joins the ISR of a switched partition (seal ≥ 0), or is elected its leader, only holding the whole classic prefix (local LEO ≥ seal; a consolidating leader can rebuild it); unclean elections excepted",
+        rationale: "Admission paths that skip a leader-observed fetch let an empty replica become electable: the one-step reassignment (CE-e) and the unfence expansion (CE-f). #757 and #754 close them for committed and pending seals.",
+        source: "spec §4 INV-2, CE-e, CE-f; metadata ReplicationControlManager changePartitionReassignment (9082a19e2f), expandIsrForDisklessManagedPartitions (43b016f6ec)",
+        check: Check::Step(inv2_electable_prefix),
+    },
+    Invariant {
+        id: "INV-3",
+        kind: Kind::Always,
+        statement: "no spurious shrink: the ISR-expiration task never removes a follower of a switched partition whose recorded offset is at or above the seal",
+        rationale: "Past the seal every consolidating replica grows its log from object storage and never fetches from the leader, so its record stays at the seal while the leader's LEO moves on. Comparing against that LEO (CE-b1), or requiring equality with the capped end (CE-b2), shrinks healthy followers for good.",
+        source: "spec §4 INV-3, CE-b1, CE-b2; cluster/Partition.scala isFollowerOutOfSync (150ec6ed61, 5f22fac12b)",
+        check: Check::Step(inv3_no_spurious_shrink),
+    },
+    Invariant {
+        id: "INV-4",
+        kind: Kind::Always,
+        statement: "leader-change evidence: the ISR-expiration task never removes a live, unstalled follower of a switched partition that holds the prefix",
+        rationale: "After a leader change the new leader has reset its records; a healthy follower must show itself with one classic fetch, or it is shrunk a lag later: an at-seal follower that schedules no fetch (CE-c1), a consolidating one restarted on consolidation (CE-c2).",
+        source: "spec §4 INV-4, CE-c1, CE-c2; server/ReplicaManager.scala applyLocalFollowersDelta (150ec6ed61, 5f22fac12b)",
+        check: Check::Step(inv4_leader_change_evidence),
+    },
+    Invariant {
+        id: "INV-4b",
+        kind: Kind::Always,
+        statement: "leader-change keying: a leader-epoch bump without a leader move diverts no consolidating follower and starts no extra catch-up fetch on an in-sync at-seal follower",
+        rationale: "A same-leader bump (switch-pending mark, re-arm, a completion that drops another replica) keeps the leader's records, so the followers need not prove anything; keying the catch-up on the epoch instead of the leader move makes every delta trigger a fetch (CE-c4).",
+        source: "spec §2(c), §4 INV-4 (keying), CE-c4; server/ReplicaManager.scala applyLocalFollowersDelta (leaderChanged, 150ec6ed61)",
+        check: Check::Step(inv4b_keyed_on_leader_move),
+    },
+    Invariant {
+        id: "INV-5",
+        kind: Kind::Always,
+        statement: "single writer: no follower has a partition on the classic and the consolidation fetcher at once",
+        rationale: "Two fetchers append to one log; the second append finds its fetch offset no longer equal to the log end and the partition fails (CE-c3).",
+        source: "spec §4 INV-5, CE-c3; server/ReplicaFetcherThread.scala processPartitionData; server/ReplicaManager.scala applyLocalFollowersDelta (5f22fac12b)",
+        check: Check::Step(inv5_single_writer),
+    },
+    Invariant {
+        id: "INV-6",
+        kind: Kind::Always,
+        statement: "at-seal response shape: a follower fetch at or above a committed seal gets no records and HW = seal",
+        rationale: "Served from the leader's local log instead, a diverted follower appends consolidated records through the classic fetcher and takes the leader's frontier as its HW (CE-d).",
+        source: "spec §4 INV-6, CE-d; server/ReplicaManager.scala fetchMessages (13ae69df5c)",
+        check: Check::Step(inv6_at_seal_response),
+    },
+    Invariant {
+        id: "INV-7",
+        kind: Kind::Always,
+        statement: "exemption: no lag shrink on a diskless partition with seal -1 (born diskless or aborted)",
+        rationale: "Those partitions have no classic replication to judge lag by; shrinking them would empty their ISR.",
+        source: "spec §4 INV-7; server/ReplicaManager.scala maybeShrinkIsr (150ec6ed61)",
+        check: Check::Step(inv7_exemption),
+    },
+    Invariant {
+        id: "INV-8",
+        kind: Kind::Always,
+        statement: "seal monotonicity: only -1→-2, -2→-1, -2→-2, -2→s≥0 and s→s′ with 0 ≤ s′ ≤ s",
+        rationale: "Readers route by the seal; a committed seal that turned negative or grew would move data between the classic and diskless tiers.",
+        source: "spec §1.1, §4 INV-8; metadata ReplicationControlManager alterDisklessSwitch, initDisklessLog, markClassicToDisklessSwitchStarted",
+        check: Check::Step(inv8_seal_monotonic),
+    },
+    Invariant {
+        id: "INV-9",
+        kind: Kind::EventuallyAtQuiescence,
+        statement: "progress after diversion: on a consolidating partition (seal ≥ 0 or born diskless) with a live leader, every live follower is back on the consolidation fetcher",
+        rationale: "A diverted follower must return to consolidation after one classic round (or after admission with #760); one left on the classic fetcher, or on none, stops growing its log.",
+        source: "spec §4 INV-9; server/ReplicaFetcherThread.scala processPartitionData; ConsolidationReconciler.startConsolidationFetchersForCaughtUpClassicPartitions",
+        check: Check::Quiescent(inv9_back_on_consolidation),
+    },
+    Invariant {
+        id: "E2",
+        kind: Kind::EventuallyAtQuiescence,
+        statement: "re-admission: once every broker is healthy, every live replica of a switched partition that holds the prefix is in the ISR",
+        rationale: "A follower shrunk or fenced while healthy must find its way back; with generic expansion a consolidating leader's frontier keeps it out for good (spec §2(f), §6.2), and a restarted consolidating follower goes straight to consolidation with no admission path (E9).",
+        source: "spec §2(f), §3 E9, §4 INV-4 (re-admission part); cluster/Partition.scala maybeExpandIsrAtSeal (e74ed8ba0d)",
+        check: Check::Quiescent(e2_readmission),
+    },
 ];
 
 /// Apply `check` to every partition that exists after the step.
@@ -446,7 +537,7 @@ fn each_completion(
     s.outcome.effects().iter().find_map(|e| {
         let info = e.completion.as_ref()?;
         let i = e.partition;
-        let p = &s.next.partitions[i];
+        let p = &info.record;
         let decided_isr = if e.unclean_election {
             without(&info.isr_before, &info.removing)
         } else {
@@ -545,7 +636,7 @@ fn g8_rf_guard(s: &StepView) -> Option<String> {
 fn g9_completion_record(s: &StepView) -> Option<String> {
     s.outcome.effects().iter().find_map(|e| {
         let info = e.completion.as_ref()?;
-        let p = &s.next.partitions[e.partition];
+        let p = &info.record;
         let replicas = without(&info.replicas_before, &info.removing);
         let isr = if e.unclean_election {
             vec![p.leader]
@@ -572,10 +663,17 @@ fn e1_quiescent_completion(c: &Cluster, _: &RuleSet) -> Option<String> {
     c.partitions
         .iter()
         .enumerate()
+        // A partition whose leader lost the classic prefix is broken; INV-2 reports why.
+        .filter(|(i, p)| {
+            let leader = c.runtime.partitions.get(*i).and_then(|rt| rt.local(p.leader));
+            !leader.is_some_and(|l| lost_prefix(&c.runtime.config, p, l))
+        })
         .find(|(_, p)| p.is_reassigning())
         .map(|(i, p)| {
             format!(
-                "p{i} still reassigning after healing: replicas {} isr {} adding {} removing {}",
+                "p{i} ({}, seal {}) still reassigning after healing: replicas {} isr {} adding {} removing {}",
+            if p.diskless { "diskless" } else { "classic" },
+            p.seal,
                 Ids(&p.replicas),
                 Ids(&p.isr),
                 Ids(&p.adding_replicas),
@@ -628,4 +726,254 @@ fn v8_unclean_completion(s: &StepView) -> bool {
         .effects()
         .iter()
         .any(|e| e.completion.is_some() && e.unclean_election)
+}
+
+fn is_up(c: &Cluster, b: BrokerId) -> bool {
+    matches!(
+        c.broker_state(b),
+        Some(BrokerState::Active | BrokerState::ControlledShutdown)
+    )
+}
+
+/// The leader's local replica and leader state, when it leads with the current epoch and
+/// holds the prefix (a leader that lost it is INV-2's finding, not the others').
+fn live_leader(c: &Cluster, i: usize) -> Option<(&Local, &LeaderState)> {
+    let p = &c.partitions[i];
+    if p.leader == NO_LEADER || !is_up(c, p.leader) {
+        return None;
+    }
+    let rt = c.runtime.partitions.get(i)?;
+    let state = rt
+        .leader
+        .as_ref()
+        .filter(|s| s.broker == p.leader && s.leader_epoch == p.leader_epoch)?;
+    let local = rt.local(p.leader)?;
+    (!lost_prefix(&c.runtime.config, p, local)).then_some((local, state))
+}
+
+fn inv1_lag_safety(s: &StepView) -> Option<String> {
+    let c = s.next;
+    let lag = c.runtime.config.replica_lag_time_max_ms;
+    (0..c.partitions.len()).find_map(|i| {
+        let p = &c.partitions[i];
+        if p.diskless && p.seal == SEAL_NONE {
+            return None;
+        }
+        let (lead, state) = live_leader(c, i)?;
+        let target = if p.seal >= 0 { p.seal } else { lead.leo };
+        p.isr.iter().filter(|&&r| r != p.leader).find_map(|&r| {
+            let local = c.runtime.partitions[i].local(r)?;
+            let silent_ms = c.runtime.now_ms - local.in_sync_ms.max(state.epoch_since_ms);
+            (local.leo < target && silent_ms >= 2 * lag).then(|| {
+                format!(
+                    "p{i}: follower {r} in isr {} at LEO {} < {target}, silent for {silent_ms} ms",
+                    Ids(&p.isr),
+                    local.leo
+                )
+            })
+        })
+    })
+}
+
+fn inv2_electable_prefix(s: &StepView) -> Option<String> {
+    let c = s.next;
+    (0..c.partitions.len()).find_map(|i| {
+        let p = &c.partitions[i];
+        // An unclean election is an explicit choice to lose data; it is not an admission.
+        let unclean = s
+            .outcome
+            .effects()
+            .iter()
+            .any(|e| e.partition == i && e.unclean_election);
+        if p.seal < 0 || unclean {
+            return None;
+        }
+        let moved = s
+            .prev
+            .partitions
+            .get(i)
+            .is_some_and(|q| q.leader != p.leader);
+        let leader_local = c.runtime.partitions[i].local(p.leader);
+        if let Some(l) = leader_local.filter(|l| moved && lost_prefix(&c.runtime.config, p, l)) {
+            return Some(format!(
+                "p{i}: elected leader {} holds LEO {} < seal {}: the prefix is gone",
+                p.leader, l.leo, p.seal
+            ));
+        }
+        let before: &[i32] = s.prev.partitions.get(i).map_or(&[], |q| &q.isr);
+        // A restart leaves the ISR and may re-enter it within the one event.
+        let restarted = match *s.event {
+            Event::RestartBroker { broker, .. } => Some(broker),
+            _ => None,
+        };
+        // (Fencing the last ISR member leaves it in place, so a lone replica never left.)
+        let rejoined = |r: i32| Some(r) == restarted && before != [r];
+        p.isr
+            .iter()
+            .filter(|&&r| !before.contains(&r) || rejoined(r))
+            .find_map(|&r| {
+                let leo = c.runtime.partitions[i].local(r).map_or(0, |l| l.leo);
+                (leo < p.seal).then(|| {
+                    format!(
+                        "p{i}: {r} joined isr {} with LEO {leo} < seal {}",
+                        Ids(&p.isr),
+                        p.seal
+                    )
+                })
+            })
+    })
+}
+
+/// Each lag shrink of this step with its partition.
+fn shrinks<'a>(s: &'a StepView) -> impl Iterator<Item = (usize, &'a [(i32, i64)])> + 'a {
+    s.outcome.notes().iter().filter_map(|n| match n {
+        Note::Shrink {
+            partition, removed, ..
+        } => Some((*partition, removed.as_slice())),
+        _ => None,
+    })
+}
+
+fn inv3_no_spurious_shrink(s: &StepView) -> Option<String> {
+    shrinks(s).find_map(|(i, removed)| {
+        let seal = s.next.partitions[i].seal;
+        let bad = removed.iter().find(|(_, rec)| seal >= 0 && *rec >= seal)?;
+        Some(format!(
+            "p{i}: shrank {} recorded at {} ≥ seal {seal}",
+            bad.0, bad.1
+        ))
+    })
+}
+
+fn inv4_leader_change_evidence(s: &StepView) -> Option<String> {
+    let c = s.next;
+    shrinks(s).find_map(|(i, removed)| {
+        let seal = c.partitions[i].seal;
+        removed.iter().find_map(|&(r, rec)| {
+            let leo = c.runtime.partitions[i].local(r)?.leo;
+            let healthy =
+                c.is_active(r) && !c.runtime.stalled.contains(&r) && seal >= 0 && leo >= seal;
+            healthy.then(|| {
+                format!(
+                    "p{i}: shrank healthy follower {r} (LEO {leo} ≥ seal {seal}, recorded {rec})"
+                )
+            })
+        })
+    })
+}
+
+fn inv5_single_writer(s: &StepView) -> Option<String> {
+    let c = s.next;
+    c.runtime.partitions.iter().enumerate().find_map(|(i, rt)| {
+        let both = rt
+            .locals
+            .iter()
+            .find(|l| l.fetchers.classic && l.fetchers.consolidation)?;
+        Some(format!(
+            "p{i}: broker {} is on the classic and the consolidation fetcher",
+            both.broker
+        ))
+    })
+}
+
+fn inv6_at_seal_response(s: &StepView) -> Option<String> {
+    s.outcome.notes().iter().find_map(|n| {
+        let Note::Fetch { partition, follower, fetch_offset, records, hw, .. } = *n else { return None };
+        let p = &s.next.partitions[partition];
+        let applies = p.diskless && p.seal >= 0 && fetch_offset >= p.seal;
+        (applies && (records != 0 || hw != p.seal)).then(|| {
+            format!("p{partition}: fetch by {follower} at {fetch_offset} ≥ seal {} got {records} records, HW {hw}", p.seal)
+        })
+    })
+}
+
+fn inv7_exemption(s: &StepView) -> Option<String> {
+    shrinks(s).find_map(|(i, removed)| {
+        let p = &s.next.partitions[i];
+        (p.diskless && p.seal == SEAL_NONE).then(|| {
+            format!(
+                "p{i}: lag shrink of {:?} on a seal -1 diskless partition",
+                removed
+            )
+        })
+    })
+}
+
+fn inv8_seal_monotonic(s: &StepView) -> Option<String> {
+    s.prev
+        .partitions
+        .iter()
+        .zip(&s.next.partitions)
+        .enumerate()
+        .find_map(|(i, (a, b))| {
+            let (from, to) = (a.seal, b.seal);
+            let legal = from == to
+                || (from == SEAL_NONE && to == SEAL_PENDING)
+                || (from == SEAL_PENDING && to >= SEAL_NONE)
+                || (from >= 0 && to >= 0 && to <= from);
+            (!legal).then(|| format!("p{i}: seal {from} → {to}"))
+        })
+}
+
+fn inv9_back_on_consolidation(c: &Cluster, _: &RuleSet) -> Option<String> {
+    (0..c.partitions.len()).find_map(|i| {
+        let p = &c.partitions[i];
+        let consolidating = consolidating(&c.runtime.config, p) && p.seal != SEAL_PENDING;
+        if !consolidating || live_leader(c, i).is_none() {
+            return None;
+        }
+        c.runtime.partitions[i]
+            .locals
+            .iter()
+            .filter(|l| l.broker != p.leader && c.is_active(l.broker))
+            .find_map(|l| {
+                (!l.fetchers.consolidation || l.fetchers.classic).then(|| {
+                    format!(
+                        "p{i} (seal {}): follower {} fetchers {:?}",
+                        p.seal, l.broker, l.fetchers
+                    )
+                })
+            })
+    })
+}
+
+fn e2_readmission(c: &Cluster, _: &RuleSet) -> Option<String> {
+    (0..c.partitions.len()).find_map(|i| {
+        let p = &c.partitions[i];
+        if p.seal < 0 || live_leader(c, i).is_none() {
+            return None;
+        }
+        c.runtime.partitions[i].locals.iter().find_map(|l| {
+            let out = c.is_active(l.broker) && l.leo >= p.seal && !p.isr.contains(&l.broker);
+            out.then(|| {
+                format!(
+                    "p{i}: {} holds the prefix (LEO {} ≥ seal {}) but stays out of isr {}",
+                    l.broker,
+                    l.leo,
+                    p.seal,
+                    Ids(&p.isr)
+                )
+            })
+        })
+    })
+}
+
+fn inv4b_keyed_on_leader_move(s: &StepView) -> Option<String> {
+    let c = s.next;
+    (0..c.partitions.len().min(s.prev.partitions.len())).find_map(|i| {
+        let (a, b) = (&s.prev.partitions[i], &c.partitions[i]);
+        let same_leader_bump = a.leader == b.leader && b.leader_epoch > a.leader_epoch && b.leader != NO_LEADER;
+        if !same_leader_bump || b.seal < 0 {
+            return None;
+        }
+        let before = s.prev.runtime.partitions.get(i)?;
+        c.runtime.partitions[i].locals.iter().filter(|l| l.broker != b.leader && b.isr.contains(&l.broker)).find_map(|l| {
+            let was = before.local(l.broker)?;
+            let diverted = was.fetchers.consolidation && !was.fetchers.classic && l.fetchers.classic;
+            let extra_fetch = !was.fetchers.classic && l.fetchers.classic && l.hw >= b.seal && !consolidating(&c.runtime.config, b);
+            (diverted || extra_fetch).then(|| {
+                format!("p{i}: leader {} kept, epoch {} → {}, yet follower {} moved to the classic fetcher", b.leader, a.leader_epoch, b.leader_epoch, l.broker)
+            })
+        })
+    })
 }

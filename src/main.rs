@@ -42,6 +42,10 @@ enum Command {
         /// Stop after this many histories.
         #[arg(long, value_name = "N")]
         max_histories: Option<u64>,
+        /// Known findings to count instead of report (default: corpus/known.json when it
+        /// exists here; `--known none` for none).
+        #[arg(long, value_name = "FILE")]
+        known: Option<PathBuf>,
     },
     /// Run histories (JSON files or folders of them) and print step tables and verdicts.
     Replay {
@@ -69,7 +73,8 @@ fn main() -> ExitCode {
             seed,
             out,
             max_histories,
-        } => cmd_hunt(&rules, seconds, seed, out, max_histories),
+            known,
+        } => cmd_hunt(&rules, seconds, seed, out, max_histories, known),
         Command::Replay { files, rules, json } => cmd_replay(&files, rules.as_deref(), json),
         Command::Rules => {
             print_rules();
@@ -88,7 +93,10 @@ fn main() -> ExitCode {
 
 fn default_pairs() -> Vec<[RuleSet; 2]> {
     let complete = RuleSet::complete();
-    PRESETS.iter().map(|p| [RuleSet::parse(p.name).expect("presets parse"), complete]).collect()
+    PRESETS
+        .iter()
+        .map(|p| [RuleSet::parse(p.name).expect("presets parse"), complete])
+        .collect()
 }
 
 fn parse_pair(text: &str) -> Result<[RuleSet; 2], Error> {
@@ -106,6 +114,7 @@ fn cmd_hunt(
     seed: Option<u64>,
     out: PathBuf,
     max_histories: Option<u64>,
+    known: Option<PathBuf>,
 ) -> Result<ExitCode, Error> {
     if !(seconds.is_finite() && (0.0..=7.0 * 86400.0).contains(&seconds)) {
         return Err(Error::Usage(format!(
@@ -133,6 +142,7 @@ fn cmd_hunt(
         histories_max: max_histories,
         seed,
         out: Some(out),
+        known: load_known_default(known)?,
     };
     let bar = indicatif::ProgressBar::new((seconds * 10.0) as u64);
     bar.set_style(
@@ -166,6 +176,9 @@ fn print_hunt_report(report: &hunt::Report) {
         report.histories,
         report.histories as f64 / secs.max(1e-9)
     );
+    for ((rules, invariant), n) in &report.known {
+        println!("known {rules} violates {invariant}: {n} histories (see corpus/known.json)");
+    }
     for f in &report.findings {
         let steps = f.history.events.len();
         let path = f
@@ -194,6 +207,16 @@ fn print_hunt_report(report: &hunt::Report) {
     println!("sometimes: {}", sometimes.join(" "));
     if report.findings.is_empty() && report.harness_bugs.is_empty() {
         println!("no violation found");
+    }
+}
+
+fn load_known_default(known: Option<PathBuf>) -> Result<Vec<hunt::Known>, Error> {
+    let default = PathBuf::from("corpus/known.json");
+    match known {
+        Some(p) if p.as_os_str() == "none" => Ok(Vec::new()),
+        Some(p) => hunt::load_known(&p),
+        None if default.exists() => hunt::load_known(&default),
+        None => Ok(Vec::new()),
     }
 }
 
@@ -281,7 +304,9 @@ fn print_rules() {
         }
         println!();
     }
-    println!("presets (a rule set is `item(+item)*`, an item a preset, `complete` or rule=variant;");
+    println!(
+        "presets (a rule set is `item(+item)*`, an item a preset, `complete` or rule=variant;"
+    );
     println!("a preset sets only its family's rules; a pair is `A:B`):");
     for p in PRESETS {
         let complete = if p.name == COMPLETE_KRAFT || p.name == COMPLETE_INKLESS {

@@ -188,6 +188,9 @@ pub fn heal(state: &mut Cluster, rules: &RuleSet) {
 }
 
 fn heal_with(state: &mut Cluster, rules: &RuleSet, apply: ApplyFn) {
+    for broker in state.runtime.stalled.clone() {
+        apply(state, &Event::ResumeBroker { broker }, rules);
+    }
     let brokers: Vec<_> = state.brokers.clone();
     for (b, s) in brokers {
         if s == BrokerState::ControlledShutdown {
@@ -197,9 +200,21 @@ fn heal_with(state: &mut Cluster, rules: &RuleSet, apply: ApplyFn) {
             apply(state, &Event::UnfenceBroker { broker: b }, rules);
         }
     }
+    // Time past 1.5 × lag with every broker healthy: every pending fetch is delivered,
+    // every follower that can be admitted is, every one that must be shrunk is.
+    let settle = Event::AdvanceTime {
+        ms: 2 * state.runtime.config.replica_lag_time_max_ms,
+    };
+    apply(state, &settle, rules);
+    // Classic partitions: every replica caught up and reported in sync by its leader (the
+    // controller-side quiescence of the reassignment properties). Diskless partitions
+    // earn their ISR through fetches only, which is what E2 and INV-9 judge.
     for _ in 0..HEAL_ROUNDS {
         for partition in 0..state.partitions.len() {
             let p = &state.partitions[partition];
+            if p.diskless {
+                continue;
+            }
             let event = if p.leader == NO_LEADER {
                 Event::ElectLeaders {
                     partition,
@@ -218,6 +233,7 @@ fn heal_with(state: &mut Cluster, rules: &RuleSet, apply: ApplyFn) {
             apply(state, &event, rules);
         }
     }
+    apply(state, &settle, rules);
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {

@@ -3,7 +3,7 @@
 
 use crate::history::History;
 use crate::model::event::Ids;
-use crate::model::{Outcome, Partition};
+use crate::model::{Cluster, Note, Outcome, Partition};
 use crate::oracle::{SideRun, Verdict};
 use serde_json::json;
 use std::fmt::Write;
@@ -33,6 +33,86 @@ fn partition_cells(i: usize, p: &Partition) -> String {
         p.leader_epoch,
         p.partition_epoch
     )
+}
+
+/// The broker side of a partition, when there is one to show: the seal, the clock, and per
+/// replica its log end / high watermark, fetcher (c classic, C consolidation), and on the
+/// leader (`*`) the recorded offset and last caught-up time of each follower.
+pub fn broker_cells(c: &Cluster, i: usize) -> Option<String> {
+    let p = &c.partitions[i];
+    let rt = c.runtime.partitions.get(i)?;
+    let busy = p.diskless || c.runtime.now_ms > 0 || rt.locals.iter().any(|l| l.leo > 0);
+    if !busy {
+        return None;
+    }
+    let mut cells = Vec::new();
+    let kind = match (p.diskless, p.remote_storage) {
+        (false, _) => "classic",
+        (true, false) => "diskless",
+        (true, true) => "consolidating",
+    };
+    cells.push(format!("{kind} seal={} t={}ms", p.seal, c.runtime.now_ms));
+    for l in &rt.locals {
+        let mut cell = format!(
+            "{}{}: {}/{}",
+            l.broker,
+            if l.is_leader { "*" } else { "" },
+            l.leo,
+            l.hw
+        );
+        if l.fetchers.classic {
+            cell.push_str(" c");
+        }
+        if l.fetchers.consolidation {
+            cell.push_str(" C");
+        }
+        if c.runtime.stalled.contains(&l.broker) {
+            cell.push_str(" stalled");
+        }
+        if let Some(rec) = rt.leader.as_ref().and_then(|s| s.rec(l.broker)) {
+            cell.push_str(&format!(" rec {}@{}", rec.leo, rec.last_caught_up_time_ms));
+        }
+        cells.push(cell);
+    }
+    Some(cells.join(" | "))
+}
+
+fn note_cell(note: &Note) -> String {
+    match note {
+        Note::Fetch {
+            partition,
+            follower,
+            fetch_offset,
+            records,
+            hw,
+            at_seal_branch,
+        } => {
+            let path = if *at_seal_branch {
+                "at-seal"
+            } else {
+                "local log"
+            };
+            format!("  fetch p{partition} by {follower} at {fetch_offset}: {records} records, HW {hw} ({path})")
+        }
+        Note::Shrink {
+            partition,
+            leader,
+            removed,
+        } => {
+            let list: Vec<String> = removed
+                .iter()
+                .map(|(r, rec)| format!("{r} (rec {rec})"))
+                .collect();
+            format!(
+                "  isr-expiration on {leader}: p{partition} shrinks {}",
+                list.join(", ")
+            )
+        }
+        Note::Expand {
+            partition,
+            follower,
+        } => format!("  p{partition} admits {follower} to the isr"),
+    }
 }
 
 /// One side's step table. Rows show the partition the event addresses, plus every
@@ -91,6 +171,12 @@ pub fn step_table(history: &History, side: &SideRun) -> String {
                 "{step:>4}  {ev:<34} {res:<24} {}  {mk}",
                 partition_cells(i, &rec.state.partitions[i])
             );
+            if let Some(line) = broker_cells(&rec.state, i) {
+                let _ = writeln!(out, "{:>4}  {:<34} {:<24} {line}", "", "", "");
+            }
+        }
+        for note in rec.outcome.notes() {
+            let _ = writeln!(out, "{:>4}  {:<34} {}", "", "", note_cell(note));
         }
         prev = Some(&rec.state);
     }

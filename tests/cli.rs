@@ -50,7 +50,12 @@ fn replay_prints_table_and_verdict_and_exits_1_on_violation() {
     let out = isrfuzz(&["replay", &f]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stdout.contains("verdict: trunk violates G2@2 G5@3; transients-tracked holds; states differ from step 2"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "verdict: trunk violates G2@2 G5@3; complete holds; states differ from step 2"
+        ),
+        "{stdout}"
+    );
     assert!(stdout.contains("alter_partition p0 isr=[1,2,3,5]"));
 }
 

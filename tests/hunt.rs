@@ -19,6 +19,11 @@ fn run(pairs: &[(&str, &str)], histories: u64, seed: u64) -> Report {
         histories_max: Some(histories),
         seed,
         out: None,
+        known: isrfuzz::hunt::load_known(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/corpus/known.json"
+        )))
+        .unwrap(),
     };
     hunt(&cfg, |_| {}).unwrap()
 }
@@ -129,4 +134,20 @@ fn hunt_is_deterministic_for_a_seed() {
             .collect::<Vec<_>>()
     };
     assert_eq!(key(&a), key(&b));
+}
+
+/// The rarest vacuity property has a committed witness that still reaches it.
+#[test]
+fn v8_has_a_witness() {
+    let path = std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/corpus/regressions/f1-unclean-election-completes.json"
+    ));
+    let h = isrfuzz::History::load(path).unwrap();
+    let v8 = isrfuzz::invariants::INVARIANTS
+        .iter()
+        .position(|i| i.id == "V8")
+        .unwrap();
+    let verdict = isrfuzz::oracle::run(&h, &[RuleSet::complete()], false);
+    assert!(verdict.sides[0].sometimes[v8] > 0);
 }

@@ -23,7 +23,10 @@ pub struct BrokerConfig {
 
 impl Default for BrokerConfig {
     fn default() -> Self {
-        BrokerConfig { replica_lag_time_max_ms: 30_000, consolidation_enable: true }
+        BrokerConfig {
+            replica_lag_time_max_ms: 30_000,
+            consolidation_enable: true,
+        }
     }
 }
 
@@ -42,8 +45,12 @@ pub struct ReplicaState {
 }
 
 impl ReplicaState {
-    pub const EMPTY: ReplicaState =
-        ReplicaState { leo: -1, last_fetch_leader_leo: 0, last_fetch_time_ms: 0, last_caught_up_time_ms: 0 };
+    pub const EMPTY: ReplicaState = ReplicaState {
+        leo: -1,
+        last_fetch_leader_leo: 0,
+        last_fetch_time_ms: 0,
+        last_caught_up_time_ms: 0,
+    };
 
     /// `Replica.updateFetchStateOrThrow(o, t, e)`.
     pub fn update(&mut self, fetch_offset: i64, now_ms: i64, leader_leo: i64) {
@@ -58,7 +65,13 @@ impl ReplicaState {
     }
 
     /// `Replica.resetReplicaState(now, leaderEpochStartOffset, isNewLeader, inIsr)`.
-    pub fn reset(&mut self, now_ms: i64, leader_epoch_start_offset: i64, is_new_leader: bool, in_isr: bool) {
+    pub fn reset(
+        &mut self,
+        now_ms: i64,
+        leader_epoch_start_offset: i64,
+        is_new_leader: bool,
+        in_isr: bool,
+    ) {
         self.last_caught_up_time_ms = if in_isr { now_ms } else { 0 };
         if is_new_leader {
             self.leo = -1;
@@ -99,9 +112,9 @@ pub struct Local {
     pub applied_leader_epoch: i32,
     pub applied_partition_epoch: i32,
     pub is_leader: bool,
-    /// Harness ghost for INV-1/INV-2: the last time this replica fetched from the leader
-    /// or joined the ISR.
-    pub last_heard_ms: i64,
+    /// Harness ghost for INV-1: the last time this replica's log reached the partition's
+    /// lag target (the seal once committed, else the leader's log end), or it joined the ISR.
+    pub in_sync_ms: i64,
 }
 
 impl Local {
@@ -115,7 +128,7 @@ impl Local {
             applied_leader_epoch: -1,
             applied_partition_epoch: -1,
             is_leader: false,
-            last_heard_ms: now_ms,
+            in_sync_ms: now_ms,
         }
     }
 }
@@ -127,7 +140,10 @@ pub struct LeaderState {
     pub leader_epoch: i32,
     /// `leaderEpochStartOffset`: the leader's LEO when it took this epoch.
     pub leader_epoch_start_offset: i64,
+    /// When this broker became leader, and when it last took a new leader epoch (which
+    /// resets the records, restarting every ISR follower's grace period).
     pub since_ms: i64,
+    pub epoch_since_ms: i64,
     /// The recorded state of each remote replica, sorted by broker.
     pub recorded: Vec<(BrokerId, ReplicaState)>,
 }
@@ -143,7 +159,11 @@ impl LeaderState {
         }
         self.recorded.push((r, ReplicaState::EMPTY));
         self.recorded.sort_unstable_by_key(|(b, _)| *b);
-        let i = self.recorded.iter().position(|(b, _)| *b == r).expect("just inserted");
+        let i = self
+            .recorded
+            .iter()
+            .position(|(b, _)| *b == r)
+            .expect("just inserted");
         &mut self.recorded[i].1
     }
 }
@@ -184,16 +204,37 @@ pub struct Runtime {
 #[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub enum Note {
     /// A follower fetch and its answer.
-    Fetch { partition: usize, follower: BrokerId, fetch_offset: i64, records: i64, hw: i64, at_seal_branch: bool },
+    Fetch {
+        partition: usize,
+        follower: BrokerId,
+        fetch_offset: i64,
+        records: i64,
+        hw: i64,
+        at_seal_branch: bool,
+    },
     /// The ISR-expiration task removed these replicas (with the leader's recorded offset).
-    Shrink { partition: usize, leader: BrokerId, removed: Vec<(BrokerId, i64)> },
+    Shrink {
+        partition: usize,
+        leader: BrokerId,
+        removed: Vec<(BrokerId, i64)>,
+    },
     /// The leader added a follower to the ISR after a fetch.
-    Expand { partition: usize, follower: BrokerId },
+    Expand {
+        partition: usize,
+        follower: BrokerId,
+    },
 }
 
 /// The consolidating predicate on brokers: `consB(T) = brokerFlag ∧ diskless ∧ remote storage`.
 pub fn consolidating(config: &BrokerConfig, p: &Partition) -> bool {
     config.consolidation_enable && p.diskless && p.remote_storage
+}
+
+/// A non-consolidating leader of a switched partition whose log ends below the seal cannot
+/// rebuild the classic prefix (`maybeReconcileSwitchedLeader` fences it): it serves no
+/// fetch and runs no ISR change. A consolidating one rebuilds from remote storage.
+pub fn lost_prefix(config: &BrokerConfig, p: &Partition, leader: &Local) -> bool {
+    p.seal >= 0 && !consolidating(config, p) && leader.leo < p.seal
 }
 
 /// When the leader moves, what a follower does (rule `leader-change`; model knobs).
@@ -236,10 +277,28 @@ pub fn sync(c: &mut Cluster, rules: &dyn Rules) {
     for p in 0..c.partitions.len() {
         sync_partition(c, rules, p);
     }
+    refresh_in_sync(c);
+}
+
+/// Stamp `in_sync_ms` on every replica whose log has reached its partition's lag target.
+fn refresh_in_sync(c: &mut Cluster) {
+    let now = c.runtime.now_ms;
+    for (p, rt) in c.partitions.iter().zip(c.runtime.partitions.iter_mut()) {
+        let leader_leo = rt.local(p.leader).map_or(0, |l| l.leo);
+        let target = if p.seal >= 0 { p.seal } else { leader_leo };
+        for l in &mut rt.locals {
+            if l.leo >= target {
+                l.in_sync_ms = now;
+            }
+        }
+    }
 }
 
 fn is_up(c: &Cluster, b: BrokerId) -> bool {
-    matches!(c.broker_state(b), Some(BrokerState::Active | BrokerState::ControlledShutdown))
+    matches!(
+        c.broker_state(b),
+        Some(BrokerState::Active | BrokerState::ControlledShutdown)
+    )
 }
 
 fn sync_partition(c: &mut Cluster, rules: &dyn Rules, p: usize) {
@@ -253,7 +312,11 @@ fn sync_partition(c: &mut Cluster, rules: &dyn Rules, p: usize) {
         }
     }
     rt.locals.sort_unstable_by_key(|l| l.broker);
-    if rt.leader.as_ref().is_some_and(|l| l.broker != part.leader || !part.replicas.contains(&l.broker)) {
+    if rt
+        .leader
+        .as_ref()
+        .is_some_and(|l| l.broker != part.leader || !part.replicas.contains(&l.broker))
+    {
         rt.leader = None;
     }
     let brokers: Vec<BrokerId> = part.replicas.clone();
@@ -294,15 +357,25 @@ fn make_leader(c: &mut Cluster, p: usize, b: BrokerId, new_leader_epoch: bool) {
     if new_leader_epoch || rt.leader.is_none() {
         let mut state = match rt.leader.take() {
             Some(s) if !is_new_leader => s,
-            _ => LeaderState { broker: b, leader_epoch: part.leader_epoch, leader_epoch_start_offset: leo, since_ms: now, recorded: Vec::new() },
+            _ => LeaderState {
+                broker: b,
+                leader_epoch: part.leader_epoch,
+                leader_epoch_start_offset: leo,
+                since_ms: now,
+                epoch_since_ms: now,
+                recorded: Vec::new(),
+            },
         };
+        state.epoch_since_ms = now;
         state.leader_epoch = part.leader_epoch;
         state.leader_epoch_start_offset = leo;
         if is_new_leader {
             state.since_ms = now;
         }
         for &r in part.replicas.iter().filter(|&&r| r != b) {
-            state.rec_mut(r).reset(now, leo, is_new_leader, part.isr.contains(&r));
+            state
+                .rec_mut(r)
+                .reset(now, leo, is_new_leader, part.isr.contains(&r));
         }
         state.recorded.retain(|(r, _)| part.replicas.contains(r));
         rt.leader = Some(state);
@@ -321,7 +394,13 @@ fn make_leader(c: &mut Cluster, p: usize, b: BrokerId, new_leader_epoch: bool) {
 }
 
 /// `ReplicaManager.applyLocalFollowersDelta`, branches B1 and B2 (spec §2(c)).
-fn follower_delta(c: &mut Cluster, rules: &dyn Rules, p: usize, r: BrokerId, new_leader_epoch: bool) {
+fn follower_delta(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    p: usize,
+    r: BrokerId,
+    new_leader_epoch: bool,
+) {
     let part = c.partitions[p].clone();
     let config = c.runtime.config;
     let cs = c.broker_state(r) == Some(BrokerState::ControlledShutdown);
@@ -334,7 +413,9 @@ fn follower_delta(c: &mut Cluster, rules: &dyn Rules, p: usize, r: BrokerId, new
         rt.leader = None;
     }
     let local = rt.local_mut(r).expect("follower hosts a replica");
-    let leader_changed = local.previous_leader.is_some_and(|prev| prev != part.leader);
+    let leader_changed = local
+        .previous_leader
+        .is_some_and(|prev| prev != part.leader);
     local.is_leader = false;
     let fires = |t: Trigger| match t {
         Trigger::Never => false,
@@ -416,17 +497,24 @@ pub fn advance_time(c: &mut Cluster, rules: &dyn Rules, ms: i64, notes: &mut Vec
 const FETCH_ROUNDS: usize = 2;
 
 fn background(c: &mut Cluster, rules: &dyn Rules, notes: &mut Vec<Note>) {
+    refresh_in_sync(c);
     for p in 0..c.partitions.len() {
         consolidate(c, p);
     }
     for _ in 0..FETCH_ROUNDS {
         for p in 0..c.partitions.len() {
-            let followers: Vec<BrokerId> = c.runtime.partitions[p].locals.iter().filter(|l| l.fetchers.classic).map(|l| l.broker).collect();
+            let followers: Vec<BrokerId> = c.runtime.partitions[p]
+                .locals
+                .iter()
+                .filter(|l| l.fetchers.classic)
+                .map(|l| l.broker)
+                .collect();
             for r in followers {
                 follower_fetch(c, rules, p, r, notes);
             }
         }
     }
+    refresh_in_sync(c);
 }
 
 fn active_unstalled(c: &Cluster, b: BrokerId) -> bool {
@@ -436,7 +524,11 @@ fn active_unstalled(c: &Cluster, b: BrokerId) -> bool {
 /// E3: every replica on the consolidation fetcher appends up to the diskless log end;
 /// its high watermark follows the diskless one. Never touches the leader's records.
 fn consolidate(c: &mut Cluster, p: usize) {
-    let brokers: Vec<BrokerId> = c.runtime.partitions[p].locals.iter().map(|l| l.broker).collect();
+    let brokers: Vec<BrokerId> = c.runtime.partitions[p]
+        .locals
+        .iter()
+        .map(|l| l.broker)
+        .collect();
     for b in brokers {
         if !is_up(c, b) || c.runtime.stalled.contains(&b) {
             continue;
@@ -456,15 +548,30 @@ fn consolidate(c: &mut Cluster, p: usize) {
 /// E4: one classic fetch from follower `r` at its log end, answered by the leader and
 /// applied on the follower (`ReplicaManager.fetchMessages`, rule `seal-fetch`; then
 /// `ReplicaFetcherThread.processPartitionData`).
-pub fn follower_fetch(c: &mut Cluster, rules: &dyn Rules, p: usize, r: BrokerId, notes: &mut Vec<Note>) {
+pub fn follower_fetch(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    p: usize,
+    r: BrokerId,
+    notes: &mut Vec<Note>,
+) {
     let part = c.partitions[p].clone();
     let leader = part.leader;
     if leader == NO_LEADER || leader == r || !is_up(c, leader) || !active_unstalled(c, r) {
         return;
     }
     let rt = &c.runtime.partitions[p];
-    let (Some(lead), Some(fol)) = (rt.local(leader), rt.local(r)) else { return };
-    if !lead.is_leader || lead.applied_leader_epoch != part.leader_epoch || !fol.fetchers.classic || rt.leader.is_none() {
+    let (Some(lead), Some(fol)) = (rt.local(leader), rt.local(r)) else {
+        return;
+    };
+    if !lead.is_leader
+        || lead.applied_leader_epoch != part.leader_epoch
+        || !fol.fetchers.classic
+        || rt.leader.is_none()
+    {
+        return;
+    }
+    if lost_prefix(&c.runtime.config, &part, lead) {
         return;
     }
     let s = part.seal;
@@ -495,7 +602,11 @@ pub fn follower_fetch(c: &mut Cluster, rules: &dyn Rules, p: usize, r: BrokerId,
     };
     if let Some(at) = recorded_at {
         let rt = &mut c.runtime.partitions[p];
-        rt.leader.as_mut().expect("checked").rec_mut(r).update(at, now, leader_leo);
+        rt.leader
+            .as_mut()
+            .expect("checked")
+            .rec_mut(r)
+            .update(at, now, leader_leo);
         maybe_increment_leader_hw(c, p);
     }
     let leader_hw = c.runtime.partitions[p].local(leader).expect("listed").hw;
@@ -504,13 +615,21 @@ pub fn follower_fetch(c: &mut Cluster, rules: &dyn Rules, p: usize, r: BrokerId,
         let f = c.runtime.partitions[p].local_mut(r).expect("listed");
         f.leo += records;
         f.hw = hw.clamp(0, f.leo);
-        f.last_heard_ms = now;
     }
-    notes.push(Note::Fetch { partition: p, follower: r, fetch_offset: o, records, hw, at_seal_branch: !local_path });
+    notes.push(Note::Fetch {
+        partition: p,
+        follower: r,
+        fetch_offset: o,
+        records,
+        hw,
+        at_seal_branch: !local_path,
+    });
+    // The follower processes the answer with the metadata it has (the ISR before any
+    // expansion this fetch earns: AlterPartition reaches it later as a delta).
+    maybe_evict(c, rules, p, r);
     if recorded_at.is_some() {
         maybe_expand_isr(c, rules, p, r, !local_path, notes);
     }
-    maybe_evict(c, rules, p, r);
 }
 
 /// `Partition.maybeIncrementLeaderHW` for classic and pending partitions: the smallest
@@ -521,13 +640,19 @@ fn maybe_increment_leader_hw(c: &mut Cluster, p: usize) {
         return; // switched: the seal and consolidation own the high watermark
     }
     let rt = &c.runtime.partitions[p];
-    let Some(state) = rt.leader.as_ref() else { return };
-    let Some(lead) = rt.local(state.broker) else { return };
+    let Some(state) = rt.leader.as_ref() else {
+        return;
+    };
+    let Some(lead) = rt.local(state.broker) else {
+        return;
+    };
     let mut hw = lead.leo;
     for &r in part.isr.iter().filter(|&&r| r != state.broker) {
         hw = hw.min(state.rec(r).map_or(-1, |s| s.leo));
     }
-    let lead = c.runtime.partitions[p].local_mut(part.leader).expect("listed");
+    let lead = c.runtime.partitions[p]
+        .local_mut(part.leader)
+        .expect("listed");
     if hw > lead.hw {
         lead.hw = hw;
     }
@@ -535,7 +660,14 @@ fn maybe_increment_leader_hw(c: &mut Cluster, p: usize) {
 
 /// Generic expansion (`Partition.maybeExpandIsr`, `isFollowerInSync`) or, at the seal with
 /// #760, `maybeExpandIsrAtSeal`. Goes to the controller as an AlterPartition.
-fn maybe_expand_isr(c: &mut Cluster, rules: &dyn Rules, p: usize, r: BrokerId, at_seal_branch: bool, notes: &mut Vec<Note>) {
+fn maybe_expand_isr(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    p: usize,
+    r: BrokerId,
+    at_seal_branch: bool,
+    notes: &mut Vec<Note>,
+) {
     let part = c.partitions[p].clone();
     if part.isr.contains(&r) || !c.is_active(r) {
         return;
@@ -555,9 +687,12 @@ fn maybe_expand_isr(c: &mut Cluster, rules: &dyn Rules, p: usize, r: BrokerId, a
     let mut isr = part.isr.clone();
     isr.push(r);
     if alter_isr(c, rules, p, isr) {
-        notes.push(Note::Expand { partition: p, follower: r });
+        notes.push(Note::Expand {
+            partition: p,
+            follower: r,
+        });
         if let Some(l) = c.runtime.partitions[p].local_mut(r) {
-            l.last_heard_ms = c.runtime.now_ms;
+            l.in_sync_ms = c.runtime.now_ms;
         }
     }
 }
@@ -571,7 +706,8 @@ fn alter_isr(c: &mut Cluster, rules: &dyn Rules, p: usize, isr: Vec<BrokerId>) -
         broker: None,
         leader_epoch: None,
         partition_epoch: None,
-        leader_recovery_state: part.leader_recovery_state,
+        // A leader elected uncleanly has recovered by the time it changes the ISR.
+        leader_recovery_state: super::LeaderRecoveryState::Recovered,
     };
     let before = part.partition_epoch;
     super::ops::apply_controller(c, &request, rules);
@@ -590,7 +726,8 @@ fn maybe_evict(c: &mut Cluster, rules: &dyn Rules, p: usize, r: BrokerId) {
     let gated = rules.seal_admission().isr_gated_routing;
     let rt = &mut c.runtime.partitions[p];
     let f = rt.local_mut(r).expect("listed");
-    let evict = part.diskless && s >= 0 && f.leo >= s && if gated { in_isr } else { consb || in_isr };
+    let evict =
+        part.diskless && s >= 0 && f.leo >= s && if gated { in_isr } else { consb || in_isr };
     if evict {
         f.fetchers.classic = false;
         if consb {
@@ -608,25 +745,88 @@ fn isr_expiration(c: &mut Cluster, rules: &dyn Rules, notes: &mut Vec<Note>) {
         if part.leader == NO_LEADER || !is_up(c, part.leader) {
             continue;
         }
-        let Some(cap) = rules.isr_shrink_cap(&part) else { continue };
+        let Some(cap) = rules.isr_shrink_cap(&part) else {
+            continue;
+        };
         let rt = &c.runtime.partitions[p];
-        let Some(state) = rt.leader.as_ref().filter(|s| s.leader_epoch == part.leader_epoch) else { continue };
-        let leader_leo = rt.local(state.broker).expect("listed").leo;
+        let Some(state) = rt
+            .leader
+            .as_ref()
+            .filter(|s| s.leader_epoch == part.leader_epoch)
+        else {
+            continue;
+        };
+        let lead = rt.local(state.broker).expect("listed");
+        if lost_prefix(&c.runtime.config, &part, lead) {
+            continue;
+        }
+        let leader_leo = lead.leo;
         let removed: Vec<(BrokerId, i64)> = part
             .isr
             .iter()
             .filter(|&&r| r != part.leader)
             .filter_map(|&r| match state.rec(r) {
-                Some(rec) => rules.out_of_sync(rec, leader_leo, cap, now, lag).then_some((r, rec.leo)),
+                Some(rec) => rules
+                    .out_of_sync(rec, leader_leo, cap, now, lag)
+                    .then_some((r, rec.leo)),
                 None => Some((r, -1)),
             })
             .collect();
         if removed.is_empty() {
             continue;
         }
-        let isr: Vec<BrokerId> = part.isr.iter().copied().filter(|r| !removed.iter().any(|(x, _)| x == r)).collect();
+        let isr: Vec<BrokerId> = part
+            .isr
+            .iter()
+            .copied()
+            .filter(|r| !removed.iter().any(|(x, _)| x == r))
+            .collect();
         if alter_isr(c, rules, p, isr) {
-            notes.push(Note::Shrink { partition: p, leader: part.leader, removed });
+            notes.push(Note::Shrink {
+                partition: p,
+                leader: part.leader,
+                removed,
+            });
+        }
+    }
+}
+
+/// A broker process restarts: fresh `Partition` objects (no previous leader, no applied
+/// delta, no fetcher), the log kept, or cut back to the high watermark after an unclean
+/// shutdown. It applies the current registrations when it is next up.
+pub fn reset_process(c: &mut Cluster, broker: BrokerId, unclean: bool) {
+    let now = c.runtime.now_ms;
+    for rt in &mut c.runtime.partitions {
+        if rt.leader.as_ref().is_some_and(|l| l.broker == broker) {
+            rt.leader = None;
+        }
+        if let Some(local) = rt.local_mut(broker) {
+            let leo = if unclean { local.hw } else { local.leo };
+            *local = Local {
+                leo,
+                hw: local.hw.min(leo),
+                ..Local::fresh(broker, now)
+            };
+        }
+    }
+    c.runtime.stalled.retain(|&b| b != broker);
+}
+
+/// An explicit `alter_partition` event is the history asserting that the leader saw the
+/// added followers caught up (it is how controller-only histories move replicas into the
+/// ISR). Make the broker side agree: each added follower's log reaches the leader's end.
+/// Expansions the broker side earns itself (fetch → `maybe_expand_isr`) do not come here.
+pub fn caught_up_by_assertion(c: &mut Cluster, p: usize, isr_before: &[BrokerId]) {
+    let part = &c.partitions[p];
+    let Some(rt) = c.runtime.partitions.get_mut(p) else {
+        return;
+    };
+    let leader_leo = rt.local(part.leader).map_or(0, |l| l.leo);
+    let target = leader_leo.max(part.seal);
+    for &r in part.isr.iter().filter(|r| !isr_before.contains(r)) {
+        if let Some(l) = rt.local_mut(r) {
+            l.leo = l.leo.max(target);
+            l.in_sync_ms = c.runtime.now_ms;
         }
     }
 }

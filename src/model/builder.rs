@@ -198,6 +198,10 @@ impl<'a> ChangeBuilder<'a> {
         if let Some(s) = record_lrs {
             next.leader_recovery_state = s;
         }
+        let completion = completion.map(|info| CompletionInfo {
+            record: Box::new(next.clone()),
+            ..info
+        });
         Some(Built {
             partition: next,
             completion,
@@ -217,6 +221,7 @@ impl<'a> ChangeBuilder<'a> {
             replicas_before: std::mem::replace(&mut self.target_replicas, replicas),
             isr_before: std::mem::replace(&mut self.target_isr, isr),
             removing: std::mem::take(&mut self.target_removing),
+            record: Box::new(self.part.clone()),
         };
         self.target_adding.clear();
         Some(info)

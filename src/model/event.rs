@@ -77,11 +77,17 @@ pub enum Event {
         leader_recovery_state: LeaderRecoveryState,
     },
     /// The broker's session expired (`handleBrokerFenced`).
-    FenceBroker { broker: BrokerId },
+    FenceBroker {
+        broker: BrokerId,
+    },
     /// The broker caught up with the metadata log again (`handleBrokerUnfenced`).
-    UnfenceBroker { broker: BrokerId },
+    UnfenceBroker {
+        broker: BrokerId,
+    },
     /// The broker asked for a controlled shutdown (`handleBrokerInControlledShutdown`).
-    ControlledShutdown { broker: BrokerId },
+    ControlledShutdown {
+        broker: BrokerId,
+    },
     /// ElectLeaders for one partition.
     ElectLeaders {
         #[serde(default, skip_serializing_if = "is_zero")]
@@ -99,7 +105,9 @@ pub enum Event {
     },
     /// E5: the clock moves on; follower fetches, consolidation and the ISR-expiration task
     /// (every `replica_lag_time_max_ms / 2`) run as time passes.
-    AdvanceTime { ms: i64 },
+    AdvanceTime {
+        ms: i64,
+    },
     /// E4: one explicit classic fetch by `broker` (it must have a classic fetcher).
     FollowerFetch {
         #[serde(default, skip_serializing_if = "is_zero")]
@@ -127,8 +135,12 @@ pub enum Event {
         seal: i64,
     },
     /// E8: the broker stays up but its fetchers make no progress.
-    StallBroker { broker: BrokerId },
-    ResumeBroker { broker: BrokerId },
+    StallBroker {
+        broker: BrokerId,
+    },
+    ResumeBroker {
+        broker: BrokerId,
+    },
     /// E9: the broker restarts: fenced, fresh Partition objects (an unclean shutdown loses
     /// the log past the high watermark), then unfenced.
     RestartBroker {
@@ -225,7 +237,12 @@ impl fmt::Display for Ids<'_> {
 impl fmt::Display for Event {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Event::CreatePartition { replicas, unclean_leader_election_enable, diskless, remote_storage } => {
+            Event::CreatePartition {
+                replicas,
+                unclean_leader_election_enable,
+                diskless,
+                remote_storage,
+            } => {
                 write!(f, "create {}", Ids(replicas))?;
                 if *unclean_leader_election_enable {
                     f.write_str(" unclean.enable")?;
@@ -289,16 +306,31 @@ impl fmt::Display for Event {
             Event::ListReassignments => f.write_str("list"),
             Event::Produce { partition, records } => write!(f, "produce p{partition} +{records}"),
             Event::AdvanceTime { ms } => write!(f, "time +{ms}ms"),
-            Event::FollowerFetch { partition, broker } => write!(f, "fetch p{partition} by {broker}"),
-            Event::SwitchStart { partition, consolidating } => {
-                write!(f, "switch p{partition}{}", if *consolidating { " consolidating" } else { "" })
+            Event::FollowerFetch { partition, broker } => {
+                write!(f, "fetch p{partition} by {broker}")
+            }
+            Event::SwitchStart {
+                partition,
+                consolidating,
+            } => {
+                write!(
+                    f,
+                    "switch p{partition}{}",
+                    if *consolidating { " consolidating" } else { "" }
+                )
             }
             Event::SealCommit { partition } => write!(f, "seal_commit p{partition}"),
-            Event::AlterDisklessSwitch { partition, seal } => write!(f, "alter_switch p{partition} seal={seal}"),
+            Event::AlterDisklessSwitch { partition, seal } => {
+                write!(f, "alter_switch p{partition} seal={seal}")
+            }
             Event::StallBroker { broker } => write!(f, "stall {broker}"),
             Event::ResumeBroker { broker } => write!(f, "resume {broker}"),
             Event::RestartBroker { broker, unclean } => {
-                write!(f, "restart {broker}{}", if *unclean { " unclean" } else { "" })
+                write!(
+                    f,
+                    "restart {broker}{}",
+                    if *unclean { " unclean" } else { "" }
+                )
             }
         }
     }

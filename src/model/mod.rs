@@ -39,12 +39,25 @@ pub trait Rules {
     /// offset cap it passes to the lag check (-1: none).
     fn isr_shrink_cap(&self, part: &Partition) -> Option<i64>;
     /// Rule `lag` (b): whether a follower in the ISR is out of sync.
-    fn out_of_sync(&self, rec: &ReplicaState, leader_leo: i64, cap: i64, now_ms: i64, lag_max_ms: i64) -> bool;
+    fn out_of_sync(
+        &self,
+        rec: &ReplicaState,
+        leader_leo: i64,
+        cap: i64,
+        now_ms: i64,
+        lag_max_ms: i64,
+    ) -> bool;
     /// Rule `leader-change` (c): what followers do when a delta arrives.
     fn leader_change(&self) -> LeaderChange;
     /// Rule `seal-fetch` (d): whether a follower fetch on a diskless topic is read from the
     /// leader's local log (else the at-seal branch answers).
-    fn follower_reads_local_log(&self, consolidating: bool, seal: i64, fetch_offset: i64, leader_leo: i64) -> bool;
+    fn follower_reads_local_log(
+        &self,
+        consolidating: bool,
+        seal: i64,
+        fetch_offset: i64,
+        leader_leo: i64,
+    ) -> bool;
     /// Rule `seal-admission` (d, #760).
     fn seal_admission(&self) -> SealAdmission;
     /// Rule `switched-reassignment` (e): whether a reassignment of a diskless topic takes
@@ -162,10 +175,20 @@ pub struct Cluster {
 impl Cluster {
     /// A cluster whose brokers are registered and active.
     pub fn new(broker_ids: &[BrokerId], config: BrokerConfig) -> Cluster {
-        let mut brokers: Vec<_> = broker_ids.iter().map(|&b| (b, BrokerState::Active)).collect();
+        let mut brokers: Vec<_> = broker_ids
+            .iter()
+            .map(|&b| (b, BrokerState::Active))
+            .collect();
         brokers.sort_unstable_by_key(|&(b, _)| b);
-        let runtime = broker::Runtime { config, ..broker::Runtime::default() };
-        Cluster { brokers, runtime, ..Cluster::default() }
+        let runtime = broker::Runtime {
+            config,
+            ..broker::Runtime::default()
+        };
+        Cluster {
+            brokers,
+            runtime,
+            ..Cluster::default()
+        }
     }
 
     pub fn broker_state(&self, id: BrokerId) -> Option<BrokerState> {
@@ -183,7 +206,9 @@ impl Cluster {
 
     /// What the controller stores, without the ghosts: two sides diverge when this differs.
     pub fn same_kafka_state(&self, other: &Cluster) -> bool {
-        self.brokers == other.brokers && self.partitions == other.partitions && self.runtime == other.runtime
+        self.brokers == other.brokers
+            && self.partitions == other.partitions
+            && self.runtime == other.runtime
     }
 
     /// `ReplicationControlManager.replay(PartitionChangeRecord)`: store the merged
@@ -283,6 +308,9 @@ pub struct CompletionInfo {
     pub replicas_before: Vec<BrokerId>,
     pub isr_before: Vec<BrokerId>,
     pub removing: Vec<BrokerId>,
+    /// The partition as the completing record left it (later records of the same step,
+    /// such as an unfence expansion, can change it again).
+    pub record: Box<Partition>,
 }
 
 /// The effect of an accepted event on one partition.
@@ -315,7 +343,12 @@ pub enum Outcome {
 
 impl Outcome {
     pub(crate) fn accepted(effects: Vec<PartitionEffect>) -> Outcome {
-        Outcome::Accepted { effects, new_leader_elected: false, listed: None, notes: Vec::new() }
+        Outcome::Accepted {
+            effects,
+            new_leader_elected: false,
+            listed: None,
+            notes: Vec::new(),
+        }
     }
 
     pub(crate) fn rejected(error: ErrorCode, reason: &'static str) -> Outcome {

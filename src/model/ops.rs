@@ -3,8 +3,8 @@
 //! Upstream: metadata/src/main/java/org/apache/kafka/controller/ReplicationControlManager.java
 //! at apache trunk d79bd502ec (method named on each function).
 
-use super::builder::{Acceptor, Built, ChangeBuilder, Election};
 use super::broker::{self, Note};
+use super::builder::{Acceptor, Built, ChangeBuilder, Election};
 use super::{
     has_duplicates, sorted_difference, without, BrokerId, BrokerState, Cluster, ElectionType,
     ErrorCode, Event, Ghost, LeaderRecoveryState, Outcome, Partition, PartitionEffect, Rules,
@@ -23,13 +23,30 @@ pub fn apply(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
             broker::advance_time(c, rules, ms, &mut notes);
             Ok(Outcome::accepted(Vec::new()))
         }
-        Event::FollowerFetch { partition, broker } => follower_fetch(c, rules, partition, broker, &mut notes),
-        Event::SwitchStart { partition, consolidating } => switch_start(c, partition, consolidating),
+        Event::FollowerFetch { partition, broker } => {
+            follower_fetch(c, rules, partition, broker, &mut notes)
+        }
+        Event::SwitchStart {
+            partition,
+            consolidating,
+        } => switch_start(c, partition, consolidating),
         Event::SealCommit { partition } => seal_commit(c, partition),
         Event::AlterDisklessSwitch { partition, seal } => alter_diskless_switch(c, partition, seal),
         Event::StallBroker { broker } => set_stalled(c, broker, true),
         Event::ResumeBroker { broker } => set_stalled(c, broker, false),
         Event::RestartBroker { broker, unclean } => restart_broker(c, rules, broker, unclean),
+        Event::AlterPartition { partition, .. } => {
+            let before = c
+                .partitions
+                .get(partition)
+                .map(|p| p.isr.clone())
+                .unwrap_or_default();
+            let outcome = apply_controller(c, event, rules);
+            if !outcome.is_rejected() {
+                broker::caught_up_by_assertion(c, partition, &before);
+            }
+            Ok(outcome)
+        }
         _ => Ok(apply_controller(c, event, rules)),
     };
     let mut outcome = result.unwrap_or_else(|(error, reason)| Outcome::rejected(error, reason));
@@ -46,24 +63,56 @@ pub fn apply(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
 /// reaction (the broker side calls this for its own AlterPartition requests).
 pub(crate) fn apply_controller(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
     let result = match *event {
-        Event::CreatePartition { ref replicas, unclean_leader_election_enable, diskless, remote_storage } => {
-            create_partition(c, replicas, unclean_leader_election_enable, diskless, remote_storage)
-        }
-        Event::Reassign { partition, ref target, allow_replication_factor_change } => {
-            reassign(c, rules, partition, target, allow_replication_factor_change)
-        }
+        Event::CreatePartition {
+            ref replicas,
+            unclean_leader_election_enable,
+            diskless,
+            remote_storage,
+        } => create_partition(
+            c,
+            replicas,
+            unclean_leader_election_enable,
+            diskless,
+            remote_storage,
+        ),
+        Event::Reassign {
+            partition,
+            ref target,
+            allow_replication_factor_change,
+        } => reassign(c, rules, partition, target, allow_replication_factor_change),
         Event::CancelReassignment { partition } => cancel(c, rules, partition),
-        Event::AlterPartition { partition, ref isr, broker, leader_epoch, partition_epoch, leader_recovery_state } => {
-            let request = AlterPartitionRequest { isr, broker, leader_epoch, partition_epoch, leader_recovery_state };
+        Event::AlterPartition {
+            partition,
+            ref isr,
+            broker,
+            leader_epoch,
+            partition_epoch,
+            leader_recovery_state,
+        } => {
+            let request = AlterPartitionRequest {
+                isr,
+                broker,
+                leader_epoch,
+                partition_epoch,
+                leader_recovery_state,
+            };
             alter_partition(c, rules, partition, request)
         }
         Event::FenceBroker { broker } => broker_leaves(c, rules, broker, BrokerState::Fenced),
-        Event::ControlledShutdown { broker } => broker_leaves(c, rules, broker, BrokerState::ControlledShutdown),
-        Event::UnfenceBroker { broker } => unfence(c, rules, broker),
-        Event::ElectLeaders { partition, election } => elect_leaders(c, rules, partition, election),
-        Event::ListReassignments => {
-            Ok(Outcome::Accepted { effects: Vec::new(), new_leader_elected: false, listed: Some(c.reassigning.clone()), notes: Vec::new() })
+        Event::ControlledShutdown { broker } => {
+            broker_leaves(c, rules, broker, BrokerState::ControlledShutdown)
         }
+        Event::UnfenceBroker { broker } => unfence(c, rules, broker),
+        Event::ElectLeaders {
+            partition,
+            election,
+        } => elect_leaders(c, rules, partition, election),
+        Event::ListReassignments => Ok(Outcome::Accepted {
+            effects: Vec::new(),
+            new_leader_elected: false,
+            listed: Some(c.reassigning.clone()),
+            notes: Vec::new(),
+        }),
         _ => Err((ErrorCode::InvalidRequest, "not a controller event")),
     };
     result.unwrap_or_else(|(error, reason)| Outcome::rejected(error, reason))
@@ -294,7 +343,12 @@ fn alter_partition(
         .as_ref()
         .is_some_and(|b| b.partition.leader != from && b.partition.leader != part.leader);
     let effects = commit(c, index, built);
-    Ok(Outcome::Accepted { effects, new_leader_elected, listed: None, notes: Vec::new() })
+    Ok(Outcome::Accepted {
+        effects,
+        new_leader_elected,
+        listed: None,
+        notes: Vec::new(),
+    })
 }
 
 fn validate_alter_partition(
@@ -382,6 +436,10 @@ fn broker_leaves(
             "the broker is not in a state this event applies to",
         ));
     }
+    // A broker that finishes its controlled shutdown exits: it comes back as a new process.
+    if from == Some(BrokerState::ControlledShutdown) && to == BrokerState::Fenced {
+        broker::reset_process(c, broker, false);
+    }
     set_broker_state(c, broker, to);
     let mut effects = Vec::new();
     for index in 0..c.partitions.len() {
@@ -442,11 +500,19 @@ fn unfence(c: &mut Cluster, rules: &dyn Rules, broker: BrokerId) -> Result<Outco
 /// Pre-#757 diskless reassignment (`changePartitionReassignment`, aiven/inkless before
 /// 9082a19e2f): replicas and ISR become the target at once, no adding/removing lists;
 /// rejected only when no target broker is active.
-fn one_step_reassignment(c: &mut Cluster, rules: &dyn Rules, index: usize, target: &[BrokerId]) -> Result<Outcome, Rejection> {
+fn one_step_reassignment(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    index: usize,
+    target: &[BrokerId],
+) -> Result<Outcome, Rejection> {
     let part = &c.partitions[index];
     let isr: Vec<BrokerId> = target.iter().copied().filter(|&b| c.is_active(b)).collect();
     if isr.is_empty() {
-        return Err((ErrorCode::InvalidReplicaAssignment, "no target broker is active"));
+        return Err((
+            ErrorCode::InvalidReplicaAssignment,
+            "no target broker is active",
+        ));
     }
     let mut builder = ChangeBuilder::new(part, rules, acceptor(c));
     builder.target_replicas = target.to_vec();
@@ -459,7 +525,13 @@ fn one_step_reassignment(c: &mut Cluster, rules: &dyn Rules, index: usize, targe
 
 /// Store a seal change (aiven/inkless ReplicationControlManager: the switch records set only
 /// the seal fields, plus the same leader when `bump_leader_epoch`). Never runs completion.
-fn commit_seal(c: &mut Cluster, index: usize, seal: i64, diskless_leader_epoch: i32, bump_leader_epoch: bool) {
+fn commit_seal(
+    c: &mut Cluster,
+    index: usize,
+    seal: i64,
+    diskless_leader_epoch: i32,
+    bump_leader_epoch: bool,
+) {
     let mut next = c.partitions[index].clone();
     next.seal = seal;
     next.diskless_leader_epoch = diskless_leader_epoch;
@@ -475,7 +547,10 @@ fn commit_seal(c: &mut Cluster, index: usize, seal: i64, diskless_leader_epoch: 
 fn produce(c: &mut Cluster, index: usize, records: i64) -> Result<Outcome, Rejection> {
     let part = partition(c, index)?;
     if part.seal == SEAL_PENDING {
-        return Err((ErrorCode::InvalidRequest, "the partition is sealed for the switch"));
+        return Err((
+            ErrorCode::InvalidRequest,
+            "the partition is sealed for the switch",
+        ));
     }
     if part.diskless {
         c.runtime.partitions[index].diskless_end += records;
@@ -485,16 +560,29 @@ fn produce(c: &mut Cluster, index: usize, records: i64) -> Result<Outcome, Rejec
     if leader == NO_LEADER || !c.is_active(leader) {
         return Err((ErrorCode::InvalidRequest, "no live leader"));
     }
-    let local = c.runtime.partitions[index].local_mut(leader).ok_or((ErrorCode::InvalidRequest, "no live leader"))?;
+    let local = c.runtime.partitions[index]
+        .local_mut(leader)
+        .ok_or((ErrorCode::InvalidRequest, "no live leader"))?;
     local.leo += records;
     Ok(Outcome::accepted(Vec::new()))
 }
 
-fn follower_fetch(c: &mut Cluster, rules: &dyn Rules, index: usize, broker: BrokerId, notes: &mut Vec<Note>) -> Result<Outcome, Rejection> {
+fn follower_fetch(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    index: usize,
+    broker: BrokerId,
+    notes: &mut Vec<Note>,
+) -> Result<Outcome, Rejection> {
     partition(c, index)?;
-    let on_classic = c.runtime.partitions[index].local(broker).is_some_and(|l| l.fetchers.classic);
+    let on_classic = c.runtime.partitions[index]
+        .local(broker)
+        .is_some_and(|l| l.fetchers.classic);
     if !on_classic {
-        return Err((ErrorCode::InvalidRequest, "the broker has no classic fetcher for the partition"));
+        return Err((
+            ErrorCode::InvalidRequest,
+            "the broker has no classic fetcher for the partition",
+        ));
     }
     broker::follower_fetch(c, rules, index, broker, notes);
     Ok(Outcome::accepted(Vec::new()))
@@ -514,7 +602,10 @@ fn switch_start(c: &mut Cluster, index: usize, consolidating: bool) -> Result<Ou
         return Err((ErrorCode::InvalidRequest, "the topic is already diskless"));
     }
     if !healthy {
-        return Err((ErrorCode::InvalidRequest, "the partition is not healthy enough to switch"));
+        return Err((
+            ErrorCode::InvalidRequest,
+            "the partition is not healthy enough to switch",
+        ));
     }
     let mut next = part.clone();
     next.diskless = true;
@@ -532,12 +623,17 @@ fn seal_commit(c: &mut Cluster, index: usize) -> Result<Outcome, Rejection> {
         return Err((ErrorCode::InvalidRequest, "no switch is pending"));
     }
     let leader = part.leader;
-    let local = c.runtime.partitions[index].local(leader).filter(|l| l.is_leader && c.is_active(leader));
+    let local = c.runtime.partitions[index]
+        .local(leader)
+        .filter(|l| l.is_leader && c.is_active(leader));
     let Some(local) = local else {
         return Err((ErrorCode::InvalidRequest, "no live leader to seal"));
     };
     if local.hw != local.leo {
-        return Err((ErrorCode::WaitingForReplication, "the leader's high watermark has not reached its log end"));
+        return Err((
+            ErrorCode::WaitingForReplication,
+            "the leader's high watermark has not reached its log end",
+        ));
     }
     let seal = local.hw;
     let epoch = part.leader_epoch;
@@ -555,6 +651,14 @@ fn alter_diskless_switch(c: &mut Cluster, index: usize, seal: i64) -> Result<Out
         return invalid("not a diskless topic, or a seal below -2");
     }
     let (current, epoch) = (part.seal, part.leader_epoch);
+    // The admin tool reads the leader's log end and refuses a seal beyond it.
+    let leader_leo = c.runtime.partitions[index]
+        .local(part.leader)
+        .filter(|_| c.is_active(part.leader))
+        .map(|l| l.leo);
+    if seal >= 0 && leader_leo.is_none_or(|leo| seal > leo) {
+        return invalid("the tool needs a live leader and a seal within its log");
+    }
     match (current, seal) {
         (SEAL_NONE, _) => return invalid("the partition is not part of a switch"),
         (SEAL_PENDING, SEAL_NONE) => commit_seal(c, index, SEAL_NONE, -1, false),
@@ -576,7 +680,10 @@ fn alter_diskless_switch(c: &mut Cluster, index: usize, seal: i64) -> Result<Out
 fn set_stalled(c: &mut Cluster, broker: BrokerId, stalled: bool) -> Result<Outcome, Rejection> {
     let listed = c.runtime.stalled.contains(&broker);
     if !c.is_registered(broker) || listed == stalled {
-        return Err((ErrorCode::BrokerStateMismatch, "the broker is already in that state"));
+        return Err((
+            ErrorCode::BrokerStateMismatch,
+            "the broker is already in that state",
+        ));
     }
     if stalled {
         c.runtime.stalled.push(broker);
@@ -589,21 +696,22 @@ fn set_stalled(c: &mut Cluster, broker: BrokerId, stalled: bool) -> Result<Outco
 
 /// E9: fence (if up), fresh Partition objects on the broker (an unclean shutdown loses the
 /// log above the high watermark), then unfence (with rule `unfence-expansion`).
-fn restart_broker(c: &mut Cluster, rules: &dyn Rules, broker: BrokerId, unclean: bool) -> Result<Outcome, Rejection> {
+fn restart_broker(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    broker: BrokerId,
+    unclean: bool,
+) -> Result<Outcome, Rejection> {
     let mut effects = Vec::new();
     if c.broker_state(broker) != Some(BrokerState::Fenced) {
-        effects.extend(broker_leaves(c, rules, broker, BrokerState::Fenced)?.effects().iter().cloned());
+        effects.extend(
+            broker_leaves(c, rules, broker, BrokerState::Fenced)?
+                .effects()
+                .iter()
+                .cloned(),
+        );
     }
-    for rt in &mut c.runtime.partitions {
-        if rt.leader.as_ref().is_some_and(|l| l.broker == broker) {
-            rt.leader = None;
-        }
-        if let Some(local) = rt.local_mut(broker) {
-            let leo = if unclean { local.hw } else { local.leo };
-            *local = broker::Local { leo, hw: local.hw.min(leo), ..broker::Local::fresh(broker, c.runtime.now_ms) };
-        }
-    }
-    c.runtime.stalled.retain(|&b| b != broker);
+    broker::reset_process(c, broker, unclean);
     effects.extend(unfence(c, rules, broker)?.effects().iter().cloned());
     Ok(Outcome::accepted(effects))
 }

@@ -21,9 +21,20 @@ pub enum Lag {
 impl Lag {
     pub const ALL: [Lag; 3] = [Lag::Uncapped, Lag::LeaderCap, Lag::BothCaps];
 
-    pub fn out_of_sync(self, rec: &ReplicaState, leader_leo: i64, cap: i64, now_ms: i64, lag_max_ms: i64) -> bool {
+    pub fn out_of_sync(
+        self,
+        rec: &ReplicaState,
+        leader_leo: i64,
+        cap: i64,
+        now_ms: i64,
+        lag_max_ms: i64,
+    ) -> bool {
         let capped = cap >= 0;
-        let target = if capped && self != Lag::Uncapped { leader_leo.min(cap) } else { leader_leo };
+        let target = if capped && self != Lag::Uncapped {
+            leader_leo.min(cap)
+        } else {
+            leader_leo
+        };
         if self == Lag::BothCaps && capped && rec.leo >= cap {
             return false;
         }

@@ -42,6 +42,10 @@ impl LeaderChange {
             LeaderChange::EpochBump => (Trigger::EpochBump, Trigger::EpochBump, true),
             LeaderChange::DiversionNoEvict => (Trigger::LeaderMoved, Trigger::LeaderMoved, false),
         };
-        Knobs { catch_up, divert, evict_consolidation }
+        Knobs {
+            catch_up,
+            divert,
+            evict_consolidation,
+        }
     }
 }

@@ -65,7 +65,11 @@ pub struct RuleInfo {
 }
 
 const fn v(name: &'static str, summary: &'static str, provenance: &'static str) -> VariantInfo {
-    VariantInfo { name, summary, provenance }
+    VariantInfo {
+        name,
+        summary,
+        provenance,
+    }
 }
 
 /// In `RuleSet` field order; each rule's variants in its enum's `ALL` order.
@@ -183,40 +187,116 @@ const BASE: RuleSet = RuleSet {
 };
 
 const fn kraft(derivation: Derivation, completion: Completion) -> RuleSet {
-    RuleSet { derivation, completion, ..BASE }
+    RuleSet {
+        derivation,
+        completion,
+        ..BASE
+    }
 }
 
 const fn kp(name: &'static str, summary: &'static str, rules: RuleSet) -> Preset {
-    Preset { name, family: Family::Kraft, summary, rules }
+    Preset {
+        name,
+        family: Family::Kraft,
+        summary,
+        rules,
+    }
 }
 
 const fn ip(name: &'static str, summary: &'static str, rules: RuleSet) -> Preset {
-    Preset { name, family: Family::Inkless, summary, rules }
+    Preset {
+        name,
+        family: Family::Inkless,
+        summary,
+        rules,
+    }
 }
 
-const PR756_COMMIT1: RuleSet =
-    RuleSet { shrink: Shrink::Pr756, lag: Lag::LeaderCap, leader_change: LeaderChange::CatchUpFetch, ..BASE };
-const PR756: RuleSet = RuleSet { lag: Lag::BothCaps, leader_change: LeaderChange::Diversion, ..PR756_COMMIT1 };
-const PR756_PR760: RuleSet =
-    RuleSet { seal_fetch: SealFetch::AtSealExclusion, seal_admission: SealAdmission::Pr760, ..PR756 };
-const INKLESS_COMPLETE: RuleSet = RuleSet { switched_reassignment: SwitchedReassignment::Staged, ..PR756_PR760 };
+const PR756_COMMIT1: RuleSet = RuleSet {
+    shrink: Shrink::Pr756,
+    lag: Lag::LeaderCap,
+    leader_change: LeaderChange::CatchUpFetch,
+    ..BASE
+};
+const PR756: RuleSet = RuleSet {
+    lag: Lag::BothCaps,
+    leader_change: LeaderChange::Diversion,
+    ..PR756_COMMIT1
+};
+const PR756_PR760: RuleSet = RuleSet {
+    seal_fetch: SealFetch::AtSealExclusion,
+    seal_admission: SealAdmission::Pr760,
+    ..PR756
+};
+const INKLESS_COMPLETE: RuleSet = RuleSet {
+    switched_reassignment: SwitchedReassignment::Staged,
+    ..PR756_PR760
+};
 
 /// Inkless presets apply each PR's rule changes on top of main (b1fcb5f6f7, which has
 /// #754). The #756 branch's own base lacks #754: add `+unfence-expansion=pre-754` to
 /// reproduce that branch exactly.
 pub const PRESETS: &[Preset] = &[
-    kp("trunk", "apache trunk / 4.3+: buggy derivation, KAFKA-19975 completion", kraft(Derivation::Trunk, Completion::V4_3Plus)),
-    kp("3.8-4.2", "releases 3.8 to 4.2", kraft(Derivation::Trunk, Completion::V3_8To4_2)),
-    kp("3.0-3.7", "releases 3.0 to 3.7", kraft(Derivation::Trunk, Completion::V3_0To3_7)),
-    kp("kafka-21419", "trunk with the fix proposed in KAFKA-21419", kraft(Derivation::Kafka21419, Completion::V4_3Plus)),
-    kp("kafka-21419-always-write", "the proposed fix plus always-write", kraft(Derivation::Kafka21419AlwaysWrite, Completion::V4_3Plus)),
-    kp("zk-style", "design A: drop transients at once", kraft(Derivation::ZkStyle, Completion::V4_3Plus)),
-    kp("transients-tracked", "design B: transients in both lists", kraft(Derivation::TransientsTracked, Completion::V4_3Plus)),
-    ip("inkless-main", "aiven/inkless main b1fcb5f6f7: diskless topics never shrunk", BASE),
-    ip("pr756-commit1", "#756 commit 150ec6ed61: shrink switched partitions, leader cap, catch-up fetch", PR756_COMMIT1),
-    ip("pr756", "#756 head 5f22fac12b: both caps, diversion of consolidating followers", PR756),
-    ip("pr756+pr760", "#756 with #760 (82c0e1a2e5): at-seal exclusion and at-seal admission", PR756_PR760),
-    ip("inkless-complete", "#756 + #760 + #757 staged reassignment + #754", INKLESS_COMPLETE),
+    kp(
+        "trunk",
+        "apache trunk / 4.3+: buggy derivation, KAFKA-19975 completion",
+        kraft(Derivation::Trunk, Completion::V4_3Plus),
+    ),
+    kp(
+        "3.8-4.2",
+        "releases 3.8 to 4.2",
+        kraft(Derivation::Trunk, Completion::V3_8To4_2),
+    ),
+    kp(
+        "3.0-3.7",
+        "releases 3.0 to 3.7",
+        kraft(Derivation::Trunk, Completion::V3_0To3_7),
+    ),
+    kp(
+        "kafka-21419",
+        "trunk with the fix proposed in KAFKA-21419",
+        kraft(Derivation::Kafka21419, Completion::V4_3Plus),
+    ),
+    kp(
+        "kafka-21419-always-write",
+        "the proposed fix plus always-write",
+        kraft(Derivation::Kafka21419AlwaysWrite, Completion::V4_3Plus),
+    ),
+    kp(
+        "zk-style",
+        "design A: drop transients at once",
+        kraft(Derivation::ZkStyle, Completion::V4_3Plus),
+    ),
+    kp(
+        "transients-tracked",
+        "design B: transients in both lists",
+        kraft(Derivation::TransientsTracked, Completion::V4_3Plus),
+    ),
+    ip(
+        "inkless-main",
+        "aiven/inkless main b1fcb5f6f7: diskless topics never shrunk",
+        BASE,
+    ),
+    ip(
+        "pr756-commit1",
+        "#756 commit 150ec6ed61: shrink switched partitions, leader cap, catch-up fetch",
+        PR756_COMMIT1,
+    ),
+    ip(
+        "pr756",
+        "#756 head 5f22fac12b: both caps, diversion of consolidating followers",
+        PR756,
+    ),
+    ip(
+        "pr756+pr760",
+        "#756 with #760 (82c0e1a2e5): at-seal exclusion and at-seal admission",
+        PR756_PR760,
+    ),
+    ip(
+        "inkless-complete",
+        "#756 + #760 + #757 staged reassignment + #754",
+        INKLESS_COMPLETE,
+    ),
 ];
 
 /// The most complete fixes this tool knows, one per family; `complete` names both, and it
@@ -249,12 +329,15 @@ impl RuleSet {
             return None;
         }
         let (eff_adding, eff_removing) = self.derivation.effective_sets(adding, removing);
-        self.completion.maybe_complete(replicas, isr, &eff_adding, &eff_removing, removing)
+        self.completion
+            .maybe_complete(replicas, isr, &eff_adding, &eff_removing, removing)
     }
 
     fn variant(&self, rule: usize) -> usize {
         fn at<T: PartialEq>(all: &[T], x: &T) -> usize {
-            all.iter().position(|v| v == x).expect("every variant is listed")
+            all.iter()
+                .position(|v| v == x)
+                .expect("every variant is listed")
         }
         match rule {
             0 => at(&Derivation::ALL, &self.derivation),
@@ -293,13 +376,19 @@ impl RuleSet {
     }
 
     fn same_family(&self, other: &RuleSet, family: Family) -> bool {
-        RULES.iter().enumerate().all(|(i, r)| r.family != family || self.variant(i) == other.variant(i))
+        RULES
+            .iter()
+            .enumerate()
+            .all(|(i, r)| r.family != family || self.variant(i) == other.variant(i))
     }
 
     /// `derivation=trunk completion=4.3+ ...`: every rule with its variant.
     pub fn describe(&self) -> String {
-        let names: Vec<String> =
-            RULES.iter().enumerate().map(|(i, r)| format!("{}={}", r.id, r.variants[self.variant(i)].name)).collect();
+        let names: Vec<String> = RULES
+            .iter()
+            .enumerate()
+            .map(|(i, r)| format!("{}={}", r.id, r.variants[self.variant(i)].name))
+            .collect();
         names.join(" ")
     }
 
@@ -341,7 +430,10 @@ impl RuleSet {
     fn set(&mut self, item: &str) -> Result<(), String> {
         let Some((rule, variant)) = item.split_once('=') else {
             let names: Vec<_> = PRESETS.iter().map(|p| p.name).collect();
-            return Err(format!("unknown preset `{item}` (known: {}, complete)", names.join(", ")));
+            return Err(format!(
+                "unknown preset `{item}` (known: {}, complete)",
+                names.join(", ")
+            ));
         };
         let Some(r) = RULES.iter().position(|r| r.id == rule) else {
             let ids: Vec<_> = RULES.iter().map(|r| r.id).collect();
@@ -349,7 +441,10 @@ impl RuleSet {
         };
         let Some(v) = RULES[r].variants.iter().position(|v| v.name == variant) else {
             let names: Vec<_> = RULES[r].variants.iter().map(|v| v.name).collect();
-            return Err(format!("unknown variant `{variant}` of rule `{rule}` (known: {})", names.join(", ")));
+            return Err(format!(
+                "unknown variant `{variant}` of rule `{rule}` (known: {})",
+                names.join(", ")
+            ));
         };
         self.set_variant(r, v);
         Ok(())
@@ -384,16 +479,31 @@ impl Rules for RuleSet {
         self.shrink.cap(part)
     }
 
-    fn out_of_sync(&self, rec: &ReplicaState, leader_leo: i64, cap: i64, now_ms: i64, lag_max_ms: i64) -> bool {
-        self.lag.out_of_sync(rec, leader_leo, cap, now_ms, lag_max_ms)
+    fn out_of_sync(
+        &self,
+        rec: &ReplicaState,
+        leader_leo: i64,
+        cap: i64,
+        now_ms: i64,
+        lag_max_ms: i64,
+    ) -> bool {
+        self.lag
+            .out_of_sync(rec, leader_leo, cap, now_ms, lag_max_ms)
     }
 
     fn leader_change(&self) -> model::LeaderChange {
         self.leader_change.knobs()
     }
 
-    fn follower_reads_local_log(&self, consolidating: bool, seal: i64, fetch_offset: i64, leader_leo: i64) -> bool {
-        self.seal_fetch.reads_local_log(consolidating, seal, fetch_offset, leader_leo)
+    fn follower_reads_local_log(
+        &self,
+        consolidating: bool,
+        seal: i64,
+        fetch_offset: i64,
+        leader_leo: i64,
+    ) -> bool {
+        self.seal_fetch
+            .reads_local_log(consolidating, seal, fetch_offset, leader_leo)
     }
 
     fn seal_admission(&self) -> model::SealAdmission {
@@ -417,11 +527,19 @@ impl fmt::Display for RuleSet {
             return f.write_str("complete");
         }
         let pick = |family| {
-            PRESETS.iter().find(|p| p.family == family && p.rules.same_family(self, family)).or_else(|| {
-                PRESETS.iter().find(|p| p.family == family && p.rules.same_family(&BASE, family))
-            })
+            PRESETS
+                .iter()
+                .find(|p| p.family == family && p.rules.same_family(self, family))
+                .or_else(|| {
+                    PRESETS
+                        .iter()
+                        .find(|p| p.family == family && p.rules.same_family(&BASE, family))
+                })
         };
-        let (k, i) = (pick(Family::Kraft).expect("trunk"), pick(Family::Inkless).expect("inkless-main"));
+        let (k, i) = (
+            pick(Family::Kraft).expect("trunk"),
+            pick(Family::Inkless).expect("inkless-main"),
+        );
         let mut base = BASE;
         base.take_family(&k.rules, Family::Kraft);
         base.take_family(&i.rules, Family::Inkless);
@@ -434,7 +552,11 @@ impl fmt::Display for RuleSet {
         }
         for (r, rule) in RULES.iter().enumerate() {
             if base.variant(r) != self.variant(r) {
-                parts.push(format!("{}={}", rule.id, rule.variants[self.variant(r)].name));
+                parts.push(format!(
+                    "{}={}",
+                    rule.id,
+                    rule.variants[self.variant(r)].name
+                ));
             }
         }
         f.write_str(&parts.join("+"))

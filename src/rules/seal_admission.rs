@@ -22,6 +22,9 @@ impl SealAdmission {
 
     pub fn knobs(self) -> Knobs {
         let on = self == SealAdmission::Pr760;
-        Knobs { at_seal: on, isr_gated_routing: on }
+        Knobs {
+            at_seal: on,
+            isr_gated_routing: on,
+        }
     }
 }

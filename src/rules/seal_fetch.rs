@@ -18,7 +18,13 @@ pub enum SealFetch {
 impl SealFetch {
     pub const ALL: [SealFetch; 2] = [SealFetch::LocalLog, SealFetch::AtSealExclusion];
 
-    pub fn reads_local_log(self, consolidating: bool, seal: i64, fetch_offset: i64, leader_leo: i64) -> bool {
+    pub fn reads_local_log(
+        self,
+        consolidating: bool,
+        seal: i64,
+        fetch_offset: i64,
+        leader_leo: i64,
+    ) -> bool {
         if seal == SEAL_PENDING {
             return true;
         }

@@ -15,7 +15,8 @@ pub enum SwitchedReassignment {
 }
 
 impl SwitchedReassignment {
-    pub const ALL: [SwitchedReassignment; 2] = [SwitchedReassignment::OneStep, SwitchedReassignment::Staged];
+    pub const ALL: [SwitchedReassignment; 2] =
+        [SwitchedReassignment::OneStep, SwitchedReassignment::Staged];
 
     pub fn one_step(self, p: &Partition) -> bool {
         p.diskless && (self == SwitchedReassignment::OneStep || p.seal == SEAL_NONE)

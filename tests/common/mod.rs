@@ -51,15 +51,36 @@ pub fn parse(text: &str) -> History {
                 config.replica_lag_time_max_ms = arg.parse().unwrap();
                 continue;
             }
-            "produce" => Event::Produce { partition, records: arg.parse().unwrap() },
-            "time" => Event::AdvanceTime { ms: arg.parse().unwrap() },
-            "fetch" => Event::FollowerFetch { partition, broker: arg.parse().unwrap() },
-            "switch" => Event::SwitchStart { partition, consolidating: has("consolidating") },
+            "produce" => Event::Produce {
+                partition,
+                records: arg.parse().unwrap(),
+            },
+            "time" => Event::AdvanceTime {
+                ms: arg.parse().unwrap(),
+            },
+            "fetch" => Event::FollowerFetch {
+                partition,
+                broker: arg.parse().unwrap(),
+            },
+            "switch" => Event::SwitchStart {
+                partition,
+                consolidating: has("consolidating"),
+            },
             "seal" => Event::SealCommit { partition },
-            "alter-switch" => Event::AlterDisklessSwitch { partition, seal: arg.parse().unwrap() },
-            "stall" => Event::StallBroker { broker: arg.parse().unwrap() },
-            "resume" => Event::ResumeBroker { broker: arg.parse().unwrap() },
-            "restart" => Event::RestartBroker { broker: arg.parse().unwrap(), unclean: has("unclean") },
+            "alter-switch" => Event::AlterDisklessSwitch {
+                partition,
+                seal: arg.parse().unwrap(),
+            },
+            "stall" => Event::StallBroker {
+                broker: arg.parse().unwrap(),
+            },
+            "resume" => Event::ResumeBroker {
+                broker: arg.parse().unwrap(),
+            },
+            "restart" => Event::RestartBroker {
+                broker: arg.parse().unwrap(),
+                unclean: has("unclean"),
+            },
             "reassign" => Event::Reassign {
                 partition,
                 target: ids(arg),
@@ -145,3 +166,33 @@ pub const ALL: &[&str] = &[
     "zk-style",
     "transients-tracked",
 ];
+
+/// Per rule set: the verdict, then the broker side of partition 0 at the end of the
+/// history (seal, clock, each replica's LEO/HW, fetchers, the leader's records) and its ISR.
+pub fn broker_outcome(text: &str, rule_sets: &[&str]) -> String {
+    let h = parse(text);
+    let mut out = String::new();
+    for name in rule_sets {
+        let rules = RuleSet::parse(name).unwrap();
+        let verdict = oracle::run(&h, &[rules], true);
+        let last = &verdict.sides[0]
+            .steps
+            .last()
+            .expect("at least one step")
+            .state;
+        let verdict_text = verdict_line(&verdict);
+        let _ = writeln!(
+            out,
+            "{name}: {}",
+            verdict_text.split_once(' ').map_or("", |(_, v)| v)
+        );
+        let cells = isrfuzz::report::broker_cells(last, 0).unwrap_or_default();
+        let isrs: Vec<String> = last
+            .partitions
+            .iter()
+            .map(|p| Ids(&p.isr).to_string())
+            .collect();
+        let _ = writeln!(out, "  isr={} {cells}", isrs.join(" "));
+    }
+    out
+}
