@@ -27,6 +27,8 @@ pub struct Config {
     pub out: Option<PathBuf>,
     /// Findings already understood and accepted: counted, not promoted.
     pub known: Vec<Known>,
+    /// Stop as soon as a finding of this invariant is recorded (for time-to-detection runs).
+    pub until: Option<String>,
 }
 
 /// A finding that is understood and accepted (a documented upstream hole): hunts count
@@ -172,6 +174,13 @@ pub fn hunt(cfg: &Config, mut progress: impl FnMut(&Report)) -> Result<Report, E
             }
         }
         if cfg.histories_max.is_some_and(|m| report.histories >= m) {
+            break;
+        }
+        if cfg
+            .until
+            .as_deref()
+            .is_some_and(|id| report.findings.iter().any(|f| f.invariant == id))
+        {
             break;
         }
         rng.fill(&mut buf);

@@ -46,6 +46,9 @@ enum Command {
         /// exists here; `--known none` for none).
         #[arg(long, value_name = "FILE")]
         known: Option<PathBuf>,
+        /// Stop at the first finding of this invariant (time-to-detection measurements).
+        #[arg(long, value_name = "INVARIANT")]
+        until: Option<String>,
     },
     /// Run histories (JSON files or folders of them) and print step tables and verdicts.
     Replay {
@@ -74,7 +77,8 @@ fn main() -> ExitCode {
             out,
             max_histories,
             known,
-        } => cmd_hunt(&rules, seconds, seed, out, max_histories, known),
+            until,
+        } => cmd_hunt(&rules, seconds, seed, out, max_histories, known, until),
         Command::Replay { files, rules, json } => cmd_replay(&files, rules.as_deref(), json),
         Command::Rules => {
             print_rules();
@@ -115,7 +119,16 @@ fn cmd_hunt(
     out: PathBuf,
     max_histories: Option<u64>,
     known: Option<PathBuf>,
+    until: Option<String>,
 ) -> Result<ExitCode, Error> {
+    if let Some(id) = until
+        .as_deref()
+        .filter(|id| isrfuzz::invariants::by_id(id).is_none())
+    {
+        return Err(Error::Usage(format!(
+            "--until: unknown invariant `{id}` (see `isrfuzz invariants`)"
+        )));
+    }
     if !(seconds.is_finite() && (0.0..=7.0 * 86400.0).contains(&seconds)) {
         return Err(Error::Usage(format!(
             "--seconds must be between 0 and 604800, got {seconds}"
@@ -143,6 +156,7 @@ fn cmd_hunt(
         seed,
         out: Some(out),
         known: load_known_default(known)?,
+        until,
     };
     let bar = indicatif::ProgressBar::new((seconds * 10.0) as u64);
     bar.set_style(

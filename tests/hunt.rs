@@ -19,6 +19,7 @@ fn run(pairs: &[(&str, &str)], histories: u64, seed: u64) -> Report {
         histories_max: Some(histories),
         seed,
         out: None,
+        until: None,
         known: isrfuzz::hunt::load_known(std::path::Path::new(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/corpus/known.json"
