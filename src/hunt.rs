@@ -73,7 +73,7 @@ pub fn load_known(path: &Path) -> Result<Vec<Known>, Error> {
         )));
     }
     for k in &file.known {
-        RuleSet::parse(&k.rules).map_err(|e| input(e))?;
+        RuleSet::parse(&k.rules).map_err(&input)?;
         if crate::invariants::by_id(&k.invariant).is_none() {
             return Err(input(format!("unknown invariant `{}`", k.invariant)));
         }

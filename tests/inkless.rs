@@ -301,3 +301,38 @@ fn the_pr756_ladder() {
     "#]]
     .assert_eq(&out);
 }
+
+/// Rule seal-fetch alone (everything else #756): the at-seal exclusion answers the diverted
+/// follower with the at-seal shape and records it at the seal, not above it.
+#[test]
+fn seal_fetch_variants_differ_on_a_diverted_follower() {
+    check(
+        "create 1,3,2; produce 5; time 15000; switch consolidating; time 15000; seal; time 15000; produce 3; time 15000; stall 2; produce 4; time 15000; resume 2; shutdown 1; time 15000",
+        &["pr756", "pr756+seal-fetch=at-seal-exclusion"],
+        expect![[r#"
+            pr756: violates INV-6@14 E2@15
+              isr=[3,2] consolidating seal=5 t=90000ms | 1: 12/12 rec -1@0 | 2: 12/12 C rec 8@75000 | 3*: 12/12 C
+            pr756+seal-fetch=at-seal-exclusion: violates E2@15
+              isr=[3,2] consolidating seal=5 t=90000ms | 1: 12/12 rec -1@0 | 2: 12/12 C rec 5@75000 | 3*: 12/12 C
+        "#]],
+    );
+}
+
+/// Rule seal-admission alone: a consolidating follower that restarted holding the prefix is
+/// re-admitted at the seal with #760, and stays out with generic expansion.
+#[test]
+fn seal_admission_variants_differ_on_a_restarted_follower() {
+    check(
+        &format!(
+            "{}; time 15000; produce 4; time 15000; restart 2; time 60000",
+            switched(true)
+        ),
+        &["pr756", "pr756+seal-admission=pr760"],
+        expect![[r#"
+            pr756: violates E2@11
+              isr=[1,3] consolidating seal=10 t=120000ms | 1*: 14/14 C | 2: 14/14 C rec 10@30000 | 3: 14/14 C rec 10@30000
+            pr756+seal-admission=pr760: holds
+              isr=[1,3,2] consolidating seal=10 t=120000ms | 1*: 14/14 C | 2: 14/14 C rec 10@30000 | 3: 14/14 C rec 10@30000
+        "#]],
+    );
+}

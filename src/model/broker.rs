@@ -429,16 +429,18 @@ fn follower_delta(
         if !has_log {
             return;
         }
-        if s >= 0 && !cs && (local.hw < s || !in_isr || fires(policy.catch_up)) {
-            local.fetchers.classic = true;
-        } else if s == -2 && new_leader_epoch {
+        // A committed seal: catch up, or (per the rule) prove itself to a moved leader.
+        let catch_up = s >= 0 && !cs && (local.hw < s || !in_isr || fires(policy.catch_up));
+        // Pending (#600): restart on every new leader epoch.
+        let pending_restart = s == -2 && new_leader_epoch;
+        if catch_up || pending_restart {
             local.fetchers.classic = true;
         }
         return;
     }
     // B2: classic or consolidating follower.
     if cs && (part.leader == NO_LEADER || !in_isr) {
-        local.fetchers = super::broker::Fetchers::default();
+        local.fetchers = Fetchers::default();
         return;
     }
     let held_for_isr = admission.isr_gated_routing && consb && s >= 0 && !in_isr;
