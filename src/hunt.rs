@@ -29,6 +29,8 @@ pub struct Config {
     pub known: Vec<Known>,
     /// Stop as soon as a finding of this invariant is recorded (for time-to-detection runs).
     pub until: Option<String>,
+    /// How a written finding says it was found (default: the hunt and its seed).
+    pub origin: Option<String>,
 }
 
 /// A finding that is understood and accepted (a documented upstream hole): hunts count
@@ -54,39 +56,50 @@ struct KnownFile {
     known: Vec<Known>,
 }
 
+impl Known {
+    /// Whether a violation of `invariant` with `detail` under `rules` is this finding.
+    pub fn matches(&self, rules: &RuleSet, invariant: &str, detail: &str) -> bool {
+        self.invariant == invariant
+            && self.detail.as_deref().is_none_or(|d| detail.contains(d))
+            && RuleSet::parse(&self.rules).is_ok_and(|r| r == *rules)
+    }
+}
+
 /// Read a known-findings file (`corpus/known.json`); rule sets must parse.
 pub fn load_known(path: &Path) -> Result<Vec<Known>, Error> {
-    let input = |message: String| Error::Input {
-        path: path.to_path_buf(),
-        message,
-    };
     let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
         path: path.to_path_buf(),
         message: e.to_string(),
     })?;
-    let file: KnownFile = serde_json::from_str(&text)
-        .map_err(|e| input(format!("malformed known-findings file: {e}")))?;
+    parse_known(&text).map_err(|message| Error::Input {
+        path: path.to_path_buf(),
+        message,
+    })
+}
+
+/// Parse the text of a known-findings file.
+pub fn parse_known(text: &str) -> Result<Vec<Known>, String> {
+    let file: KnownFile =
+        serde_json::from_str(text).map_err(|e| format!("malformed known-findings file: {e}"))?;
     if file.format != 1 {
-        return Err(input(format!(
+        return Err(format!(
             "unknown format version {} (this isrfuzz reads version 1)",
             file.format
-        )));
+        ));
     }
     for k in &file.known {
-        RuleSet::parse(&k.rules).map_err(&input)?;
+        RuleSet::parse(&k.rules)?;
         if crate::invariants::by_id(&k.invariant).is_none() {
-            return Err(input(format!("unknown invariant `{}`", k.invariant)));
+            return Err(format!("unknown invariant `{}`", k.invariant));
         }
     }
     Ok(file.known)
 }
 
 fn is_known(cfg: &Config, rules: &RuleSet, invariant: &str, detail: &str) -> bool {
-    cfg.known.iter().any(|k| {
-        k.invariant == invariant
-            && k.detail.as_deref().is_none_or(|d| detail.contains(d))
-            && RuleSet::parse(&k.rules).is_ok_and(|r| r == *rules)
-    })
+    cfg.known
+        .iter()
+        .any(|k| k.matches(rules, invariant, detail))
 }
 
 #[derive(Clone, Debug)]
@@ -314,7 +327,11 @@ fn promote(
             .any(|v| v.invariant == invariant && !is_known(cfg, &run.rules, v.invariant, &v.detail))
     };
     let mut minimal = minimize(history, fails);
-    annotate(&mut minimal, pair, side, invariant, cfg.seed);
+    let origin = cfg
+        .origin
+        .clone()
+        .unwrap_or_else(|| format!("found by `isrfuzz hunt --seed {}`", cfg.seed));
+    annotate(&mut minimal, pair, side, invariant, &origin);
     let (path, created) = match &cfg.out {
         Some(dir) => {
             let (path, created) = write_finding(dir, &minimal, &pair[side], invariant)?;
@@ -335,6 +352,42 @@ fn promote(
     })
 }
 
+/// `isrfuzz promote`: every violation of `history` under `pair` that is not known, each
+/// minimized and written to `cfg.out` (never overwriting). Returns what was written.
+pub fn promote_all(
+    cfg: &Config,
+    pair: [RuleSet; 2],
+    history: &History,
+) -> Result<Vec<Finding>, Error> {
+    let verdict = oracle::run(history, sides_of(&pair), false);
+    if let Some(bug) = verdict.harness_bug {
+        return Err(Error::Usage(format!(
+            "harness bug (the model panicked): {bug}"
+        )));
+    }
+    let mut out: Vec<Finding> = Vec::new();
+    for (s, side) in verdict.sides.iter().enumerate() {
+        for v in &side.violations {
+            let seen = out
+                .iter()
+                .any(|f| f.side == s && f.invariant == v.invariant);
+            if seen || is_known(cfg, &side.rules, v.invariant, &v.detail) {
+                continue;
+            }
+            out.push(promote(
+                cfg,
+                pair,
+                s,
+                v.invariant,
+                history,
+                Instant::now(),
+                0,
+            )?);
+        }
+    }
+    Ok(out)
+}
+
 /// A pair of equal rule sets is a single-sided run: no point running it twice.
 fn sides_of(pair: &[RuleSet; 2]) -> &[RuleSet] {
     if pair[0] == pair[1] {
@@ -345,15 +398,12 @@ fn sides_of(pair: &[RuleSet; 2]) -> &[RuleSet] {
 }
 
 /// Fill in description, rules and the expected verdict of every side.
-pub fn annotate(h: &mut History, pair: [RuleSet; 2], side: usize, invariant: &str, seed: u64) {
+pub fn annotate(h: &mut History, pair: [RuleSet; 2], side: usize, invariant: &str, origin: &str) {
     let sides = sides_of(&pair);
     let verdict = oracle::run(h, sides, false);
     let names: Vec<String> = sides.iter().map(RuleSet::to_string).collect();
     h.rules = Some(names.join(":"));
-    h.description = Some(format!(
-        "found by `isrfuzz hunt --seed {seed}`: {} violates {invariant}",
-        pair[side]
-    ));
+    h.description = Some(format!("{origin}: {} violates {invariant}", pair[side]));
     h.expect = verdict
         .sides
         .iter()

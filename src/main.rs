@@ -61,6 +61,17 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Turn fuzzer artifacts or histories into minimized regression histories.
+    Promote {
+        #[arg(required = true, value_name = "ARTIFACT")]
+        files: Vec<PathBuf>,
+        /// Rule sets A:B or A (default: the history's own, else trunk against complete).
+        #[arg(long = "rules", value_name = "A:B")]
+        rules: Option<String>,
+        /// Where regressions go.
+        #[arg(long, default_value = "corpus/regressions")]
+        out: PathBuf,
+    },
     /// List rules, their variants with provenance, and the presets.
     Rules,
     /// List every invariant with its kind, rationale and source.
@@ -80,6 +91,7 @@ fn main() -> ExitCode {
             until,
         } => cmd_hunt(&rules, seconds, seed, out, max_histories, known, until),
         Command::Replay { files, rules, json } => cmd_replay(&files, rules.as_deref(), json),
+        Command::Promote { files, rules, out } => cmd_promote(&files, rules.as_deref(), out),
         Command::Rules => {
             print_rules();
             Ok(ExitCode::SUCCESS)
@@ -157,6 +169,7 @@ fn cmd_hunt(
         out: Some(out),
         known: load_known_default(known)?,
         until,
+        origin: None,
     };
     let bar = indicatif::ProgressBar::new((seconds * 10.0) as u64);
     bar.set_style(
@@ -234,6 +247,43 @@ fn load_known_default(known: Option<PathBuf>) -> Result<Vec<hunt::Known>, Error>
     }
 }
 
+/// In a folder: JSON histories and the engines' artifacts (libFuzzer `crash-*`, `oom-*`,
+/// `timeout-*`, AFL++ `id:*`).
+fn is_history_file(p: &Path) -> bool {
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    p.extension().is_some_and(|x| x == "json")
+        || ["crash-", "oom-", "timeout-", "id:"]
+            .iter()
+            .any(|prefix| name.starts_with(prefix))
+}
+
+/// A JSON history (`.json`, or any file starting with `{`), else a raw fuzzer artifact
+/// decoded by the same `decode` the engines use.
+fn load_input(path: &Path) -> Result<History, Error> {
+    let io = |e: std::io::Error| Error::Io {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
+    let size = std::fs::metadata(path).map_err(io)?.len();
+    if size > isrfuzz::history::FILE_BYTES_MAX {
+        return Err(Error::Input {
+            path: path.to_path_buf(),
+            message: format!("{size} bytes, more than the limit"),
+        });
+    }
+    let bytes = std::fs::read(path).map_err(io)?;
+    let json = path.extension().is_some_and(|x| x == "json")
+        || bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    if json {
+        History::load(path)
+    } else {
+        Ok(isrfuzz::decode(&bytes))
+    }
+}
+
 /// Expand folders into their `*.json` files (sorted), keep files as given.
 fn expand(files: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
     let mut out = Vec::new();
@@ -245,7 +295,7 @@ fn expand(files: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
             })?;
             let mut found: Vec<PathBuf> = entries
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                .filter(|p| is_history_file(p))
                 .collect();
             found.sort();
             out.extend(found);
@@ -276,7 +326,7 @@ fn cmd_replay(files: &[PathBuf], rules: Option<&str>, json: bool) -> Result<Exit
     // Load everything first: bad input fails before any output.
     let histories: Vec<(PathBuf, History)> = files
         .iter()
-        .map(|p| History::load(p).map(|h| (p.clone(), h)))
+        .map(|p| load_input(p).map(|h| (p.clone(), h)))
         .collect::<Result<_, _>>()?;
     let (mut violated, mut bug) = (false, false);
     for (path, history) in &histories {
@@ -306,6 +356,71 @@ fn cmd_replay(files: &[PathBuf], rules: Option<&str>, json: bool) -> Result<Exit
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    })
+}
+
+fn cmd_promote(files: &[PathBuf], rules: Option<&str>, out: PathBuf) -> Result<ExitCode, Error> {
+    if let Some(r) = rules {
+        RuleSet::parse_pair(r).map_err(Error::Usage)?;
+    }
+    let files = expand(files)?;
+    let inputs: Vec<(PathBuf, History)> = files
+        .iter()
+        .map(|p| load_input(p).map(|h| (p.clone(), h)))
+        .collect::<Result<_, _>>()?;
+    let known = load_known_default(None)?;
+    let mut written = 0;
+    for (path, history) in &inputs {
+        let sides = sides_for(history, path, rules)?;
+        let pair = match sides[..] {
+            [a, b] => [a, b],
+            [a] => [a, a],
+            _ => unreachable!("one or two sides"),
+        };
+        std::fs::create_dir_all(&out).map_err(|e| Error::Io {
+            path: out.clone(),
+            message: e.to_string(),
+        })?;
+        let cfg = Config {
+            pairs: vec![pair],
+            budget: Duration::ZERO,
+            histories_max: None,
+            seed: 0,
+            out: Some(out.clone()),
+            known: known.clone(),
+            until: None,
+            origin: Some(format!("promoted from {}", path.display())),
+        };
+        let findings = hunt::promote_all(&cfg, pair, history)?;
+        if findings.is_empty() {
+            println!(
+                "{}: no new violation under {}",
+                path.display(),
+                pair.iter()
+                    .map(RuleSet::to_string)
+                    .collect::<Vec<_>>()
+                    .join(":")
+            );
+        }
+        for f in findings {
+            let file = f
+                .path
+                .as_deref()
+                .map_or_else(String::new, |p| p.display().to_string());
+            let state = if f.created { "wrote" } else { "already there" };
+            println!(
+                "{} violates {}: {} events, {state}: {file}",
+                f.side_rules,
+                f.invariant,
+                f.history.events.len()
+            );
+            written += 1;
+        }
+    }
+    Ok(if written > 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     })
 }
 

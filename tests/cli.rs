@@ -298,3 +298,61 @@ fn rules_and_invariants_list_everything() {
         );
     }
 }
+
+#[test]
+fn raw_fuzzer_artifacts_replay_and_promote() {
+    let dir = scratch("promote");
+    // Any non-JSON bytes are an artifact: decoded by the engines' own `decode`.
+    let artifact = dir.join("crash-0001");
+    let bytes: Vec<u8> = (0u32..400)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
+    std::fs::write(&artifact, &bytes).unwrap();
+    let a = artifact.to_str().unwrap();
+    let out = isrfuzz(&["replay", a, "--rules", "trunk", "--json"]);
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("a verdict for a raw artifact");
+    assert_eq!(v["sides"][0]["rules"], "trunk");
+
+    // The KAFKA-21419 repro as an artifact would look after `promote`: a JSON history.
+    let repro = write(&dir, "repro.json", GOOD);
+    let regressions = dir.join("regressions");
+    let r = regressions.to_str().unwrap();
+    let first = isrfuzz(&["promote", &repro, "--rules", "trunk:complete", "--out", r]);
+    let stdout = String::from_utf8_lossy(&first.stdout);
+    assert_eq!(first.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("trunk violates G5") && stdout.contains("wrote"),
+        "{stdout}"
+    );
+    let files: Vec<_> = std::fs::read_dir(&regressions)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(
+        files
+            .iter()
+            .any(|p| p.to_string_lossy().contains("trunk--G5--")),
+        "{files:?}"
+    );
+    // Promoting again writes nothing new and overwrites nothing.
+    let before: Vec<_> = files.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    let again = isrfuzz(&["promote", &repro, "--rules", "trunk:complete", "--out", r]);
+    assert!(String::from_utf8_lossy(&again.stdout).contains("already there"));
+    let after: Vec<_> = files.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    assert_eq!(before, after);
+    assert_eq!(
+        std::fs::read_dir(&regressions).unwrap().count(),
+        files.len()
+    );
+    // A promoted file is a regression: it replays to its stored verdict.
+    for f in &files {
+        let h = isrfuzz::History::load(f).unwrap();
+        assert!(!h.expect.is_empty());
+        for e in &h.expect {
+            let rules = isrfuzz::RuleSet::parse(&e.rules).unwrap();
+            let verdict = isrfuzz::oracle::run(&h, &[rules], false);
+            assert_eq!(verdict.sides[0].expected(), e.violations);
+        }
+    }
+}

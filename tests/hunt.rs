@@ -20,6 +20,7 @@ fn run(pairs: &[(&str, &str)], histories: u64, seed: u64) -> Report {
         seed,
         out: None,
         until: None,
+        origin: None,
         known: isrfuzz::hunt::load_known(std::path::Path::new(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/corpus/known.json"
