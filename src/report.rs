@@ -135,7 +135,7 @@ pub fn step_table(history: &History, side: &SideRun) -> String {
             shown.push(p);
         }
         for (i, p) in rec.state.partitions.iter().enumerate() {
-            let changed = prev.map_or(true, |c| c.partitions.get(i) != Some(p));
+            let changed = prev.is_none_or(|c| c.partitions.get(i) != Some(p));
             if changed && !shown.contains(&i) {
                 shown.push(i);
             }
