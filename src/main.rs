@@ -60,6 +60,9 @@ enum Command {
         /// Print one machine-readable verdict per file instead of tables.
         #[arg(long)]
         json: bool,
+        /// Run every history twice and fail (exit 3) if the two traces differ.
+        #[arg(long)]
+        check_determinism: bool,
     },
     /// Turn fuzzer artifacts or histories into minimized regression histories.
     Promote {
@@ -90,7 +93,12 @@ fn main() -> ExitCode {
             known,
             until,
         } => cmd_hunt(&rules, seconds, seed, out, max_histories, known, until),
-        Command::Replay { files, rules, json } => cmd_replay(&files, rules.as_deref(), json),
+        Command::Replay {
+            files,
+            rules,
+            json,
+            check_determinism,
+        } => cmd_replay(&files, rules.as_deref(), json, check_determinism),
         Command::Promote { files, rules, out } => cmd_promote(&files, rules.as_deref(), out),
         Command::Rules => {
             print_rules();
@@ -318,7 +326,12 @@ fn sides_for(history: &History, path: &Path, rules: Option<&str>) -> Result<Vec<
     })
 }
 
-fn cmd_replay(files: &[PathBuf], rules: Option<&str>, json: bool) -> Result<ExitCode, Error> {
+fn cmd_replay(
+    files: &[PathBuf],
+    rules: Option<&str>,
+    json: bool,
+    check_determinism: bool,
+) -> Result<ExitCode, Error> {
     if let Some(r) = rules {
         RuleSet::parse_pair(r).map_err(Error::Usage)?;
     }
@@ -332,6 +345,15 @@ fn cmd_replay(files: &[PathBuf], rules: Option<&str>, json: bool) -> Result<Exit
     for (path, history) in &histories {
         let sides = sides_for(history, path, rules)?;
         let verdict = oracle::run(history, &sides, true);
+        if check_determinism
+            && oracle::run(history, &sides, true).fingerprint() != verdict.fingerprint()
+        {
+            eprintln!(
+                "error: {}: two runs of the same history differ (harness bug)",
+                path.display()
+            );
+            bug = true;
+        }
         violated |= verdict.any_violation();
         bug |= verdict.harness_bug.is_some();
         if json {

@@ -65,6 +65,25 @@ pub struct Verdict {
 }
 
 impl Verdict {
+    /// A 64-bit fingerprint of everything a run produced (every step's outcome and state,
+    /// the violations, the divergence), for determinism checks.
+    pub fn fingerprint(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for side in &self.sides {
+            for step in &side.steps {
+                format!("{:?}", step.outcome).hash(&mut h);
+                step.state.hash(&mut h);
+            }
+            for v in &side.violations {
+                (v.invariant, v.step, &v.detail).hash(&mut h);
+            }
+            side.sometimes.hash(&mut h);
+        }
+        (self.first_divergence, &self.harness_bug).hash(&mut h);
+        h.finish()
+    }
+
     pub fn any_violation(&self) -> bool {
         self.sides.iter().any(|s| !s.violations.is_empty())
     }

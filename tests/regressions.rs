@@ -16,7 +16,14 @@ fn check(path: &Path) -> Result<(), Failed> {
     }
     for expectation in &history.expect {
         let rules = RuleSet::parse(&expectation.rules)?;
-        let verdict = oracle::run(&history, &[rules], false);
+        let verdict = oracle::run(&history, &[rules], true);
+        if oracle::run(&history, &[rules], true).fingerprint() != verdict.fingerprint() {
+            return Err(format!(
+                "{}: two runs differ (the model is not deterministic)",
+                expectation.rules
+            )
+            .into());
+        }
         if let Some(bug) = verdict.harness_bug {
             return Err(format!("harness bug under {}: {bug}", expectation.rules).into());
         }
