@@ -1,6 +1,7 @@
 //! The byte-level entry points of the coverage-guided targets: libFuzzer (fuzz/) and AFL++
 //! (fuzz/afl/) call [`run_target`] with raw bytes and nothing else, so a crash file means
-//! the same history under both engines and under `isrfuzz replay` / `isrfuzz promote`.
+//! the same history under both engines and under `isrfuzz replay` / `isrfuzz promote`
+//! (bytes that are a JSON history are taken as that history, as `replay` does).
 //!
 //! A target panics (the engines' crash signal) only on what it exists to find:
 //! - `kraft-diff`, `inkless-diff`, `cluster`: the left rule set violates an invariant that
@@ -133,9 +134,22 @@ fn new_violation(verdict: &Verdict) -> Option<Crash> {
     })
 }
 
+/// The history an input stands for: a JSON history when the bytes are one (so the seed
+/// corpora can hold the spec's counterexamples as written), else the decoded bytes.
+pub fn input_history(data: &[u8]) -> History {
+    let json = (data.first() == Some(&b'{'))
+        .then(|| {
+            std::str::from_utf8(data)
+                .ok()
+                .and_then(|text| History::from_json(text).ok())
+        })
+        .flatten();
+    json.unwrap_or_else(|| decode(data))
+}
+
 /// The entry point both engines call. Panics with a readable report on a finding.
 pub fn run_target(target: Target, data: &[u8]) {
-    let history = decode(data);
+    let history = input_history(data);
     let sides = sides_for(target, data);
     let (verdict, crash) = judge(target, &history, &sides);
     if let Some(crash) = crash {
