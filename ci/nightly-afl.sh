@@ -33,9 +33,8 @@ for p in "${pids[@]}"; do wait "$p" || true; done
 mapfile -t crashes < <(find "$out" -path '*/crashes*/id:*' -type f | sort)
 echo "== $target: ${#crashes[@]} crash file(s) in $out"
 if [ "${#crashes[@]}" -gt 0 ]; then
-  rules=$(target/release/isrfuzz rules >/dev/null; echo "")
-  for c in "${crashes[@]}"; do
-    target/release/isrfuzz promote "$c" --out "$findings" ${ISRFUZZ_RULES:+--rules "$ISRFUZZ_RULES"} || true
-  done
+  # One promote over every crash: it keeps one minimized regression per (rule set,
+  # invariant), skips what corpus/known.json lists, and never overwrites.
+  target/release/isrfuzz promote "${crashes[@]}" --out "$findings" --target "$target" || true
 fi
 cargo afl whatsup -s "$out" || true

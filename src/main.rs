@@ -74,6 +74,10 @@ enum Command {
         /// Where regressions go.
         #[arg(long, default_value = "corpus/regressions")]
         out: PathBuf,
+        /// Judge raw artifacts with this fuzz target's rule sets (e.g. `cluster`, whose
+        /// pair depends on the input's first byte), instead of `--rules`.
+        #[arg(long, value_name = "TARGET")]
+        target: Option<String>,
     },
     /// List rules, their variants with provenance, and the presets.
     Rules,
@@ -99,7 +103,12 @@ fn main() -> ExitCode {
             json,
             check_determinism,
         } => cmd_replay(&files, rules.as_deref(), json, check_determinism),
-        Command::Promote { files, rules, out } => cmd_promote(&files, rules.as_deref(), out),
+        Command::Promote {
+            files,
+            rules,
+            out,
+            target,
+        } => cmd_promote(&files, rules.as_deref(), out, target.as_deref()),
         Command::Rules => {
             print_rules();
             Ok(ExitCode::SUCCESS)
@@ -268,8 +277,8 @@ fn is_history_file(p: &Path) -> bool {
             .any(|prefix| name.starts_with(prefix))
 }
 
-/// A JSON history (`.json`, or any file starting with `{`), else a raw fuzzer artifact
-/// decoded by the same `decode` the engines use.
+/// A `.json` file is a history (errors are reported); any other file is an input as the
+/// fuzz targets read it: a JSON history if it parses as one, else bytes to `decode`.
 fn load_input(path: &Path) -> Result<History, Error> {
     let io = |e: std::io::Error| Error::Io {
         path: path.to_path_buf(),
@@ -282,14 +291,12 @@ fn load_input(path: &Path) -> Result<History, Error> {
             message: format!("{size} bytes, more than the limit"),
         });
     }
-    let bytes = std::fs::read(path).map_err(io)?;
-    let json = path.extension().is_some_and(|x| x == "json")
-        || bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
-    if json {
-        History::load(path)
-    } else {
-        Ok(isrfuzz::decode(&bytes))
+    if path.extension().is_some_and(|x| x == "json") {
+        return History::load(path);
     }
+    // Exactly what the fuzz targets do with the same bytes.
+    let bytes = std::fs::read(path).map_err(io)?;
+    Ok(isrfuzz::fuzz::input_history(&bytes))
 }
 
 /// Expand folders into their `*.json` files (sorted), keep files as given.
@@ -381,7 +388,30 @@ fn cmd_replay(
     })
 }
 
-fn cmd_promote(files: &[PathBuf], rules: Option<&str>, out: PathBuf) -> Result<ExitCode, Error> {
+fn cmd_promote(
+    files: &[PathBuf],
+    rules: Option<&str>,
+    out: PathBuf,
+    target: Option<&str>,
+) -> Result<ExitCode, Error> {
+    let target = match target {
+        None => None,
+        Some(name) => Some(
+            isrfuzz::fuzz::Target::ALL
+                .into_iter()
+                .find(|t| t.name() == name)
+                .ok_or_else(|| {
+                    let names: Vec<_> = isrfuzz::fuzz::Target::ALL
+                        .iter()
+                        .map(|t| t.name())
+                        .collect();
+                    Error::Usage(format!(
+                        "unknown target `{name}` (known: {})",
+                        names.join(", ")
+                    ))
+                })?,
+        ),
+    };
     if let Some(r) = rules {
         RuleSet::parse_pair(r).map_err(Error::Usage)?;
     }
@@ -390,10 +420,19 @@ fn cmd_promote(files: &[PathBuf], rules: Option<&str>, out: PathBuf) -> Result<E
         .iter()
         .map(|p| load_input(p).map(|h| (p.clone(), h)))
         .collect::<Result<_, _>>()?;
-    let known = load_known_default(None)?;
+    let mut known = load_known_default(None)?;
     let mut written = 0;
     for (path, history) in &inputs {
-        let sides = sides_for(history, path, rules)?;
+        let sides = match target {
+            Some(t) => {
+                let bytes = std::fs::read(path).map_err(|e| Error::Io {
+                    path: path.clone(),
+                    message: e.to_string(),
+                })?;
+                isrfuzz::fuzz::sides_for(t, &bytes)
+            }
+            None => sides_for(history, path, rules)?,
+        };
         let pair = match sides[..] {
             [a, b] => [a, b],
             [a] => [a, a],
@@ -425,6 +464,14 @@ fn cmd_promote(files: &[PathBuf], rules: Option<&str>, out: PathBuf) -> Result<E
             );
         }
         for f in findings {
+            // Triage: one regression per (rule set, invariant) per invocation; later
+            // artifacts showing the same pair are treated as known.
+            known.push(hunt::Known {
+                rules: f.side_rules.to_string(),
+                invariant: f.invariant.to_string(),
+                detail: None,
+                reason: format!("promoted in this run from {}", path.display()),
+            });
             let file = f
                 .path
                 .as_deref()
