@@ -712,7 +712,7 @@ fn alter_isr(c: &mut Cluster, rules: &dyn Rules, p: usize, isr: Vec<BrokerId>) -
         leader_recovery_state: super::LeaderRecoveryState::Recovered,
     };
     let before = part.partition_epoch;
-    super::ops::apply_controller(c, &request, rules);
+    super::controller::apply_controller(c, &request, rules);
     let changed = c.partitions[p].partition_epoch != before;
     sync(c, rules);
     changed

@@ -11,6 +11,7 @@
 
 pub mod broker;
 pub mod builder;
+mod controller;
 pub mod event;
 mod ops;
 

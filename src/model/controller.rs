@@ -1,0 +1,567 @@
+//! The controller's operations: one function per request or cluster event, each validating
+//! first (a rejected request changes nothing) and then going through the change builder.
+//! Upstream: metadata/src/main/java/org/apache/kafka/controller/ReplicationControlManager.java
+//! at apache trunk d79bd502ec, and aiven/inkless for the switch records (method named on
+//! each function). Nothing here touches the broker side: `ops::apply` plays the result on
+//! the brokers, and the broker side calls `apply_controller` for its own requests.
+
+use super::builder::{Acceptor, Built, ChangeBuilder, Election};
+use super::{
+    has_duplicates, sorted_difference, without, BrokerId, BrokerState, Cluster, ElectionType,
+    ErrorCode, Event, Ghost, LeaderRecoveryState, Outcome, Partition, PartitionEffect, Rules,
+    NO_LEADER, PARTITIONS_MAX, SEAL_NONE, SEAL_PENDING,
+};
+
+pub(crate) type Rejection = (ErrorCode, &'static str);
+
+/// The controller's part of an event: requests and cluster events, without the brokers'
+/// reaction (the broker side calls this for its own AlterPartition requests).
+pub(crate) fn apply_controller(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
+    let result = match *event {
+        Event::CreatePartition {
+            ref replicas,
+            unclean_leader_election_enable,
+            diskless,
+            remote_storage,
+        } => create_partition(
+            c,
+            replicas,
+            unclean_leader_election_enable,
+            diskless,
+            remote_storage,
+        ),
+        Event::Reassign {
+            partition,
+            ref target,
+            allow_replication_factor_change,
+        } => reassign(c, rules, partition, target, allow_replication_factor_change),
+        Event::CancelReassignment { partition } => cancel(c, rules, partition),
+        Event::AlterPartition {
+            partition,
+            ref isr,
+            broker,
+            leader_epoch,
+            partition_epoch,
+            leader_recovery_state,
+        } => {
+            let request = AlterPartitionRequest {
+                isr,
+                broker,
+                leader_epoch,
+                partition_epoch,
+                leader_recovery_state,
+            };
+            alter_partition(c, rules, partition, request)
+        }
+        Event::FenceBroker { broker } => broker_leaves(c, rules, broker, BrokerState::Fenced),
+        Event::ControlledShutdown { broker } => {
+            broker_leaves(c, rules, broker, BrokerState::ControlledShutdown)
+        }
+        Event::UnfenceBroker { broker } => unfence(c, rules, broker),
+        Event::ElectLeaders {
+            partition,
+            election,
+        } => elect_leaders(c, rules, partition, election),
+        Event::ListReassignments => Ok(Outcome::Accepted {
+            effects: Vec::new(),
+            new_leader_elected: false,
+            listed: Some(c.reassigning.clone()),
+            notes: Vec::new(),
+        }),
+        _ => Err((ErrorCode::InvalidRequest, "not a controller event")),
+    };
+    result.unwrap_or_else(|(error, reason)| Outcome::rejected(error, reason))
+}
+
+fn acceptor(c: &Cluster) -> Acceptor<'_> {
+    Acceptor {
+        brokers: &c.brokers,
+        remove: NO_LEADER,
+        add: NO_LEADER,
+    }
+}
+
+pub(crate) fn partition(c: &Cluster, index: usize) -> Result<&Partition, Rejection> {
+    c.partitions
+        .get(index)
+        .ok_or((ErrorCode::UnknownTopicOrPartition, "no such partition"))
+}
+
+/// Store a built record and describe its effect.
+fn commit(c: &mut Cluster, index: usize, built: Option<Built>) -> Vec<PartitionEffect> {
+    let Some(built) = built else {
+        return Vec::new();
+    };
+    let effect = PartitionEffect {
+        partition: index,
+        completion: built.completion,
+        unclean_election: built.unclean_election,
+    };
+    c.replay(index, built.partition);
+    vec![effect]
+}
+
+/// `validateManualPartitionAssignment`: non-empty, registered, no duplicates. Fenced and
+/// shutting-down brokers are accepted; only registration is checked.
+fn validate_assignment(c: &Cluster, replicas: &[BrokerId]) -> Result<(), Rejection> {
+    let invalid = ErrorCode::InvalidReplicaAssignment;
+    if replicas.is_empty() {
+        return Err((invalid, "the assignment includes an empty replica list"));
+    }
+    if replicas.iter().any(|&b| !c.is_registered(b)) {
+        return Err((
+            invalid,
+            "the assignment names a broker that is not registered",
+        ));
+    }
+    if has_duplicates(replicas) {
+        return Err((invalid, "the assignment names a broker more than once"));
+    }
+    Ok(())
+}
+
+/// `createTopics` with a manual assignment: ISR = the active replicas, leader = ISR[0].
+fn create_partition(
+    c: &mut Cluster,
+    replicas: &[BrokerId],
+    unclean_leader_election_enable: bool,
+    diskless: bool,
+    remote_storage: bool,
+) -> Result<Outcome, Rejection> {
+    if c.partitions.len() >= PARTITIONS_MAX {
+        return Err((
+            ErrorCode::InvalidRequest,
+            "partition limit of the model reached",
+        ));
+    }
+    validate_assignment(c, replicas)?;
+    let isr: Vec<BrokerId> = replicas
+        .iter()
+        .copied()
+        .filter(|&b| c.is_active(b))
+        .collect();
+    let Some(&leader) = isr.first() else {
+        return Err((
+            ErrorCode::InvalidReplicaAssignment,
+            "every replica is fenced or shutting down",
+        ));
+    };
+    c.partitions.push(Partition {
+        replicas: replicas.to_vec(),
+        isr,
+        adding_replicas: Vec::new(),
+        removing_replicas: Vec::new(),
+        leader,
+        leader_epoch: 0,
+        partition_epoch: 0,
+        leader_recovery_state: LeaderRecoveryState::Recovered,
+        unclean_leader_election_enable,
+        diskless,
+        remote_storage,
+        seal: SEAL_NONE,
+        diskless_leader_epoch: -1,
+    });
+    c.ghosts.push(Ghost::default());
+    Ok(Outcome::accepted(Vec::new()))
+}
+
+/// `alterPartitionReassignment` → `changePartitionReassignment`, with the derivation rule.
+fn reassign(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    index: usize,
+    target: &[BrokerId],
+    allow_replication_factor_change: bool,
+) -> Result<Outcome, Rejection> {
+    let part = partition(c, index)?;
+    validate_assignment(c, target)?;
+    if !allow_replication_factor_change {
+        // `validatePartitionReplicationFactorUnchanged`: during a reassignment the current
+        // RF is |(replicas ∪ adding) − removing|.
+        let current_rf = if part.is_reassigning() {
+            let mut all = part.replicas.clone();
+            all.extend(sorted_difference(&part.adding_replicas, &part.replicas));
+            without(&all, &part.removing_replicas).len()
+        } else {
+            part.replicas.len()
+        };
+        if current_rf != target.len() {
+            return Err((
+                ErrorCode::InvalidReplicationFactor,
+                "the target changes the replication factor",
+            ));
+        }
+    }
+    if part.diskless && rules.one_step_reassignment(part) {
+        return one_step_reassignment(c, rules, index, target);
+    }
+    let plan = rules.plan_reassignment(part, target);
+    let mut builder = ChangeBuilder::new(part, rules, acceptor(c));
+    if plan.replicas != part.replicas {
+        builder.target_replicas = plan.replicas;
+    }
+    if let Some(adding) = plan.adding {
+        builder.target_adding = adding;
+    }
+    if let Some(removing) = plan.removing {
+        builder.target_removing = removing;
+    }
+    if !plan.drop_now.is_empty() {
+        builder.target_isr = without(&part.isr, &plan.drop_now);
+    }
+    let was_reassigning = part.is_reassigning();
+    let original = part.replicas.clone();
+    let built = builder.build();
+    update_ghost(&mut c.ghosts[index], was_reassigning, original, target);
+    Ok(Outcome::accepted(commit(c, index, built)))
+}
+
+/// O is set when a chain of alter calls starts on a quiet partition; T on every call.
+fn update_ghost(
+    ghost: &mut Ghost,
+    was_reassigning: bool,
+    original: Vec<BrokerId>,
+    target: &[BrokerId],
+) {
+    if !was_reassigning {
+        ghost.original = original;
+        ghost.ever_targeted.clear();
+    }
+    ghost.target = target.to_vec();
+    ghost.ever_targeted.extend_from_slice(target);
+    ghost.ever_targeted.sort_unstable();
+    ghost.ever_targeted.dedup();
+}
+
+/// `cancelPartitionReassignment` with `PartitionReassignmentRevert`: replicas − adding,
+/// ISR − adding; an emptied ISR becomes [first remaining replica] and needs unclean
+/// election to be enabled on the topic.
+fn cancel(c: &mut Cluster, rules: &dyn Rules, index: usize) -> Result<Outcome, Rejection> {
+    let part = partition(c, index)?;
+    if !part.is_reassigning() {
+        return Err((
+            ErrorCode::NoReassignmentInProgress,
+            "no reassignment in progress",
+        ));
+    }
+    let replicas = without(&part.replicas, &part.adding_replicas);
+    let Some(&first) = replicas.first() else {
+        return Err((
+            ErrorCode::InvalidReplicaAssignment,
+            "reverting would leave no replica",
+        ));
+    };
+    let mut isr = without(&part.isr, &part.adding_replicas);
+    if isr.is_empty() {
+        if !part.unclean_leader_election_enable {
+            return Err((
+                ErrorCode::InvalidReplicaAssignment,
+                "cancel would need an unclean leader election",
+            ));
+        }
+        isr = vec![first];
+    }
+    let mut builder = ChangeBuilder::new(part, rules, acceptor(c)).with_topic_election();
+    builder.target_isr = isr;
+    builder.target_replicas = replicas;
+    builder.target_adding.clear();
+    builder.target_removing.clear();
+    let built = builder.build();
+    Ok(Outcome::accepted(commit(c, index, built)))
+}
+
+struct AlterPartitionRequest<'a> {
+    isr: &'a [BrokerId],
+    broker: Option<BrokerId>,
+    leader_epoch: Option<i32>,
+    partition_epoch: Option<i32>,
+    leader_recovery_state: LeaderRecoveryState,
+}
+
+/// `alterPartition` with `validateAlterPartitionData`, in upstream's check order.
+fn alter_partition(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    index: usize,
+    request: AlterPartitionRequest<'_>,
+) -> Result<Outcome, Rejection> {
+    let part = partition(c, index)?;
+    let from = request.broker.unwrap_or(part.leader);
+    let leader_epoch = request.leader_epoch.unwrap_or(part.leader_epoch);
+    let partition_epoch = request.partition_epoch.unwrap_or(part.partition_epoch);
+    validate_alter_partition(c, part, from, leader_epoch, partition_epoch, &request)?;
+    let mut builder = ChangeBuilder::new(part, rules, acceptor(c)).with_topic_election();
+    builder.target_isr = request.isr.to_vec();
+    builder.target_lrs = request.leader_recovery_state;
+    let built = builder.build();
+    let new_leader_elected = built
+        .as_ref()
+        .is_some_and(|b| b.partition.leader != from && b.partition.leader != part.leader);
+    let effects = commit(c, index, built);
+    Ok(Outcome::Accepted {
+        effects,
+        new_leader_elected,
+        listed: None,
+        notes: Vec::new(),
+    })
+}
+
+fn validate_alter_partition(
+    c: &Cluster,
+    part: &Partition,
+    from: BrokerId,
+    leader_epoch: i32,
+    partition_epoch: i32,
+    request: &AlterPartitionRequest<'_>,
+) -> Result<(), Rejection> {
+    if leader_epoch > part.leader_epoch || partition_epoch > part.partition_epoch {
+        return Err((
+            ErrorCode::NotController,
+            "the request carries a newer epoch than the controller's",
+        ));
+    }
+    if leader_epoch < part.leader_epoch {
+        return Err((ErrorCode::FencedLeaderEpoch, "stale leader epoch"));
+    }
+    if from != part.leader || from == NO_LEADER {
+        return Err((
+            ErrorCode::InvalidRequest,
+            "the sender is not the partition leader",
+        ));
+    }
+    if partition_epoch < part.partition_epoch {
+        return Err((ErrorCode::InvalidUpdateVersion, "stale partition epoch"));
+    }
+    let isr = request.isr;
+    // `Replicas.validateIsr`: a subset of the replicas, no duplicates, no negative ids.
+    if has_duplicates(isr) || isr.iter().any(|b| !part.replicas.contains(b)) {
+        return Err((
+            ErrorCode::InvalidRequest,
+            "the ISR is not a set of replicas",
+        ));
+    }
+    if !isr.contains(&part.leader) {
+        return Err((
+            ErrorCode::InvalidRequest,
+            "the ISR does not include the leader",
+        ));
+    }
+    let recovering = request.leader_recovery_state == LeaderRecoveryState::Recovering;
+    if recovering && isr.len() > 1 {
+        return Err((
+            ErrorCode::InvalidRequest,
+            "a recovering leader cannot have a larger ISR",
+        ));
+    }
+    if recovering && part.leader_recovery_state == LeaderRecoveryState::Recovered {
+        return Err((
+            ErrorCode::InvalidRequest,
+            "RECOVERED cannot go back to RECOVERING",
+        ));
+    }
+    if isr.iter().any(|&b| !c.is_active(b)) {
+        return Err((
+            ErrorCode::IneligibleReplica,
+            "the ISR names a fenced or shutting-down broker",
+        ));
+    }
+    Ok(())
+}
+
+/// `handleBrokerFenced` / `handleBrokerInControlledShutdown`: the broker leaves every
+/// ISR it is in (unless it is the last member) and is never an acceptable leader.
+/// Partitions where it is only an adding replica are not touched.
+pub(crate) fn broker_leaves(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    broker: BrokerId,
+    to: BrokerState,
+) -> Result<Outcome, Rejection> {
+    let from = c.broker_state(broker);
+    let allowed = match to {
+        BrokerState::Fenced => matches!(
+            from,
+            Some(BrokerState::Active | BrokerState::ControlledShutdown)
+        ),
+        _ => from == Some(BrokerState::Active),
+    };
+    if !allowed {
+        return Err((
+            ErrorCode::BrokerStateMismatch,
+            "the broker is not in a state this event applies to",
+        ));
+    }
+    set_broker_state(c, broker, to);
+    let mut effects = Vec::new();
+    for index in 0..c.partitions.len() {
+        let part = &c.partitions[index];
+        if !part.isr.contains(&broker) {
+            continue;
+        }
+        let acceptor = Acceptor {
+            brokers: &c.brokers,
+            remove: broker,
+            add: NO_LEADER,
+        };
+        let mut builder = ChangeBuilder::new(part, rules, acceptor).with_topic_election();
+        builder.target_isr = without(&part.isr, &[broker]);
+        let built = builder.build();
+        effects.extend(commit(c, index, built));
+    }
+    Ok(Outcome::accepted(effects))
+}
+
+/// `handleBrokerUnfenced`: elections for the partitions that have no leader.
+pub(crate) fn unfence(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    broker: BrokerId,
+) -> Result<Outcome, Rejection> {
+    if c.broker_state(broker) != Some(BrokerState::Fenced) {
+        return Err((ErrorCode::BrokerStateMismatch, "the broker is not fenced"));
+    }
+    let mut effects = Vec::new();
+    for index in 0..c.partitions.len() {
+        let part = &c.partitions[index];
+        if part.leader != NO_LEADER {
+            continue;
+        }
+        let acceptor = Acceptor {
+            brokers: &c.brokers,
+            remove: NO_LEADER,
+            add: broker,
+        };
+        let built = ChangeBuilder::new(part, rules, acceptor)
+            .with_topic_election()
+            .build();
+        effects.extend(commit(c, index, built));
+    }
+    set_broker_state(c, broker, BrokerState::Active);
+    // `expandIsrForDisklessManagedPartitions` (#754): rule `unfence-expansion`.
+    for index in 0..c.partitions.len() {
+        let part = &c.partitions[index];
+        let lists = part.replicas.contains(&broker) && !part.isr.contains(&broker);
+        if !(part.diskless && lists && rules.unfence_adds_to_isr(part)) {
+            continue;
+        }
+        let mut builder = ChangeBuilder::new(part, rules, acceptor(c)).with_topic_election();
+        builder.target_isr.push(broker);
+        let built = builder.build();
+        effects.extend(commit(c, index, built));
+    }
+    Ok(Outcome::accepted(effects))
+}
+
+/// Pre-#757 diskless reassignment (`changePartitionReassignment`, aiven/inkless before
+/// 9082a19e2f): replicas and ISR become the target at once, no adding/removing lists;
+/// rejected only when no target broker is active.
+fn one_step_reassignment(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    index: usize,
+    target: &[BrokerId],
+) -> Result<Outcome, Rejection> {
+    let part = &c.partitions[index];
+    let isr: Vec<BrokerId> = target.iter().copied().filter(|&b| c.is_active(b)).collect();
+    if isr.is_empty() {
+        return Err((
+            ErrorCode::InvalidReplicaAssignment,
+            "no target broker is active",
+        ));
+    }
+    let mut builder = ChangeBuilder::new(part, rules, acceptor(c));
+    builder.target_replicas = target.to_vec();
+    builder.target_isr = isr;
+    builder.target_adding.clear();
+    builder.target_removing.clear();
+    let built = builder.build();
+    Ok(Outcome::accepted(commit(c, index, built)))
+}
+
+/// Store a seal change (aiven/inkless ReplicationControlManager: the switch records set only
+/// the seal fields, plus the same leader when `bump_leader_epoch`). Never runs completion.
+pub(crate) fn commit_seal(
+    c: &mut Cluster,
+    index: usize,
+    seal: i64,
+    diskless_leader_epoch: i32,
+    bump_leader_epoch: bool,
+) {
+    let mut next = c.partitions[index].clone();
+    next.seal = seal;
+    next.diskless_leader_epoch = diskless_leader_epoch;
+    next.partition_epoch += 1;
+    if bump_leader_epoch {
+        next.leader_epoch += 1;
+    }
+    c.replay(index, next);
+}
+
+/// E2a: `markClassicToDisklessSwitchStarted` with its health checks
+/// (`validatePartitionsForSwitch`): a classic topic, seal -1, a leader, RECOVERED, no
+/// reassignment, full ISR. Seal -2 and the same leader re-set (leader epoch +1).
+pub(crate) fn switch_start(
+    c: &mut Cluster,
+    index: usize,
+    consolidating: bool,
+) -> Result<Outcome, Rejection> {
+    let part = partition(c, index)?;
+    let healthy = part.leader != NO_LEADER
+        && part.leader_recovery_state == LeaderRecoveryState::Recovered
+        && !part.is_reassigning()
+        && part.isr.len() == part.replicas.len()
+        && !part.unclean_leader_election_enable;
+    if part.diskless || part.seal != SEAL_NONE {
+        return Err((ErrorCode::InvalidRequest, "the topic is already diskless"));
+    }
+    if !healthy {
+        return Err((
+            ErrorCode::InvalidRequest,
+            "the partition is not healthy enough to switch",
+        ));
+    }
+    let mut next = part.clone();
+    next.diskless = true;
+    next.remote_storage = consolidating;
+    c.partitions[index] = next;
+    commit_seal(c, index, SEAL_PENDING, -1, true);
+    Ok(Outcome::accepted(Vec::new()))
+}
+
+fn set_broker_state(c: &mut Cluster, broker: BrokerId, to: BrokerState) {
+    if let Some(entry) = c.brokers.iter_mut().find(|(b, _)| *b == broker) {
+        entry.1 = to;
+    }
+}
+
+/// `electLeader`: PREFERRED or UNCLEAN, ELECTION_NOT_NEEDED when there is nothing to do.
+fn elect_leaders(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    index: usize,
+    election: ElectionType,
+) -> Result<Outcome, Rejection> {
+    let part = partition(c, index)?;
+    let not_needed = match election {
+        ElectionType::Preferred => part.replicas.first() == Some(&part.leader),
+        ElectionType::Unclean => part.leader != NO_LEADER,
+    };
+    if not_needed {
+        return Err((ErrorCode::ElectionNotNeeded, "the election is not needed"));
+    }
+    let mut builder = ChangeBuilder::new(part, rules, acceptor(c));
+    builder.election = match election {
+        ElectionType::Preferred => Election::Preferred,
+        ElectionType::Unclean => Election::Unclean,
+    };
+    let Some(built) = builder.build() else {
+        return Err(match election {
+            ElectionType::Preferred => (
+                ErrorCode::PreferredLeaderNotAvailable,
+                "the preferred leader is not available",
+            ),
+            ElectionType::Unclean => (ErrorCode::EligibleLeadersNotAvailable, "no eligible leader"),
+        });
+    };
+    Ok(Outcome::accepted(commit(c, index, Some(built))))
+}
