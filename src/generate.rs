@@ -600,9 +600,12 @@ mod tests {
             for e in &h.events {
                 seen_ops.insert(std::mem::discriminant(e));
             }
-            let verdict = oracle::run(&h, &[RuleSet::trunk()], false);
-            for (f, n) in fired.iter_mut().zip(&verdict.sides[0].sometimes) {
-                *f += n;
+            // trunk + inkless-main never shrinks a diskless partition (V10): count both sides.
+            let verdict = oracle::run(&h, &[RuleSet::trunk(), RuleSet::complete()], false);
+            for side in &verdict.sides {
+                for (f, n) in fired.iter_mut().zip(&side.sometimes) {
+                    *f += n;
+                }
             }
             if seen_ops.len() == GEN_EVENT_KINDS && sometimes.iter().all(|&i| fired[i] > 0) {
                 return;

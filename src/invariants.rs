@@ -245,6 +245,38 @@ pub static INVARIANTS: &[Invariant] = &[
         source: "docs/findings.md F1; PartitionChangeBuilder.build (completion before tryElection)",
         check: Check::Sometimes(v8_unclean_completion),
     },
+    Invariant {
+        id: "V9",
+        kind: Kind::Sometimes,
+        statement: "a seal was committed (-2 → s ≥ 0)",
+        rationale: "Every Inkless rule but the pending-phase ones only acts on a committed seal.",
+        source: "spec inkless-isr.md §3 E2b",
+        check: Check::Sometimes(v9_seal_committed),
+    },
+    Invariant {
+        id: "V10",
+        kind: Kind::Sometimes,
+        statement: "the ISR-expiration task shrank a switched partition",
+        rationale: "INV-3 and INV-4 only bite when a lag shrink happens on a switched partition.",
+        source: "spec inkless-isr.md §2(a), §2(b)",
+        check: Check::Sometimes(v10_switched_shrink),
+    },
+    Invariant {
+        id: "V11",
+        kind: Kind::Sometimes,
+        statement: "a consolidating follower moved from the consolidation to the classic fetcher (a diversion)",
+        rationale: "CE-b2, CE-c3 and CE-d all start with a diversion.",
+        source: "spec inkless-isr.md §2(c)",
+        check: Check::Sometimes(v11_diverted),
+    },
+    Invariant {
+        id: "V12",
+        kind: Kind::Sometimes,
+        statement: "a follower fetch was answered by the at-seal branch",
+        rationale: "INV-6 and the #760 admission are about that answer.",
+        source: "spec inkless-isr.md §2(d)",
+        check: Check::Sometimes(v12_at_seal_answer),
+    },
     // Inkless (spec inkless-isr.md §4). Sources are aiven/inkless paths under core/src/main/scala/kafka/.
     Invariant {
         id: "INV-1",
@@ -975,5 +1007,44 @@ fn inv4b_keyed_on_leader_move(s: &StepView) -> Option<String> {
                 format!("p{i}: leader {} kept, epoch {} → {}, yet follower {} moved to the classic fetcher", b.leader, a.leader_epoch, b.leader_epoch, l.broker)
             })
         })
+    })
+}
+
+fn v9_seal_committed(s: &StepView) -> bool {
+    s.prev
+        .partitions
+        .iter()
+        .zip(&s.next.partitions)
+        .any(|(a, b)| a.seal == SEAL_PENDING && b.seal >= 0)
+}
+
+fn v10_switched_shrink(s: &StepView) -> bool {
+    shrinks(s).any(|(i, _)| s.next.partitions[i].seal >= 0)
+}
+
+fn v11_diverted(s: &StepView) -> bool {
+    s.prev
+        .runtime
+        .partitions
+        .iter()
+        .zip(&s.next.runtime.partitions)
+        .any(|(a, b)| {
+            b.locals.iter().any(|l| {
+                a.local(l.broker).is_some_and(|was| {
+                    was.fetchers.consolidation && !was.fetchers.classic && l.fetchers.classic
+                })
+            })
+        })
+}
+
+fn v12_at_seal_answer(s: &StepView) -> bool {
+    s.outcome.notes().iter().any(|n| {
+        matches!(
+            n,
+            Note::Fetch {
+                at_seal_branch: true,
+                ..
+            }
+        )
     })
 }
