@@ -86,6 +86,13 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Like other command-line tools, end quietly when the reader goes away (`| head`)
+    // instead of panicking on a write to a closed pipe.
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Hunt {
@@ -126,10 +133,15 @@ fn main() -> ExitCode {
 
 fn default_pairs() -> Vec<[RuleSet; 2]> {
     let complete = RuleSet::complete();
-    PRESETS
-        .iter()
-        .map(|p| [RuleSet::parse(p.name).expect("presets parse"), complete])
-        .collect()
+    // `inkless-main` on the trunk base is `trunk` itself: each rule set once.
+    let mut pairs: Vec<[RuleSet; 2]> = Vec::new();
+    for p in PRESETS {
+        let rules = RuleSet::parse(p.name).expect("presets parse");
+        if !pairs.iter().any(|[a, _]| *a == rules) {
+            pairs.push([rules, complete]);
+        }
+    }
+    pairs
 }
 
 fn parse_pair(text: &str) -> Result<[RuleSet; 2], Error> {
