@@ -6,6 +6,7 @@
 //! `hunt` / `report` ← the `isrfuzz` binary. See ARCHITECTURE.md.
 
 pub mod error;
+pub mod exhaust;
 pub mod fuzz;
 pub mod generate;
 pub mod history;

@@ -64,6 +64,29 @@ enum Command {
         #[arg(long)]
         check_determinism: bool,
     },
+    /// Explore every history up to a depth (breadth-first, equal states merged): shortest
+    /// counterexamples, or a bound to which a rule set holds.
+    Exhaust {
+        /// Rule sets A or A:B (each side explored on its own).
+        #[arg(long = "rules", value_name = "A[:B]", default_value = "complete")]
+        rules: String,
+        /// Operations after the starting state.
+        #[arg(long, default_value_t = 3)]
+        depth: usize,
+        /// Starting cluster: `kraft` (replicas [1,2,3] on brokers 1..5) or `switched`
+        /// (a consolidating partition switched at seal 10 on brokers 1..3).
+        #[arg(long, default_value = "kraft")]
+        start: String,
+        /// Largest reassignment target.
+        #[arg(long, default_value_t = 4)]
+        max_target: usize,
+        /// Stop once this many distinct states are stored (memory bound).
+        #[arg(long, default_value_t = 2_000_000)]
+        states_max: usize,
+        /// Folder for the shortest counterexamples.
+        #[arg(long, default_value = "findings/exhaust")]
+        out: PathBuf,
+    },
     /// Turn fuzzer artifacts or histories into minimized regression histories.
     Promote {
         #[arg(required = true, value_name = "ARTIFACT")]
@@ -116,6 +139,14 @@ fn main() -> ExitCode {
             out,
             target,
         } => cmd_promote(&files, rules.as_deref(), out, target.as_deref()),
+        Command::Exhaust {
+            rules,
+            depth,
+            start,
+            max_target,
+            states_max,
+            out,
+        } => cmd_exhaust(&rules, depth, &start, max_target, states_max, out),
         Command::Rules => {
             print_rules();
             Ok(ExitCode::SUCCESS)
@@ -502,6 +533,79 @@ fn cmd_promote(
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    })
+}
+
+fn cmd_exhaust(
+    rules: &str,
+    depth: usize,
+    start: &str,
+    max_target: usize,
+    states_max: usize,
+    out: PathBuf,
+) -> Result<ExitCode, Error> {
+    if depth > 8 {
+        return Err(Error::Usage(format!("--depth {depth}: at most 8")));
+    }
+    let sides = RuleSet::parse_pair(rules).map_err(Error::Usage)?;
+    let starts = isrfuzz::exhaust::starts();
+    let Some(start) = starts.iter().find(|s| s.name == start) else {
+        return Err(Error::Usage(format!(
+            "unknown start `{start}` (known: kraft, switched)"
+        )));
+    };
+    let known = load_known_default(None)?;
+    let mut any = false;
+    for rules in sides {
+        let t0 = std::time::Instant::now();
+        let report = isrfuzz::exhaust::explore(start, &rules, depth, max_target, states_max);
+        println!(
+            "{rules} from `{}`: depth {} of {depth}, {} transitions, {} distinct states, {:.1} s",
+            start.name,
+            report.depth_reached,
+            report.transitions,
+            report.states,
+            t0.elapsed().as_secs_f64()
+        );
+        for (invariant, history) in &report.violations {
+            let detail = oracle::run(history, &[rules], false).sides[0]
+                .violations
+                .iter()
+                .find(|v| v.invariant == *invariant)
+                .map(|v| v.detail.clone())
+                .unwrap_or_default();
+            if known.iter().any(|k| k.matches(&rules, invariant, &detail)) {
+                println!("  known {invariant}");
+                continue;
+            }
+            any = true;
+            let ops = history.events.len() - start.setup.len();
+            let mut h = history.clone();
+            hunt::annotate(
+                &mut h,
+                [rules, rules],
+                0,
+                invariant,
+                &format!("found by `isrfuzz exhaust --start {}`", start.name),
+            );
+            std::fs::create_dir_all(&out).map_err(|e| Error::Io {
+                path: out.clone(),
+                message: e.to_string(),
+            })?;
+            let (path, _) = hunt::write_finding(&out, &h, &rules, invariant)?;
+            println!(
+                "  {invariant}: shortest counterexample {ops} operations after the start: {}",
+                path.display()
+            );
+        }
+        if report.violations.is_empty() {
+            println!("  holds to depth {}", report.depth_reached);
+        }
+    }
+    Ok(if any {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     })
 }
 

@@ -1,0 +1,257 @@
+//! `isrfuzz exhaust`: bounded exhaustive exploration. Breadth-first over every history of
+//! up to `depth` operations drawn from a fixed alphabet, from a fixed starting cluster,
+//! with equal states (controller, brokers and ghosts) merged, so each (state, operation)
+//! transition is checked once. Breadth-first order makes the first violation of each
+//! invariant a shortest counterexample. Deterministic: the same configuration always
+//! explores the same counts.
+//!
+//! Not yet: broker-id symmetry reduction (states that differ only by a renaming of brokers
+//! are explored separately, which is sound but slower).
+
+use crate::history::History;
+use crate::invariants::{Check, StepView, INVARIANTS};
+use crate::model::{apply, BrokerConfig, Cluster, Event, LeaderRecoveryState};
+use crate::oracle;
+use crate::rules::RuleSet;
+use std::collections::HashMap;
+
+/// A starting cluster and the operations explored from it.
+pub struct Start {
+    pub name: &'static str,
+    pub brokers: Vec<i32>,
+    /// Events played once to build the starting state (depth 0).
+    pub setup: Vec<Event>,
+}
+
+/// The spec's starting states: a 3-replica partition on 5 brokers (kafka-reassignment.md
+/// §4.3), and a switched consolidating partition with 3 replicas (inkless-isr.md §4).
+pub fn starts() -> Vec<Start> {
+    let create = |replicas: Vec<i32>| Event::CreatePartition {
+        replicas,
+        unclean_leader_election_enable: false,
+        diskless: false,
+        remote_storage: false,
+    };
+    vec![
+        Start {
+            name: "kraft",
+            brokers: vec![1, 2, 3, 4, 5],
+            setup: vec![create(vec![1, 2, 3])],
+        },
+        Start {
+            name: "switched",
+            brokers: vec![1, 2, 3],
+            setup: vec![
+                create(vec![1, 2, 3]),
+                Event::Produce {
+                    partition: 0,
+                    records: 10,
+                },
+                Event::AdvanceTime { ms: 15_000 },
+                Event::SwitchStart {
+                    partition: 0,
+                    consolidating: true,
+                },
+                Event::AdvanceTime { ms: 15_000 },
+                Event::SealCommit { partition: 0 },
+            ],
+        },
+    ]
+}
+
+/// The alphabet for a state: reassignments to every ascending subset of the brokers
+/// (sizes 1..=max_target), cancel, every AlterPartition ISR that holds the leader, and
+/// for the switched start: fence/unfence, a leader move, time and diskless produce.
+fn alphabet(start: &Start, state: &Cluster, max_target: usize) -> Vec<Event> {
+    let mut ops = Vec::new();
+    let n = start.brokers.len();
+    for mask in 1u32..(1 << n) {
+        let target: Vec<i32> = (0..n)
+            .filter(|i| mask & (1 << i) != 0)
+            .map(|i| start.brokers[i])
+            .collect();
+        if target.len() <= max_target {
+            ops.push(Event::Reassign {
+                partition: 0,
+                target,
+                allow_replication_factor_change: true,
+            });
+        }
+    }
+    ops.push(Event::CancelReassignment { partition: 0 });
+    let p = &state.partitions[0];
+    if p.leader >= 0 {
+        let others: Vec<i32> = p
+            .replicas
+            .iter()
+            .copied()
+            .filter(|&r| r != p.leader)
+            .collect();
+        for mask in 0u32..(1 << others.len()) {
+            let mut isr = vec![p.leader];
+            isr.extend(
+                (0..others.len())
+                    .filter(|i| mask & (1 << i) != 0)
+                    .map(|i| others[i]),
+            );
+            ops.push(Event::AlterPartition {
+                partition: 0,
+                isr,
+                broker: None,
+                leader_epoch: None,
+                partition_epoch: None,
+                leader_recovery_state: LeaderRecoveryState::Recovered,
+            });
+        }
+    }
+    if start.name == "switched" {
+        for &b in &start.brokers {
+            ops.push(Event::FenceBroker { broker: b });
+            ops.push(Event::UnfenceBroker { broker: b });
+        }
+        ops.push(Event::AdvanceTime { ms: 30_000 });
+        ops.push(Event::Produce {
+            partition: 0,
+            records: 2,
+        });
+        ops.push(Event::ElectLeaders {
+            partition: 0,
+            election: crate::model::ElectionType::Preferred,
+        });
+    }
+    ops
+}
+
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Transitions taken (histories extended by one operation), all depths.
+    pub transitions: u64,
+    /// Distinct states reached, the start included.
+    pub states: usize,
+    /// First violation of each invariant: (invariant, shortest history).
+    pub violations: Vec<(&'static str, History)>,
+    pub depth_reached: usize,
+}
+
+/// Explore every history of up to `depth` operations under `rules` from `start`.
+/// `states_max` bounds memory: exploration stops (reported in `depth_reached`) beyond it.
+pub fn explore(
+    start: &Start,
+    rules: &RuleSet,
+    depth: usize,
+    max_target: usize,
+    states_max: usize,
+) -> Report {
+    let mut root = Cluster::new(&start.brokers, BrokerConfig::default());
+    for e in &start.setup {
+        apply(&mut root, e, rules);
+    }
+    // Arena of states with parent links, for rebuilding shortest histories.
+    let mut arena: Vec<(Cluster, Option<(usize, Event)>)> = vec![(root.clone(), None)];
+    let mut seen: HashMap<Cluster, usize> = HashMap::new();
+    seen.insert(root, 0);
+    let mut frontier = vec![0usize];
+    let mut report = Report {
+        states: 1,
+        ..Report::default()
+    };
+    for d in 1..=depth {
+        let mut next = Vec::new();
+        for &idx in &frontier {
+            let ops = alphabet(start, &arena[idx].0, max_target);
+            for op in ops {
+                let prev = arena[idx].0.clone();
+                let mut state = prev.clone();
+                let outcome = apply(&mut state, &op, rules);
+                report.transitions += 1;
+                let view = StepView {
+                    prev: &prev,
+                    next: &state,
+                    event: &op,
+                    outcome: &outcome,
+                    rules,
+                };
+                let history = || rebuild(start, &arena, idx, &op);
+                check_step(&view, &mut report, history);
+                if outcome.is_rejected() || seen.contains_key(&state) {
+                    continue;
+                }
+                if arena.len() >= states_max {
+                    report.depth_reached = d;
+                    report.states = arena.len();
+                    return report;
+                }
+                let new = arena.len();
+                check_quiescent(&state, rules, &mut report, || {
+                    rebuild(start, &arena, idx, &op)
+                });
+                seen.insert(state.clone(), new);
+                arena.push((state, Some((idx, op))));
+                next.push(new);
+            }
+        }
+        frontier = next;
+        report.depth_reached = d;
+    }
+    report.states = arena.len();
+    report
+}
+
+fn check_step(view: &StepView, report: &mut Report, history: impl Fn() -> History) {
+    for inv in INVARIANTS {
+        let Check::Step(check) = inv.check else {
+            continue;
+        };
+        if report.violations.iter().any(|(id, _)| *id == inv.id) {
+            continue;
+        }
+        if check(view).is_some() {
+            report.violations.push((inv.id, history()));
+        }
+    }
+}
+
+fn check_quiescent(
+    state: &Cluster,
+    rules: &RuleSet,
+    report: &mut Report,
+    history: impl Fn() -> History,
+) {
+    let pending: Vec<_> = INVARIANTS
+        .iter()
+        .filter(|i| {
+            matches!(i.check, Check::Quiescent(_))
+                && !report.violations.iter().any(|(id, _)| *id == i.id)
+        })
+        .collect();
+    if pending.is_empty() {
+        return;
+    }
+    let mut healed = state.clone();
+    oracle::heal(&mut healed, rules);
+    for inv in pending {
+        if let Check::Quiescent(check) = inv.check {
+            if check(&healed, rules).is_some() {
+                report.violations.push((inv.id, history()));
+            }
+        }
+    }
+}
+
+/// The history from the start to `idx`, then `last`.
+fn rebuild(
+    start: &Start,
+    arena: &[(Cluster, Option<(usize, Event)>)],
+    mut idx: usize,
+    last: &Event,
+) -> History {
+    let mut ops = vec![last.clone()];
+    while let Some((parent, op)) = &arena[idx].1 {
+        ops.push(op.clone());
+        idx = *parent;
+    }
+    ops.reverse();
+    let mut events = start.setup.clone();
+    events.extend(ops);
+    History::new(start.brokers.clone(), events)
+}

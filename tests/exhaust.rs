@@ -1,0 +1,94 @@
+//! Bounded exhaustive exploration: pinned state counts (a model change that alters them is
+//! noticed, as stateright pins its examples' counts), and the shortest counterexamples the
+//! reassignment spec gives (KAFKA-21419 in 3 operations, drop-then-re-add in 4).
+
+use expect_test::{expect, Expect};
+use isrfuzz::exhaust::{explore, starts};
+use isrfuzz::rules::RuleSet;
+
+fn check(start: &str, rules: &str, depth: usize, expect: Expect) {
+    let starts = starts();
+    let start = starts.iter().find(|s| s.name == start).unwrap();
+    let r = explore(start, &RuleSet::parse(rules).unwrap(), depth, 4, 1_000_000);
+    let setup = start.setup.len();
+    let mut lines = vec![format!(
+        "transitions={} states={} depth={}",
+        r.transitions, r.states, r.depth_reached
+    )];
+    for (inv, h) in &r.violations {
+        lines.push(format!("{inv} shortest={}", h.events.len() - setup));
+    }
+    expect.assert_eq(&(lines.join("\n") + "\n"));
+}
+
+#[test]
+fn trunk_from_the_spec_start() {
+    check(
+        "kraft",
+        "trunk",
+        3,
+        expect![[r#"
+        transitions=30754 states=11736 depth=3
+        S1 shortest=2
+        G7 shortest=2
+        E1 shortest=2
+        G1 shortest=2
+        G2 shortest=2
+        G4 shortest=3
+        G6 shortest=3
+        G5 shortest=3
+    "#]],
+    );
+}
+
+#[test]
+fn complete_holds_to_depth_3() {
+    check(
+        "kraft",
+        "complete",
+        3,
+        expect![[r#"
+        transitions=24968 states=6719 depth=3
+    "#]],
+    );
+}
+
+#[test]
+fn proposed_fix_needs_four_operations() {
+    check(
+        "kraft",
+        "kafka-21419-always-write",
+        4,
+        expect![[r#"
+        transitions=277874 states=50412 depth=4
+        G2 shortest=3
+        G6 shortest=3
+        G5 shortest=4
+    "#]],
+    );
+}
+
+#[test]
+fn switched_start_under_pr756_and_complete() {
+    check(
+        "switched",
+        "pr756",
+        3,
+        expect![[r#"
+        transitions=2870 states=1103 depth=3
+        INV-5 shortest=1
+        INV-2 shortest=2
+        E2 shortest=2
+        INV-6 shortest=2
+        INV-4 shortest=3
+    "#]],
+    );
+    check(
+        "switched",
+        "complete",
+        3,
+        expect![[r#"
+        transitions=3652 states=1644 depth=3
+    "#]],
+    );
+}
