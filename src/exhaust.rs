@@ -160,12 +160,12 @@ pub fn explore(
         for &idx in &frontier {
             let ops = alphabet(start, &arena[idx].0, max_target);
             for op in ops {
-                let prev = arena[idx].0.clone();
+                let prev = &arena[idx].0;
                 let mut state = prev.clone();
                 let outcome = apply(&mut state, &op, rules);
                 report.transitions += 1;
                 let view = StepView {
-                    prev: &prev,
+                    prev,
                     next: &state,
                     event: &op,
                     outcome: &outcome,

@@ -302,6 +302,16 @@ fn is_up(c: &Cluster, b: BrokerId) -> bool {
 }
 
 fn sync_partition(c: &mut Cluster, rules: &dyn Rules, p: usize) {
+    // Fast path (this runs after every event, for every partition): every replica has
+    // already applied the current registration, so there is nothing to play.
+    let (part, rt) = (&c.partitions[p], &c.runtime.partitions[p]);
+    let settled = rt.locals.len() == part.replicas.len()
+        && rt.locals.iter().all(|l| {
+            l.applied_partition_epoch == part.partition_epoch && part.replicas.contains(&l.broker)
+        });
+    if settled {
+        return;
+    }
     let now = c.runtime.now_ms;
     let part = c.partitions[p].clone();
     let rt = &mut c.runtime.partitions[p];
