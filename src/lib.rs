@@ -17,6 +17,7 @@ pub mod model;
 pub mod oracle;
 pub mod report;
 pub mod rules;
+pub mod symmetry;
 
 pub use generate::decode;
 pub use history::History;

@@ -1,0 +1,142 @@
+//! Renaming brokers in a state or an event: how far broker ids are interchangeable.
+//!
+//! Kafka reads a broker id's *order*, not only its identity. `PartitionReassignmentReplicas`
+//! (metadata/src/main/java/org/apache/kafka/controller/PartitionReassignmentReplicas.java,
+//! constructor, confluentinc/kafka `metadata/` = apache trunk d79bd502ec) builds `removing`
+//! in a TreeSet and appends it to the target, so the replica order during a reassignment,
+//! and after a cancel (`PartitionReassignmentRevert` keeps `replicas − adding` in that
+//! order), hence the preferred leader and the election order, depend on which id is
+//! smaller. So an arbitrary renaming is *not* a symmetry of the model, and `exhaust` does
+//! not reduce by it: merging states that differ by a renaming would be unsound.
+//! `tests/symmetry.rs` pins both halves: a concrete history where swapping two ids changes
+//! the outcome, and, on generated histories, that every *order-preserving* renaming
+//! commutes with every step (`apply(π s, π e) = π apply(s, e)`), so ids matter only
+//! through equality and order, never through their values.
+//!
+//! Architecture Invariant: a renaming is a bijection on the cluster's registered brokers
+//! and leaves negative ids (`NO_LEADER`, "none") alone.
+
+use crate::model::{BrokerId, Cluster, Event, Partition};
+
+/// A renaming: `to[i]` is the new id of `from[i]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Renaming {
+    pub from: Vec<BrokerId>,
+    pub to: Vec<BrokerId>,
+}
+
+impl Renaming {
+    pub fn identity(ids: &[BrokerId]) -> Renaming {
+        Renaming {
+            from: ids.to_vec(),
+            to: ids.to_vec(),
+        }
+    }
+
+    pub fn apply(&self, id: BrokerId) -> BrokerId {
+        self.from
+            .iter()
+            .position(|&b| b == id)
+            .map_or(id, |i| self.to[i])
+    }
+
+    pub fn inverse(&self) -> Renaming {
+        Renaming {
+            from: self.to.clone(),
+            to: self.from.clone(),
+        }
+    }
+
+    /// `self` after `first`: id ↦ self(first(id)).
+    pub fn after(&self, first: &Renaming) -> Renaming {
+        Renaming {
+            from: first.from.clone(),
+            to: first.to.iter().map(|&b| self.apply(b)).collect(),
+        }
+    }
+
+    fn ids(&self, list: &[BrokerId]) -> Vec<BrokerId> {
+        list.iter().map(|&b| self.apply(b)).collect()
+    }
+
+    fn sorted_ids(&self, list: &[BrokerId]) -> Vec<BrokerId> {
+        let mut out = self.ids(list);
+        out.sort_unstable();
+        out
+    }
+
+    pub fn event(&self, e: &Event) -> Event {
+        let mut out = e.clone();
+        for id in out.broker_ids_mut() {
+            *id = self.apply(*id);
+        }
+        out
+    }
+
+    fn partition(&self, p: &Partition) -> Partition {
+        Partition {
+            replicas: self.ids(&p.replicas),
+            isr: self.ids(&p.isr),
+            adding_replicas: self.sorted_ids(&p.adding_replicas),
+            removing_replicas: self.sorted_ids(&p.removing_replicas),
+            leader: self.apply(p.leader),
+            ..p.clone()
+        }
+    }
+
+    /// The cluster with every broker id renamed, sorted lists re-sorted.
+    pub fn cluster(&self, c: &Cluster) -> Cluster {
+        let mut out = c.clone();
+        for (b, _) in &mut out.brokers {
+            *b = self.apply(*b);
+        }
+        out.brokers.sort_unstable_by_key(|&(b, _)| b);
+        out.partitions = c.partitions.iter().map(|p| self.partition(p)).collect();
+        for g in &mut out.ghosts {
+            g.original = self.ids(&g.original);
+            g.target = self.ids(&g.target);
+            g.ever_targeted = self.sorted_ids(&g.ever_targeted);
+        }
+        let rt = &mut out.runtime;
+        rt.stalled = self.sorted_ids(&rt.stalled);
+        for p in &mut rt.partitions {
+            for l in &mut p.locals {
+                l.broker = self.apply(l.broker);
+                l.previous_leader = l.previous_leader.map(|b| self.apply(b));
+            }
+            p.locals.sort_unstable_by_key(|l| l.broker);
+            if let Some(leader) = &mut p.leader {
+                leader.broker = self.apply(leader.broker);
+                for (b, _) in &mut leader.recorded {
+                    *b = self.apply(*b);
+                }
+                leader.recorded.sort_unstable_by_key(|&(b, _)| b);
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renaming_composes_and_inverts() {
+        let a = Renaming {
+            from: vec![1, 2, 3],
+            to: vec![2, 3, 1],
+        };
+        let b = Renaming {
+            from: vec![1, 2, 3],
+            to: vec![1, 3, 2],
+        };
+        assert_eq!(a.inverse().after(&a).to, vec![1, 2, 3]);
+        let ba = b.after(&a);
+        for x in 1..=3 {
+            assert_eq!(ba.apply(x), b.apply(a.apply(x)));
+        }
+        // Negative ids (NO_LEADER) are never renamed.
+        assert_eq!(a.apply(-1), -1);
+    }
+}
