@@ -19,13 +19,18 @@ pub enum Completion {
     /// `4.3+`: adding ⊆ I', and when |adding| < |removing| (the RF-reduction guard) also
     /// R' ⊆ I' (KAFKA-19975, commit 3d267d4536; apache trunk d79bd502ec).
     V4_3Plus,
+    /// `keep-isr`, WRONG on purpose (a planted bug, no upstream source): the 4.3+ test, but
+    /// the record drops removing from the replicas only, leaving removed replicas in the
+    /// ISR. G9 (the completion record's shape) is what catches it.
+    KeepIsr,
 }
 
 impl Completion {
-    pub const ALL: [Completion; 3] = [
+    pub const ALL: [Completion; 4] = [
         Completion::V3_0To3_7,
         Completion::V3_8To4_2,
         Completion::V4_3Plus,
+        Completion::KeepIsr,
     ];
 
     /// `adding`/`removing` are the effective sets used by the tests; `removing_all` is
@@ -46,11 +51,14 @@ impl Completion {
         let done = match self {
             Completion::V3_0To3_7 => contains_all(&new_isr, adding),
             Completion::V3_8To4_2 => contains_all(&new_isr, &new_replicas),
-            Completion::V4_3Plus => {
+            Completion::V4_3Plus | Completion::KeepIsr => {
                 contains_all(&new_isr, adding)
                     && (adding.len() >= removing.len() || contains_all(&new_isr, &new_replicas))
             }
         };
+        if self == Completion::KeepIsr {
+            return done.then(|| (new_replicas, isr.to_vec()));
+        }
         done.then_some((new_replicas, new_isr))
     }
 }
@@ -85,10 +93,11 @@ mod tests {
             &[3, 4, 5],
             &[0, 1, 2],
             expect![[r#"
-            V3_0To3_7: complete replicas=[3,4,5] isr=[3,4,5]
-            V3_8To4_2: complete replicas=[3,4,5] isr=[3,4,5]
-            V4_3Plus: complete replicas=[3,4,5] isr=[3,4,5]
-        "#]],
+                V3_0To3_7: complete replicas=[3,4,5] isr=[3,4,5]
+                V3_8To4_2: complete replicas=[3,4,5] isr=[3,4,5]
+                V4_3Plus: complete replicas=[3,4,5] isr=[3,4,5]
+                KeepIsr: complete replicas=[3,4,5] isr=[0,1,2,3,4,5]
+            "#]],
         );
     }
 
@@ -101,10 +110,11 @@ mod tests {
             &[3, 4, 5],
             &[0, 1, 2],
             expect![[r#"
-            V3_0To3_7: waits
-            V3_8To4_2: waits
-            V4_3Plus: waits
-        "#]],
+                V3_0To3_7: waits
+                V3_8To4_2: waits
+                V4_3Plus: waits
+                KeepIsr: waits
+            "#]],
         );
     }
 
@@ -118,10 +128,11 @@ mod tests {
             &[3],
             &[2],
             expect![[r#"
-            V3_0To3_7: complete replicas=[0,1,3] isr=[3]
-            V3_8To4_2: waits
-            V4_3Plus: complete replicas=[0,1,3] isr=[3]
-        "#]],
+                V3_0To3_7: complete replicas=[0,1,3] isr=[3]
+                V3_8To4_2: waits
+                V4_3Plus: complete replicas=[0,1,3] isr=[3]
+                KeepIsr: complete replicas=[0,1,3] isr=[2,3]
+            "#]],
         );
     }
 
@@ -134,10 +145,11 @@ mod tests {
             &[3],
             &[1, 2],
             expect![[r#"
-            V3_0To3_7: complete replicas=[0,3] isr=[3]
-            V3_8To4_2: waits
-            V4_3Plus: waits
-        "#]],
+                V3_0To3_7: complete replicas=[0,3] isr=[3]
+                V3_8To4_2: waits
+                V4_3Plus: waits
+                KeepIsr: waits
+            "#]],
         );
     }
 
@@ -150,10 +162,11 @@ mod tests {
             &[3],
             &[0],
             expect![[r#"
-            V3_0To3_7: waits
-            V3_8To4_2: waits
-            V4_3Plus: waits
-        "#]],
+                V3_0To3_7: waits
+                V3_8To4_2: waits
+                V4_3Plus: waits
+                KeepIsr: waits
+            "#]],
         );
     }
 
@@ -166,10 +179,11 @@ mod tests {
             &[4],
             &[4],
             expect![[r#"
-            V3_0To3_7: waits
-            V3_8To4_2: complete replicas=[1,2,3] isr=[1,2,3]
-            V4_3Plus: waits
-        "#]],
+                V3_0To3_7: waits
+                V3_8To4_2: complete replicas=[1,2,3] isr=[1,2,3]
+                V4_3Plus: waits
+                KeepIsr: waits
+            "#]],
         );
     }
 }

@@ -29,6 +29,11 @@ pub enum Derivation {
     /// `transients-tracked`, design B (spec §2.3): transients stay in both adding and
     /// removing; completion works on adding − removing and removing − adding.
     TransientsTracked,
+    /// `previous-target`, WRONG on purpose (a planted bug, no upstream source): adding =
+    /// target − (replicas − removing), i.e. against the previous *target* instead of the
+    /// original replicas, always written. Re-adding an original replica that the previous
+    /// target dropped lists it as adding, which G3 forbids (a cancel would then lose it).
+    PreviousTarget,
 }
 
 fn non_empty(v: Vec<BrokerId>) -> Option<Vec<BrokerId>> {
@@ -43,12 +48,13 @@ fn target_then(target: &[BrokerId], removing: &[BrokerId]) -> Vec<BrokerId> {
 }
 
 impl Derivation {
-    pub const ALL: [Derivation; 5] = [
+    pub const ALL: [Derivation; 6] = [
         Derivation::Trunk,
         Derivation::Kafka21419,
         Derivation::Kafka21419AlwaysWrite,
         Derivation::ZkStyle,
         Derivation::TransientsTracked,
+        Derivation::PreviousTarget,
     ];
 
     pub fn plan(self, part: &Partition, target: &[BrokerId]) -> AlterPlan {
@@ -94,6 +100,15 @@ impl Derivation {
                     adding: Some(sorted_difference(target, &original)),
                     removing: Some(removing),
                     drop_now: transients,
+                }
+            }
+            Derivation::PreviousTarget => {
+                let previous_target = without(current, &part.removing_replicas);
+                AlterPlan {
+                    replicas: target_then(target, &removing),
+                    adding: Some(sorted_difference(target, &previous_target)),
+                    removing: Some(removing),
+                    drop_now: Vec::new(),
                 }
             }
             Derivation::TransientsTracked => {
@@ -190,12 +205,13 @@ mod tests {
         check(
             &[1, 2, 4, 5],
             expect![[r#"
-            Trunk: replicas=[1,2,4,5,3] adding=[5] removing=[3] drop=[]
-            Kafka21419: replicas=[1,2,4,5,3] adding=[4,5] removing=[3] drop=[]
-            Kafka21419AlwaysWrite: replicas=[1,2,4,5,3] adding=[4,5] removing=[3] drop=[]
-            ZkStyle: replicas=[1,2,4,5,3] adding=[4,5] removing=[3] drop=[]
-            TransientsTracked: replicas=[1,2,4,5,3] adding=[4,5] removing=[3] drop=[]
-        "#]],
+                Trunk: replicas=[1,2,4,5,3] adding=[5] removing=[3] drop=[]
+                Kafka21419: replicas=[1,2,4,5,3] adding=[4,5] removing=[3] drop=[]
+                Kafka21419AlwaysWrite: replicas=[1,2,4,5,3] adding=[4,5] removing=[3] drop=[]
+                ZkStyle: replicas=[1,2,4,5,3] adding=[4,5] removing=[3] drop=[]
+                TransientsTracked: replicas=[1,2,4,5,3] adding=[4,5] removing=[3] drop=[]
+                PreviousTarget: replicas=[1,2,4,5,3] adding=[5] removing=[3] drop=[]
+            "#]],
         );
     }
 
@@ -204,12 +220,13 @@ mod tests {
         check(
             &[1, 2, 3],
             expect![[r#"
-            Trunk: replicas=[1,2,3,4] adding=- removing=[4] drop=[]
-            Kafka21419: replicas=[1,2,3,4] adding=- removing=[4] drop=[]
-            Kafka21419AlwaysWrite: replicas=[1,2,3,4] adding=[] removing=[4] drop=[]
-            ZkStyle: replicas=[1,2,3] adding=[] removing=[] drop=[4]
-            TransientsTracked: replicas=[1,2,3,4] adding=[4] removing=[4] drop=[]
-        "#]],
+                Trunk: replicas=[1,2,3,4] adding=- removing=[4] drop=[]
+                Kafka21419: replicas=[1,2,3,4] adding=- removing=[4] drop=[]
+                Kafka21419AlwaysWrite: replicas=[1,2,3,4] adding=[] removing=[4] drop=[]
+                ZkStyle: replicas=[1,2,3] adding=[] removing=[] drop=[4]
+                TransientsTracked: replicas=[1,2,3,4] adding=[4] removing=[4] drop=[]
+                PreviousTarget: replicas=[1,2,3,4] adding=[3] removing=[4] drop=[]
+            "#]],
         );
     }
 
@@ -218,12 +235,13 @@ mod tests {
         check(
             &[1, 2, 3, 4],
             expect![[r#"
-            Trunk: replicas=[1,2,3,4] adding=- removing=- drop=[]
-            Kafka21419: replicas=[1,2,3,4] adding=[4] removing=- drop=[]
-            Kafka21419AlwaysWrite: replicas=[1,2,3,4] adding=[4] removing=[] drop=[]
-            ZkStyle: replicas=[1,2,3,4] adding=[4] removing=[] drop=[]
-            TransientsTracked: replicas=[1,2,3,4] adding=[4] removing=[] drop=[]
-        "#]],
+                Trunk: replicas=[1,2,3,4] adding=- removing=- drop=[]
+                Kafka21419: replicas=[1,2,3,4] adding=[4] removing=- drop=[]
+                Kafka21419AlwaysWrite: replicas=[1,2,3,4] adding=[4] removing=[] drop=[]
+                ZkStyle: replicas=[1,2,3,4] adding=[4] removing=[] drop=[]
+                TransientsTracked: replicas=[1,2,3,4] adding=[4] removing=[] drop=[]
+                PreviousTarget: replicas=[1,2,3,4] adding=[3] removing=[] drop=[]
+            "#]],
         );
     }
 
@@ -232,12 +250,13 @@ mod tests {
         check(
             &[1, 2, 5],
             expect![[r#"
-            Trunk: replicas=[1,2,5,3,4] adding=[5] removing=[3,4] drop=[]
-            Kafka21419: replicas=[1,2,5,3,4] adding=[5] removing=[3,4] drop=[]
-            Kafka21419AlwaysWrite: replicas=[1,2,5,3,4] adding=[5] removing=[3,4] drop=[]
-            ZkStyle: replicas=[1,2,5,3] adding=[5] removing=[3] drop=[4]
-            TransientsTracked: replicas=[1,2,5,3,4] adding=[4,5] removing=[3,4] drop=[]
-        "#]],
+                Trunk: replicas=[1,2,5,3,4] adding=[5] removing=[3,4] drop=[]
+                Kafka21419: replicas=[1,2,5,3,4] adding=[5] removing=[3,4] drop=[]
+                Kafka21419AlwaysWrite: replicas=[1,2,5,3,4] adding=[5] removing=[3,4] drop=[]
+                ZkStyle: replicas=[1,2,5,3] adding=[5] removing=[3] drop=[4]
+                TransientsTracked: replicas=[1,2,5,3,4] adding=[4,5] removing=[3,4] drop=[]
+                PreviousTarget: replicas=[1,2,5,3,4] adding=[5] removing=[3,4] drop=[]
+            "#]],
         );
     }
 
@@ -246,12 +265,13 @@ mod tests {
         check(
             &[1, 4],
             expect![[r#"
-            Trunk: replicas=[1,4,2,3] adding=- removing=[2,3] drop=[]
-            Kafka21419: replicas=[1,4,2,3] adding=[4] removing=[2,3] drop=[]
-            Kafka21419AlwaysWrite: replicas=[1,4,2,3] adding=[4] removing=[2,3] drop=[]
-            ZkStyle: replicas=[1,4,2,3] adding=[4] removing=[2,3] drop=[]
-            TransientsTracked: replicas=[1,4,2,3] adding=[4] removing=[2,3] drop=[]
-        "#]],
+                Trunk: replicas=[1,4,2,3] adding=- removing=[2,3] drop=[]
+                Kafka21419: replicas=[1,4,2,3] adding=[4] removing=[2,3] drop=[]
+                Kafka21419AlwaysWrite: replicas=[1,4,2,3] adding=[4] removing=[2,3] drop=[]
+                ZkStyle: replicas=[1,4,2,3] adding=[4] removing=[2,3] drop=[]
+                TransientsTracked: replicas=[1,4,2,3] adding=[4] removing=[2,3] drop=[]
+                PreviousTarget: replicas=[1,4,2,3] adding=[] removing=[2,3] drop=[]
+            "#]],
         );
     }
 

@@ -84,6 +84,7 @@ pub const RULES: &[RuleInfo] = &[
             v("kafka-21419-always-write", "the report's fix plus always writing adding and removing, even when empty", "spec kafka-reassignment.md §2.3 (required companion of the KAFKA-21419 fix)"),
             v("zk-style", "design A: drop transients from replicas and ISR at once; adding = target − O, removing = O − target", "spec §2.3 design A, after ZK ControllerContext.ReplicaAssignment.reassignTo + KafkaController.updateCurrentReassignment (apache 1eb7644349)"),
             v("transients-tracked", "design B: transients stay in adding and removing; completion uses adding − removing and removing − adding", "spec kafka-reassignment.md §2.3 design B"),
+            v("previous-target", "WRONG on purpose: adding = target − (replicas − removing), the previous target instead of O; always written", "planted bug for G3 (no upstream source); tests/witnesses.rs"),
         ],
     },
     RuleInfo {
@@ -94,6 +95,7 @@ pub const RULES: &[RuleInfo] = &[
             v("3.0-3.7", "adding ⊆ ISR − removing", "PartitionReassignmentReplicas.maybeCompleteReassignment at tag 3.7.0 (inline in PartitionChangeBuilder in 3.0–3.4)"),
             v("3.8-4.2", "replicas − removing ⊆ ISR − removing", "KAFKA-15665, commit 756f44a3e5 (first in 3.8.0)"),
             v("4.3+", "adding ⊆ ISR − removing, plus the RF-reduction guard: if |adding| < |removing| then replicas − removing ⊆ ISR − removing", "KAFKA-19975, commit 3d267d4536 (branch 4.3); apache trunk d79bd502ec"),
+            v("keep-isr", "WRONG on purpose: the 4.3+ test, but the record keeps removed replicas in the ISR", "planted bug for G9 (no upstream source); tests/witnesses.rs"),
         ],
     },
     RuleInfo {
@@ -103,6 +105,7 @@ pub const RULES: &[RuleInfo] = &[
         variants: &[
             v("inkless-main", "skip every diskless topic", "aiven/inkless ReplicaManager.maybeShrinkIsr at main b1fcb5f6f7 (and #756 base a5128f5095)"),
             v("pr756", "skip only diskless topics with seal -1; cap = committed seal", "aiven/inkless #756 commit 150ec6ed61, ReplicaManager.maybeShrinkIsr"),
+            v("all-diskless", "WRONG on purpose: no diskless skip at all, born-diskless and aborted partitions shrunk too", "planted bug for INV-7 (no upstream source); tests/witnesses.rs"),
         ],
     },
     RuleInfo {
@@ -419,8 +422,17 @@ impl RuleSet {
                     i = j;
                 }
                 None => {
-                    rules.set(items[i])?;
-                    i += 1;
+                    // Variant names may contain `+` too (`completion=4.3+`): the longest
+                    // run of items that names a variant wins.
+                    let j = (i + 1..=items.len())
+                        .rev()
+                        .find(|&j| {
+                            let mut probe = rules;
+                            probe.set(&items[i..j].join("+")).is_ok()
+                        })
+                        .unwrap_or(i + 1);
+                    rules.set(&items[i..j].join("+"))?;
+                    i = j;
                 }
             }
         }
@@ -560,5 +572,23 @@ impl fmt::Display for RuleSet {
             }
         }
         f.write_str(&parts.join("+"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variant_names_with_a_plus_parse() {
+        let r = RuleSet::parse("3.0-3.7+completion=4.3+").unwrap();
+        assert_eq!(r.completion, Completion::V4_3Plus);
+        let r = RuleSet::parse("trunk+completion=4.3++shrink=pr756").unwrap();
+        assert_eq!((r.completion, r.shrink), (Completion::V4_3Plus, Shrink::Pr756));
+        let r = RuleSet::parse("complete+completion=3.8-4.2").unwrap();
+        assert_eq!(r.completion, Completion::V3_8To4_2);
+        // The negative space: a dangling `+` after a variant without one is an error.
+        assert!(RuleSet::parse("completion=3.8-4.2+").is_err());
+        assert!(RuleSet::parse("completion=4.3").is_err());
     }
 }

@@ -13,16 +13,21 @@ pub enum Shrink {
     /// `pr756` (commit 150ec6ed61): only a diskless topic with seal -1 (born diskless or
     /// aborted) is skipped; a committed seal is the cap, a pending one is uncapped.
     Pr756,
+    /// `all-diskless`, WRONG on purpose (a planted bug, no upstream source): #756 with the
+    /// skip removed instead of narrowed, so born-diskless and aborted partitions (seal -1),
+    /// whose followers never fetch, are shrunk too. INV-7 catches it.
+    AllDiskless,
 }
 
 impl Shrink {
-    pub const ALL: [Shrink; 2] = [Shrink::InklessMain, Shrink::Pr756];
+    pub const ALL: [Shrink; 3] = [Shrink::InklessMain, Shrink::Pr756, Shrink::AllDiskless];
 
     /// `None`: not evaluated. `Some(cap)`: evaluated, with cap -1 meaning none.
     pub fn cap(self, p: &Partition) -> Option<i64> {
         let skipped = match self {
             Shrink::InklessMain => p.diskless,
             Shrink::Pr756 => p.diskless && p.seal == SEAL_NONE,
+            Shrink::AllDiskless => false,
         };
         (!skipped).then_some(if p.seal >= 0 { p.seal } else { -1 })
     }
