@@ -5,8 +5,10 @@
 //! invariant a shortest counterexample. Deterministic: the same configuration always
 //! explores the same counts.
 //!
-//! Not yet: broker-id symmetry reduction (states that differ only by a renaming of brokers
-//! are explored separately, which is sound but slower).
+//! Reduction: equal states are merged (the full state: controller, brokers, ghosts). There
+//! is no broker-id symmetry reduction, on purpose: Kafka orders `removing` by broker id
+//! (a TreeSet), so renaming brokers is not a symmetry of the rules and merging renamed
+//! states would be unsound; src/symmetry.rs and tests/symmetry.rs show it.
 
 use crate::history::History;
 use crate::invariants::{Check, StepView, INVARIANTS};
@@ -58,6 +60,27 @@ pub fn starts() -> Vec<Start> {
         },
     ]
 }
+
+/// A starting cluster by name with `brokers` brokers (default: the spec's 5 for `kraft`,
+/// 3 for `switched`). The partition always has replicas [1,2,3].
+pub fn start_named(name: &str, brokers: Option<usize>) -> Result<Start, String> {
+    let mut start = starts()
+        .into_iter()
+        .find(|s| s.name == name)
+        .ok_or_else(|| format!("unknown start `{name}` (known: kraft, switched)"))?;
+    if let Some(n) = brokers {
+        if !(3..=BROKERS_MAX).contains(&n) {
+            return Err(format!(
+                "--brokers must be 3..={BROKERS_MAX} (the partition has replicas [1,2,3]), got {n}"
+            ));
+        }
+        start.brokers = (1..=n as i32).collect();
+    }
+    Ok(start)
+}
+
+/// More brokers make the reassignment alphabet (every subset) grow as 2^n.
+pub const BROKERS_MAX: usize = 7;
 
 /// The alphabet for a state: reassignments to every ascending subset of the brokers
 /// (sizes 1..=max_target), cancel, every AlterPartition ISR that holds the leader, and
@@ -142,6 +165,19 @@ pub fn explore(
     max_target: usize,
     states_max: usize,
 ) -> Report {
+    explore_until(start, rules, depth, max_target, states_max, None)
+}
+
+/// [`explore`], stopping as soon as `until` is violated (the benchmark's time to the
+/// shortest counterexample of one bug).
+pub fn explore_until(
+    start: &Start,
+    rules: &RuleSet,
+    depth: usize,
+    max_target: usize,
+    states_max: usize,
+    until: Option<&str>,
+) -> Report {
     let mut root = Cluster::new(&start.brokers, BrokerConfig::default());
     for e in &start.setup {
         apply(&mut root, e, rules);
@@ -173,6 +209,11 @@ pub fn explore(
                 };
                 let history = || rebuild(start, &arena, idx, &op);
                 check_step(&view, &mut report, history);
+                if until.is_some_and(|id| report.violations.iter().any(|(v, _)| *v == id)) {
+                    report.depth_reached = d;
+                    report.states = arena.len();
+                    return report;
+                }
                 if outcome.is_rejected() || seen.contains_key(&state) {
                     continue;
                 }
@@ -185,6 +226,11 @@ pub fn explore(
                 check_quiescent(&state, rules, &mut report, || {
                     rebuild(start, &arena, idx, &op)
                 });
+                if until.is_some_and(|id| report.violations.iter().any(|(v, _)| *v == id)) {
+                    report.depth_reached = d;
+                    report.states = arena.len();
+                    return report;
+                }
                 seen.insert(state.clone(), new);
                 arena.push((state, Some((idx, op))));
                 next.push(new);

@@ -9,13 +9,22 @@
 //! - `fixed-holds`: the complete rule set violates any invariant not listed as known;
 //! - `decode`: the harness itself panicked (a model bug).
 //!
-//! `ISRFUZZ_RULES=A:B` (or `A`) overrides the pair without recompiling.
+//! `ISRFUZZ_RULES=A:B` (or `A`) overrides the pair without recompiling, and
+//! `ISRFUZZ_UNTIL=G5,INV-4` reports only those invariants (the benchmark times one bug).
+//! `trivial` runs nothing: its exec/s is the engine's own per-execution cost.
+//!
+//! State feedback (`ISRFUZZ_STATE_FEEDBACK=1`, IJON-style): every step's abstract
+//! transition (see [`state_features`]) is also reported to the engine as coverage, so an
+//! input that reaches a new controller or broker situation is kept even when it runs no
+//! new code. The sink is the engine's: with the crate feature `libfuzzer-counters` a
+//! `__libfuzzer_extra_counters` array, with `afl-map` the AFL++ shared map.
 
 use crate::generate::decode;
 use crate::history::History;
 use crate::hunt::Known;
 use crate::oracle::{self, Verdict};
 use crate::report;
+use crate::model::Cluster;
 use crate::rules::{RuleSet, PRESETS};
 use std::sync::OnceLock;
 
@@ -26,6 +35,8 @@ pub enum Target {
     Cluster,
     FixedHolds,
     Decode,
+    /// The engine baseline: takes the bytes and does nothing.
+    Trivial,
 }
 
 impl Target {
@@ -44,6 +55,7 @@ impl Target {
             Target::Cluster => "cluster",
             Target::FixedHolds => "fixed_holds",
             Target::Decode => "decode",
+            Target::Trivial => "trivial",
         }
     }
 
@@ -54,7 +66,7 @@ impl Target {
             Target::KraftDiff => "trunk+inkless-complete:complete",
             Target::InklessDiff => "transients-tracked+inkless-main:complete",
             Target::Cluster | Target::FixedHolds => "complete",
-            Target::Decode => "trunk",
+            Target::Decode | Target::Trivial => "trunk",
         }
     }
 }
@@ -93,6 +105,22 @@ pub fn sides_for(target: Target, data: &[u8]) -> Vec<RuleSet> {
     RuleSet::parse_pair(target.default_rules()).expect("default rules parse")
 }
 
+/// `ISRFUZZ_UNTIL`: the only invariants a target reports (all when unset).
+fn env_until() -> Option<&'static [String]> {
+    static UNTIL: OnceLock<Option<Vec<String>>> = OnceLock::new();
+    UNTIL
+        .get_or_init(|| {
+            let text = std::env::var("ISRFUZZ_UNTIL").ok()?;
+            Some(text.split(',').map(|s| s.trim().to_string()).collect())
+        })
+        .as_deref()
+}
+
+fn state_feedback_enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("ISRFUZZ_STATE_FEEDBACK").is_some_and(|v| v != "0"))
+}
+
 /// What a target reports: the violating side, the invariant and its step.
 pub struct Crash {
     pub side: RuleSet,
@@ -119,6 +147,7 @@ pub fn judge(target: Target, history: &History, sides: &[RuleSet]) -> (Verdict, 
 
 fn new_violation(verdict: &Verdict) -> Option<Crash> {
     let known = embedded_known();
+    let until = env_until();
     let left = &verdict.sides[0];
     let right = verdict.sides.get(1);
     left.violations.iter().find_map(|v| {
@@ -126,7 +155,8 @@ fn new_violation(verdict: &Verdict) -> Option<Crash> {
         let is_known = known
             .iter()
             .any(|k| k.matches(&left.rules, v.invariant, &v.detail));
-        (!also_right && !is_known).then_some(Crash {
+        let wanted = until.is_none_or(|u| u.iter().any(|id| id == v.invariant));
+        (!also_right && !is_known && wanted).then_some(Crash {
             side: left.rules,
             invariant: v.invariant,
             step: v.step,
@@ -149,8 +179,15 @@ pub fn input_history(data: &[u8]) -> History {
 
 /// The entry point both engines call. Panics with a readable report on a finding.
 pub fn run_target(target: Target, data: &[u8]) {
+    if target == Target::Trivial {
+        std::hint::black_box(data);
+        return;
+    }
     let history = input_history(data);
     let sides = sides_for(target, data);
+    if state_feedback_enabled() {
+        state_features(&history, &sides, &mut feedback::hit);
+    }
     let (verdict, crash) = judge(target, &history, &sides);
     if let Some(crash) = crash {
         panic!(
@@ -187,4 +224,92 @@ fn crash_report(
         tables,
         report::verdict_line(verdict)
     )
+}
+
+/// The abstract situation of one partition after a step, in a few bits: what the rules
+/// branch on (reassignment phase, ISR coverage of the replicas and of the adding set,
+/// where the leader is, the seal regime, which fetchers hold it). Offsets, times and
+/// broker ids are left out so the number of features stays small.
+fn abstract_partition(c: &Cluster, i: usize) -> u32 {
+    let p = &c.partitions[i];
+    let in_isr = |b: &i32| p.isr.contains(b);
+    let bits = [
+        !p.adding_replicas.is_empty(),
+        !p.removing_replicas.is_empty(),
+        p.adding_replicas.iter().all(in_isr),
+        p.replicas.iter().all(in_isr),
+        p.leader < 0,
+        p.removing_replicas.contains(&p.leader),
+        p.diskless,
+        p.remote_storage,
+        p.seal == crate::model::SEAL_PENDING,
+        p.seal >= 0,
+        c.runtime.partitions[i].locals.iter().any(|l| l.fetchers.classic),
+        c.runtime.partitions[i].locals.iter().any(|l| l.fetchers.consolidation),
+    ];
+    let mut x = bits.iter().fold(0u32, |acc, &b| acc << 1 | u32::from(b));
+    x = x << 3 | (p.isr.len().min(7) as u32);
+    x
+}
+
+fn mix(a: u32, b: u32) -> u32 {
+    (a ^ b.wrapping_mul(0x9e37_79b1)).rotate_left(13).wrapping_mul(0x85eb_ca6b)
+}
+
+/// Report, for every side and step, the operation kind, its outcome and each partition's
+/// abstract situation after it to `sink`. (Keying on the situation before as well made
+/// the corpus grow faster than it found anything; measured in docs/benchmarks.md.)
+pub fn state_features(history: &History, sides: &[RuleSet], sink: &mut dyn FnMut(u32)) {
+    let verdict = oracle::run(history, sides, true);
+    for (s, side) in verdict.sides.iter().enumerate() {
+        for (step, rec) in side.steps.iter().enumerate() {
+            let op = std::mem::discriminant(&history.events[step]);
+            let op = {
+                use std::hash::{Hash, Hasher};
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                op.hash(&mut h);
+                h.finish() as u32
+            };
+            let rejected = u32::from(rec.outcome.is_rejected());
+            for i in 0..rec.state.partitions.len() {
+                let now = abstract_partition(&rec.state, i);
+                sink(mix(mix(s as u32, op ^ rejected), now));
+            }
+        }
+    }
+}
+
+/// The engine sinks for state feedback (see the module docs).
+mod feedback {
+    /// libFuzzer reads every `u8` in this section as an extra coverage counter (cleared
+    /// before each run), on Linux.
+    #[cfg(feature = "libfuzzer-counters")]
+    #[used]
+    #[link_section = "__libfuzzer_extra_counters"]
+    static mut COUNTERS: [u8; 1 << 14] = [0; 1 << 14];
+
+    #[cfg(feature = "afl-map")]
+    extern "C" {
+        static mut __afl_area_ptr: *mut u8;
+        static __afl_map_size: u32;
+    }
+
+    #[allow(unused_variables)]
+    pub fn hit(feature: u32) {
+        #[cfg(feature = "libfuzzer-counters")]
+        // SAFETY: single-threaded target; libFuzzer only reads the array between runs.
+        unsafe {
+            let counters = &mut *std::ptr::addr_of_mut!(COUNTERS);
+            let slot = &mut counters[feature as usize % counters.len()];
+            *slot = slot.wrapping_add(1);
+        }
+        #[cfg(feature = "afl-map")]
+        // SAFETY: AFL++'s runtime maps `__afl_map_size` bytes at `__afl_area_ptr` before
+        // `main`; IJON writes the same way (`ijon_map_inc`).
+        unsafe {
+            let size = __afl_map_size.max(1) as usize;
+            let slot = __afl_area_ptr.add(feature as usize % size);
+            *slot = (*slot).wrapping_add(1);
+        }
+    }
 }

@@ -127,6 +127,9 @@ pub struct Report {
     pub sometimes: Vec<u64>,
     /// Known findings met, with how many histories hit each.
     pub known: Vec<((RuleSet, &'static str), u64)>,
+    /// When the two sides' states first differed (the bug was *triggered*), and after
+    /// how many histories; a detection needs an invariant to fail as well.
+    pub first_divergence: Option<(Duration, u64)>,
 }
 
 /// SplitMix64: small, fast, and the same on every platform.
@@ -282,6 +285,9 @@ fn absorb(
     if let Some(bug) = verdict.harness_bug {
         report.harness_bugs.push((history, bug));
         return Ok(());
+    }
+    if verdict.first_divergence.is_some() && report.first_divergence.is_none() {
+        report.first_divergence = Some((start.elapsed(), report.histories));
     }
     for (s, side) in verdict.sides.iter().enumerate() {
         for v in &side.violations {

@@ -5,6 +5,7 @@
 //! `oracle` (run a history under rule sets, check, compare) ← `generate` / `minimize` /
 //! `hunt` / `report` ← the `isrfuzz` binary. See ARCHITECTURE.md.
 
+pub mod bench;
 pub mod error;
 pub mod exhaust;
 pub mod fuzz;

@@ -77,6 +77,9 @@ enum Command {
         /// (a consolidating partition switched at seal 10 on brokers 1..3).
         #[arg(long, default_value = "kraft")]
         start: String,
+        /// Brokers in the starting cluster (3..=7; default 5 for `kraft`, 3 for `switched`).
+        #[arg(long)]
+        brokers: Option<usize>,
         /// Largest reassignment target.
         #[arg(long, default_value_t = 4)]
         max_target: usize,
@@ -101,6 +104,41 @@ enum Command {
         /// pair depends on the input's first byte), instead of `--rules`.
         #[arg(long, value_name = "TARGET")]
         target: Option<String>,
+    },
+    /// Planted-bug benchmark, in-process part: model throughput per family, and time to
+    /// detection of every planted bug by `hunt` and `exhaust`. Appends rows to a CSV
+    /// (ci/bench.sh adds libFuzzer and AFL++; `bench-report` renders the table and plot).
+    Bench {
+        /// hunt trials (seeds 1..=N) per bug.
+        #[arg(long, default_value_t = 10)]
+        trials: u32,
+        /// Budget per hunt trial.
+        #[arg(long, default_value_t = 20)]
+        budget_seconds: u64,
+        /// Seconds per throughput run (3 runs per family).
+        #[arg(long, default_value_t = 3)]
+        throughput_seconds: u64,
+        /// Which parts to run.
+        #[arg(long, value_delimiter = ',', default_value = "throughput,hunt,exhaust")]
+        parts: Vec<String>,
+        /// Only these bugs (names as in `--list-bugs`).
+        #[arg(long, value_delimiter = ',')]
+        bugs: Vec<String>,
+        /// CSV to append to (created with a header if missing); none: print only.
+        #[arg(long)]
+        csv: Option<PathBuf>,
+        /// Print `name|rules|invariant|start` per planted bug and exit.
+        #[arg(long)]
+        list_bugs: bool,
+    },
+    /// Render a benchmark CSV as a Markdown table and an SVG plot.
+    BenchReport {
+        #[arg(long, default_value = "docs/benchmarks.csv")]
+        csv: PathBuf,
+        #[arg(long, default_value = "docs/benchmarks.md")]
+        md: PathBuf,
+        #[arg(long, default_value = "docs/benchmarks.svg")]
+        svg: PathBuf,
     },
     /// List rules, their variants with provenance, and the presets.
     Rules,
@@ -143,10 +181,37 @@ fn main() -> ExitCode {
             rules,
             depth,
             start,
+            brokers,
             max_target,
             states_max,
             out,
-        } => cmd_exhaust(&rules, depth, &start, max_target, states_max, out),
+        } => cmd_exhaust(&rules, depth, &start, brokers, max_target, states_max, out),
+        Command::Bench {
+            trials,
+            budget_seconds,
+            throughput_seconds,
+            parts,
+            bugs,
+            csv,
+            list_bugs,
+        } => {
+            if list_bugs {
+                for b in isrfuzz::bench::BUGS {
+                    println!("{}|{}|{}|{}", b.name, b.rules, b.invariant, b.start);
+                }
+                Ok(ExitCode::SUCCESS)
+            } else {
+                let opts = BenchOpts {
+                    trials,
+                    budget: Duration::from_secs(budget_seconds),
+                    throughput: Duration::from_secs(throughput_seconds),
+                    parts,
+                    bugs,
+                };
+                cmd_bench(&opts, csv.as_deref())
+            }
+        }
+        Command::BenchReport { csv, md, svg } => cmd_bench_report(&csv, &md, &svg),
         Command::Rules => {
             print_rules();
             Ok(ExitCode::SUCCESS)
@@ -540,6 +605,7 @@ fn cmd_exhaust(
     rules: &str,
     depth: usize,
     start: &str,
+    brokers: Option<usize>,
     max_target: usize,
     states_max: usize,
     out: PathBuf,
@@ -548,15 +614,12 @@ fn cmd_exhaust(
         return Err(Error::Usage(format!("--depth {depth}: at most 8")));
     }
     let sides = RuleSet::parse_pair(rules).map_err(Error::Usage)?;
-    let starts = isrfuzz::exhaust::starts();
-    let Some(start) = starts.iter().find(|s| s.name == start) else {
-        return Err(Error::Usage(format!(
-            "unknown start `{start}` (known: kraft, switched)"
-        )));
-    };
+    let start = &isrfuzz::exhaust::start_named(start, brokers).map_err(Error::Usage)?;
     let known = load_known_default(None)?;
     let mut any = false;
-    for rules in sides {
+    for (i, &rules) in sides.iter().enumerate() {
+        // With A:B, each side's counterexamples are replayed under the other side too.
+        let other = sides.get(1 - i.min(1)).filter(|_| sides.len() == 2).copied();
         let t0 = std::time::Instant::now();
         let report = isrfuzz::exhaust::explore(start, &rules, depth, max_target, states_max);
         println!(
@@ -593,8 +656,12 @@ fn cmd_exhaust(
                 message: e.to_string(),
             })?;
             let (path, _) = hunt::write_finding(&out, &h, &rules, invariant)?;
+            let versus = other.map_or(String::new(), |b| {
+                let also = oracle::run(history, &[b], false).sides[0].violates(invariant);
+                format!(" ({b} {})", if also { "violates it too" } else { "holds" })
+            });
             println!(
-                "  {invariant}: shortest counterexample {ops} operations after the start: {}",
+                "  {invariant}: shortest counterexample {ops} operations after the start{versus}: {}",
                 path.display()
             );
         }
@@ -639,4 +706,184 @@ fn print_invariants() {
         println!("   why: {}", inv.rationale);
         println!("   source: {}\n", inv.source);
     }
+}
+
+struct BenchOpts {
+    trials: u32,
+    budget: Duration,
+    throughput: Duration,
+    parts: Vec<String>,
+    bugs: Vec<String>,
+}
+
+/// Appends rows to the CSV as they are measured, so an interrupted run keeps them.
+struct CsvSink {
+    file: Option<(PathBuf, std::fs::File)>,
+}
+
+impl CsvSink {
+    fn open(path: Option<&Path>) -> Result<CsvSink, Error> {
+        let Some(path) = path else {
+            return Ok(CsvSink { file: None });
+        };
+        let io = |e: std::io::Error| Error::Io {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        };
+        let fresh = !path.exists();
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(io)?;
+        if fresh {
+            use std::io::Write;
+            writeln!(file, "{}", isrfuzz::bench::CSV_HEADER).map_err(io)?;
+        }
+        Ok(CsvSink {
+            file: Some((path.to_path_buf(), file)),
+        })
+    }
+
+    fn push(&mut self, row: &isrfuzz::bench::Row) -> Result<(), Error> {
+        if let Some((path, file)) = &mut self.file {
+            use std::io::Write;
+            writeln!(file, "{}", row.csv()).map_err(|e| Error::Io {
+                path: path.clone(),
+                message: e.to_string(),
+            })?;
+        }
+        Ok(())
+    }
+}
+
+fn cmd_bench(opts: &BenchOpts, csv: Option<&Path>) -> Result<ExitCode, Error> {
+    use isrfuzz::bench::{self, Row, BUGS};
+    for part in &opts.parts {
+        if !["throughput", "hunt", "exhaust"].contains(&part.as_str()) {
+            return Err(Error::Usage(format!(
+                "unknown part `{part}` (throughput, hunt, exhaust)"
+            )));
+        }
+    }
+    for name in &opts.bugs {
+        if !BUGS.iter().any(|b| b.name == name) {
+            return Err(Error::Usage(format!("unknown bug `{name}` (see --list-bugs)")));
+        }
+    }
+    if opts.trials == 0 || opts.trials > 1000 {
+        return Err(Error::Usage("--trials must be 1..=1000".into()));
+    }
+    let mut sink = CsvSink::open(csv)?;
+    let (date, machine) = (bench::today(), bench::machine());
+    let row = |engine: &str, bug: &str, invariant: &str, trial: u32| Row {
+        date: date.clone(),
+        machine: machine.clone(),
+        engine: engine.into(),
+        bug: bug.into(),
+        invariant: invariant.into(),
+        trial,
+        result: String::new(),
+        seconds: 0.0,
+        execs: 0,
+        triggered_s: None,
+    };
+    let wants = |part: &str| opts.parts.iter().any(|p| p == part);
+    println!("machine: {machine}; date: {date}");
+    if wants("throughput") {
+        for family in ["kraft", "inkless", "mixed"] {
+            for run in 0..3u32 {
+                let (n, secs) =
+                    bench::throughput(family, opts.throughput, u64::from(run) + 1)
+                        .map_err(Error::Usage)?;
+                println!("throughput {family:<8} run {run}: {:.0} histories/s", n as f64 / secs);
+                sink.push(&Row {
+                    result: "throughput".into(),
+                    seconds: secs,
+                    execs: n,
+                    ..row("model", family, "", run)
+                })?;
+            }
+        }
+    }
+    let selected = BUGS
+        .iter()
+        .filter(|b| opts.bugs.is_empty() || opts.bugs.iter().any(|n| n == b.name));
+    for b in selected {
+        if wants("hunt") {
+            for seed in 1..=opts.trials {
+                let t = bench::hunt_trial(b, u64::from(seed), opts.budget).map_err(Error::Usage)?;
+                sink.push(&Row {
+                    result: if t.detected.is_some() { "detected" } else { "timeout" }.into(),
+                    seconds: t.seconds,
+                    execs: t.execs,
+                    triggered_s: t.triggered,
+                    ..row("hunt", b.name, b.invariant, seed)
+                })?;
+                println!(
+                    "hunt    {:<15} {:<6} seed {seed:>2}: {}",
+                    b.name,
+                    b.invariant,
+                    t.detected.map_or("timeout".into(), |s| format!("{s:.3} s"))
+                );
+            }
+        }
+        if wants("exhaust") {
+            let depth = if b.start == "kraft" { 5 } else { 6 };
+            let (secs, ops, transitions) = bench::exhaust_trial(b, depth).map_err(Error::Usage)?;
+            sink.push(&Row {
+                result: if ops.is_some() { "detected" } else { "unreachable" }.into(),
+                seconds: secs,
+                execs: ops.map_or(0, |o| o as u64),
+                ..row("exhaust", b.name, b.invariant, 1)
+            })?;
+            println!(
+                "exhaust {:<15} {:<6}: {} ({transitions} transitions, {secs:.2} s)",
+                b.name,
+                b.invariant,
+                ops.map_or(format!("not within depth {depth}"), |o| format!("{o} operations"))
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_bench_report(csv: &Path, md: &Path, svg: &Path) -> Result<ExitCode, Error> {
+    let text = std::fs::read_to_string(csv).map_err(|e| Error::Io {
+        path: csv.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    let mut rows = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if i == 0 && line == isrfuzz::bench::CSV_HEADER || line.trim().is_empty() {
+            continue;
+        }
+        rows.push(isrfuzz::bench::Row::parse(line).map_err(|message| Error::Input {
+            path: csv.to_path_buf(),
+            message: format!("line {}: {message}", i + 1),
+        })?);
+    }
+    if rows.is_empty() {
+        return Err(Error::Input {
+            path: csv.to_path_buf(),
+            message: "no rows".into(),
+        });
+    }
+    let command = format!(
+        "isrfuzz bench-report --csv {} --md {} --svg {}",
+        csv.display(),
+        md.display(),
+        svg.display()
+    );
+    for (path, body) in [
+        (md, isrfuzz::bench::markdown(&rows, &command)),
+        (svg, isrfuzz::bench::svg(&rows)),
+    ] {
+        std::fs::write(path, body).map_err(|e| Error::Io {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        println!("wrote {}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
 }
