@@ -378,11 +378,13 @@ impl RuleSet {
         }
     }
 
-    fn same_family(&self, other: &RuleSet, family: Family) -> bool {
+    /// How many rules of `family` differ between the two.
+    fn differences(&self, other: &RuleSet, family: Family) -> usize {
         RULES
             .iter()
             .enumerate()
-            .all(|(i, r)| r.family != family || self.variant(i) == other.variant(i))
+            .filter(|(i, r)| r.family == family && self.variant(*i) != other.variant(*i))
+            .count()
     }
 
     /// `derivation=trunk completion=4.3+ ...`: every rule with its variant.
@@ -531,22 +533,21 @@ impl Rules for RuleSet {
     }
 }
 
-/// The shortest name: `complete`, a preset, `kraft+inkless` presets, plus any
-/// `+rule=variant` overrides.
+/// A short name: `complete`, or per family the closest preset (the KRaft one omitted when
+/// it is `trunk`, the Inkless one when it is `inkless-main`), plus `+rule=variant`
+/// overrides for what still differs.
 impl fmt::Display for RuleSet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if *self == RuleSet::complete() {
             return f.write_str("complete");
         }
+        // Per family, the preset that leaves the fewest rules to override (the first
+        // one on a tie, so the base presets win over their descendants).
         let pick = |family| {
             PRESETS
                 .iter()
-                .find(|p| p.family == family && p.rules.same_family(self, family))
-                .or_else(|| {
-                    PRESETS
-                        .iter()
-                        .find(|p| p.family == family && p.rules.same_family(&BASE, family))
-                })
+                .filter(|p| p.family == family)
+                .min_by_key(|p| p.rules.differences(self, family))
         };
         let (k, i) = (
             pick(Family::Kraft).expect("trunk"),
@@ -590,5 +591,37 @@ mod tests {
         // The negative space: a dangling `+` after a variant without one is an error.
         assert!(RuleSet::parse("completion=3.8-4.2+").is_err());
         assert!(RuleSet::parse("completion=4.3").is_err());
+    }
+
+    /// Names are the shortest spelling and parse back to the same rule set, for every
+    /// preset with every single rule swapped to every variant.
+    #[test]
+    fn display_names_are_short_and_round_trip() {
+        for (text, name) in [
+            ("trunk", "trunk"),
+            ("3.8-4.2", "3.8-4.2"),
+            ("pr756", "pr756"),
+            ("transients-tracked+inkless-complete", "complete"),
+            ("pr756+leader-change=epoch-bump", "pr756+leader-change=epoch-bump"),
+            ("trunk+completion=3.8-4.2", "3.8-4.2"),
+            ("zk-style+pr756", "zk-style+pr756"),
+        ] {
+            assert_eq!(RuleSet::parse(text).unwrap().to_string(), name, "{text}");
+        }
+        for p in PRESETS {
+            for (r, rule) in RULES.iter().enumerate() {
+                for v in 0..rule.variants.len() {
+                    let mut rs = p.rules;
+                    rs.set_variant(r, v);
+                    assert_eq!(RuleSet::parse(&rs.to_string()).unwrap(), rs, "{rs}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn describe_lists_every_rule_with_its_variant() {
+        expect_test::expect![[r#"derivation=transients-tracked completion=4.3+ shrink=pr756 lag=both-caps leader-change=diversion seal-fetch=at-seal-exclusion seal-admission=pr760 switched-reassignment=staged unfence-expansion=pr754"#]]
+            .assert_eq(&RuleSet::complete().describe());
     }
 }
