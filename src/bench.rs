@@ -54,20 +54,56 @@ pub const BUGS: &[Bug] = &[
     bug("21419-residual", "kafka-21419-always-write", "G5", "kraft"),
     bug("CE-a", "inkless-main", "INV-1", "switched"),
     bug("CE-b1", "pr756-commit1+lag=uncapped", "INV-3", "switched"),
-    bug("CE-b2", "pr756-commit1+leader-change=diversion", "INV-3", "switched"),
-    bug("CE-c1", "pr756-commit1+leader-change=none", "INV-4", "switched"),
+    bug(
+        "CE-b2",
+        "pr756-commit1+leader-change=diversion",
+        "INV-3",
+        "switched",
+    ),
+    bug(
+        "CE-c1",
+        "pr756-commit1+leader-change=none",
+        "INV-4",
+        "switched",
+    ),
     bug("CE-c2", "pr756-commit1", "INV-4", "switched"),
-    bug("CE-c3", "pr756+leader-change=diversion-no-evict", "INV-5", "switched"),
-    bug("CE-c4", "pr756+leader-change=epoch-bump", "INV-4b", "switched"),
+    bug(
+        "CE-c3",
+        "pr756+leader-change=diversion-no-evict",
+        "INV-5",
+        "switched",
+    ),
+    bug(
+        "CE-c4",
+        "pr756+leader-change=epoch-bump",
+        "INV-4b",
+        "switched",
+    ),
     bug("CE-d", "pr756", "INV-6", "switched"),
     bug("CE-e", "pr756+pr760", "INV-2", "switched"),
-    bug("CE-f", "inkless-complete+unfence-expansion=pre-754", "INV-2", "switched"),
-    bug("planted-G3", "complete+derivation=previous-target", "G3", "kraft"),
+    bug(
+        "CE-f",
+        "inkless-complete+unfence-expansion=pre-754",
+        "INV-2",
+        "switched",
+    ),
+    bug(
+        "planted-G3",
+        "complete+derivation=previous-target",
+        "G3",
+        "kraft",
+    ),
     bug("planted-G9", "complete+completion=keep-isr", "G9", "kraft"),
-    bug("planted-INV-7", "complete+shrink=all-diskless", "INV-7", "switched"),
+    bug(
+        "planted-INV-7",
+        "complete+shrink=all-diskless",
+        "INV-7",
+        "switched",
+    ),
 ];
 
-pub const CSV_HEADER: &str = "date,machine,engine,bug,invariant,trial,result,seconds,execs,triggered_s";
+pub const CSV_HEADER: &str =
+    "date,machine,engine,bug,invariant,trial,result,seconds,execs,triggered_s";
 
 /// One CSV row.
 #[derive(Clone, Debug, PartialEq)]
@@ -97,7 +133,8 @@ impl Row {
             self.result,
             self.seconds,
             self.execs,
-            self.triggered_s.map_or(String::new(), |t| format!("{t:.4}"))
+            self.triggered_s
+                .map_or(String::new(), |t| format!("{t:.4}"))
         )
     }
 
@@ -107,7 +144,8 @@ impl Row {
             return Err(format!("expected 10 fields, got {}: `{line}`", f.len()));
         }
         let num = |i: usize| -> Result<f64, String> {
-            f[i].parse().map_err(|_| format!("field {} is not a number: `{line}`", i + 1))
+            f[i].parse()
+                .map_err(|_| format!("field {} is not a number: `{line}`", i + 1))
         };
         Ok(Row {
             date: f[0].into(),
@@ -159,9 +197,8 @@ pub fn machine() -> String {
 /// The rule pairs a throughput family runs, round robin.
 pub fn family_pairs(family: &str) -> Result<Vec<[RuleSet; 2]>, String> {
     let complete = RuleSet::complete();
-    let one = |a: &str| -> Result<Vec<[RuleSet; 2]>, String> {
-        Ok(vec![[RuleSet::parse(a)?, complete]])
-    };
+    let one =
+        |a: &str| -> Result<Vec<[RuleSet; 2]>, String> { Ok(vec![[RuleSet::parse(a)?, complete]]) };
     match family {
         // Only the KRaft rules differ between the sides.
         "kraft" => one("trunk+inkless-complete"),
@@ -228,8 +265,7 @@ pub fn exhaust_trial(b: &Bug, depth_max: usize) -> Result<(f64, Option<usize>, u
     let start = exhaust::start_named(b.start, None)?;
     let rules = RuleSet::parse(b.rules)?;
     let t0 = Instant::now();
-    let report =
-        exhaust::explore_until(&start, &rules, depth_max, 4, 2_000_000, Some(b.invariant));
+    let report = exhaust::explore_until(&start, &rules, depth_max, 4, 2_000_000, Some(b.invariant));
     let ops = report
         .violations
         .iter()
@@ -472,7 +508,9 @@ pub fn svg(rows: &[Row]) -> String {
             b.invariant
         );
         for (e, &engine) in ENGINES.iter().enumerate() {
-            let Some(sm) = summaries.iter().find(|m| m.engine == engine && m.bug == b.name)
+            let Some(sm) = summaries
+                .iter()
+                .find(|m| m.engine == engine && m.bug == b.name)
             else {
                 continue;
             };
@@ -529,7 +567,11 @@ mod tests {
     fn every_bug_parses_and_names_a_known_invariant_and_start() {
         for b in BUGS {
             RuleSet::parse(b.rules).unwrap();
-            assert!(crate::invariants::by_id(b.invariant).is_some(), "{}", b.invariant);
+            assert!(
+                crate::invariants::by_id(b.invariant).is_some(),
+                "{}",
+                b.invariant
+            );
             exhaust::start_named(b.start, None).unwrap();
         }
     }
@@ -577,9 +619,14 @@ mod tests {
         assert_eq!(s.median_s, Some(3.0));
         assert_eq!(s.max_s, None, "a miss means the max is over budget");
         assert_eq!(s.min_s, Some(1.0));
-        let missed = summarize(&[row("detected", 1.0), row("timeout", 20.0), row("timeout", 20.0)]);
+        let missed = summarize(&[
+            row("detected", 1.0),
+            row("timeout", 20.0),
+            row("timeout", 20.0),
+        ]);
         assert_eq!(missed[0].median_s, None);
-        assert!(markdown(&rows, "cmd").contains("| CE-a | `inkless-main` | INV-1 | 3.00 s / max > budget (2/3) |"));
+        assert!(markdown(&rows, "cmd")
+            .contains("| CE-a | `inkless-main` | INV-1 | 3.00 s / max > budget (2/3) |"));
         assert!(svg(&rows).starts_with("<svg"));
     }
 

@@ -22,9 +22,9 @@
 use crate::generate::decode;
 use crate::history::History;
 use crate::hunt::Known;
+use crate::model::Cluster;
 use crate::oracle::{self, Verdict};
 use crate::report;
-use crate::model::Cluster;
 use crate::rules::{RuleSet, PRESETS};
 use std::sync::OnceLock;
 
@@ -244,8 +244,14 @@ fn abstract_partition(c: &Cluster, i: usize) -> u32 {
         p.remote_storage,
         p.seal == crate::model::SEAL_PENDING,
         p.seal >= 0,
-        c.runtime.partitions[i].locals.iter().any(|l| l.fetchers.classic),
-        c.runtime.partitions[i].locals.iter().any(|l| l.fetchers.consolidation),
+        c.runtime.partitions[i]
+            .locals
+            .iter()
+            .any(|l| l.fetchers.classic),
+        c.runtime.partitions[i]
+            .locals
+            .iter()
+            .any(|l| l.fetchers.consolidation),
     ];
     let mut x = bits.iter().fold(0u32, |acc, &b| acc << 1 | u32::from(b));
     x = x << 3 | (p.isr.len().min(7) as u32);
@@ -253,7 +259,9 @@ fn abstract_partition(c: &Cluster, i: usize) -> u32 {
 }
 
 fn mix(a: u32, b: u32) -> u32 {
-    (a ^ b.wrapping_mul(0x9e37_79b1)).rotate_left(13).wrapping_mul(0x85eb_ca6b)
+    (a ^ b.wrapping_mul(0x9e37_79b1))
+        .rotate_left(13)
+        .wrapping_mul(0x85eb_ca6b)
 }
 
 /// Report, for every side and step, the operation kind, its outcome and each partition's

@@ -172,6 +172,10 @@ impl History {
                 "replica_lag_time_max_ms {lag} outside {LAG_MAX_MS_MIN}..={LAG_MAX_MS_MAX}"
             ));
         }
+        if self.events.is_empty() {
+            // Nothing to replay: almost always a truncated or hand-edited file.
+            return Err("`events` is empty: a history needs at least one event".into());
+        }
         if self.events.len() > EVENTS_MAX {
             return Err(format!(
                 "{} events, more than the limit of {EVENTS_MAX}",

@@ -619,7 +619,10 @@ fn cmd_exhaust(
     let mut any = false;
     for (i, &rules) in sides.iter().enumerate() {
         // With A:B, each side's counterexamples are replayed under the other side too.
-        let other = sides.get(1 - i.min(1)).filter(|_| sides.len() == 2).copied();
+        let other = sides
+            .get(1 - i.min(1))
+            .filter(|_| sides.len() == 2)
+            .copied();
         let t0 = std::time::Instant::now();
         let report = isrfuzz::exhaust::explore(start, &rules, depth, max_target, states_max);
         println!(
@@ -768,7 +771,9 @@ fn cmd_bench(opts: &BenchOpts, csv: Option<&Path>) -> Result<ExitCode, Error> {
     }
     for name in &opts.bugs {
         if !BUGS.iter().any(|b| b.name == name) {
-            return Err(Error::Usage(format!("unknown bug `{name}` (see --list-bugs)")));
+            return Err(Error::Usage(format!(
+                "unknown bug `{name}` (see --list-bugs)"
+            )));
         }
     }
     if opts.trials == 0 || opts.trials > 1000 {
@@ -793,10 +798,12 @@ fn cmd_bench(opts: &BenchOpts, csv: Option<&Path>) -> Result<ExitCode, Error> {
     if wants("throughput") {
         for family in ["kraft", "inkless", "mixed"] {
             for run in 0..3u32 {
-                let (n, secs) =
-                    bench::throughput(family, opts.throughput, u64::from(run) + 1)
-                        .map_err(Error::Usage)?;
-                println!("throughput {family:<8} run {run}: {:.0} histories/s", n as f64 / secs);
+                let (n, secs) = bench::throughput(family, opts.throughput, u64::from(run) + 1)
+                    .map_err(Error::Usage)?;
+                println!(
+                    "throughput {family:<8} run {run}: {:.0} histories/s",
+                    n as f64 / secs
+                );
                 sink.push(&Row {
                     result: "throughput".into(),
                     seconds: secs,
@@ -814,7 +821,12 @@ fn cmd_bench(opts: &BenchOpts, csv: Option<&Path>) -> Result<ExitCode, Error> {
             for seed in 1..=opts.trials {
                 let t = bench::hunt_trial(b, u64::from(seed), opts.budget).map_err(Error::Usage)?;
                 sink.push(&Row {
-                    result: if t.detected.is_some() { "detected" } else { "timeout" }.into(),
+                    result: if t.detected.is_some() {
+                        "detected"
+                    } else {
+                        "timeout"
+                    }
+                    .into(),
                     seconds: t.seconds,
                     execs: t.execs,
                     triggered_s: t.triggered,
@@ -832,7 +844,12 @@ fn cmd_bench(opts: &BenchOpts, csv: Option<&Path>) -> Result<ExitCode, Error> {
             let depth = if b.start == "kraft" { 5 } else { 6 };
             let (secs, ops, transitions) = bench::exhaust_trial(b, depth).map_err(Error::Usage)?;
             sink.push(&Row {
-                result: if ops.is_some() { "detected" } else { "unreachable" }.into(),
+                result: if ops.is_some() {
+                    "detected"
+                } else {
+                    "unreachable"
+                }
+                .into(),
                 seconds: secs,
                 execs: ops.map_or(0, |o| o as u64),
                 ..row("exhaust", b.name, b.invariant, 1)
@@ -841,7 +858,9 @@ fn cmd_bench(opts: &BenchOpts, csv: Option<&Path>) -> Result<ExitCode, Error> {
                 "exhaust {:<15} {:<6}: {} ({transitions} transitions, {secs:.2} s)",
                 b.name,
                 b.invariant,
-                ops.map_or(format!("not within depth {depth}"), |o| format!("{o} operations"))
+                ops.map_or(format!("not within depth {depth}"), |o| format!(
+                    "{o} operations"
+                ))
             );
         }
     }
@@ -858,10 +877,12 @@ fn cmd_bench_report(csv: &Path, md: &Path, svg: &Path) -> Result<ExitCode, Error
         if i == 0 && line == isrfuzz::bench::CSV_HEADER || line.trim().is_empty() {
             continue;
         }
-        rows.push(isrfuzz::bench::Row::parse(line).map_err(|message| Error::Input {
-            path: csv.to_path_buf(),
-            message: format!("line {}: {message}", i + 1),
-        })?);
+        rows.push(
+            isrfuzz::bench::Row::parse(line).map_err(|message| Error::Input {
+                path: csv.to_path_buf(),
+                message: format!("line {}: {message}", i + 1),
+            })?,
+        );
     }
     if rows.is_empty() {
         return Err(Error::Input {

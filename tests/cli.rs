@@ -356,3 +356,111 @@ fn raw_fuzzer_artifacts_replay_and_promote() {
         }
     }
 }
+
+/// The limits: offsets and times at the integer edges, empty and huge histories, a path
+/// that is not a readable file, and the benchmark and exhaust arguments.
+#[test]
+fn limits_and_edges_are_one_line_errors() {
+    let dir = scratch("limits");
+    let create = r#"{"op":"create_partition","replicas":[1]}"#;
+    let with = |event: &str| format!(r#"{{"format":1,"brokers":[1],"events":[{create},{event}]}}"#);
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "records.json",
+            with(r#"{"op":"produce","records":9223372036854775807}"#),
+            "records 9223372036854775807 outside",
+        ),
+        (
+            "records0.json",
+            with(r#"{"op":"produce","records":-9223372036854775808}"#),
+            "outside 1..=",
+        ),
+        (
+            "time.json",
+            with(r#"{"op":"advance_time","ms":9223372036854775807}"#),
+            "ms 9223372036854775807 outside",
+        ),
+        (
+            "seal.json",
+            with(r#"{"op":"alter_diskless_switch","seal":-9223372036854775808}"#),
+            "seal -9223372036854775808 outside",
+        ),
+        (
+            "seal2.json",
+            with(r#"{"op":"alter_diskless_switch","seal":9223372036854775807}"#),
+            "outside -2..=",
+        ),
+        (
+            "overflow.json",
+            with(r#"{"op":"produce","records":9223372036854775808}"#),
+            "not a history",
+        ),
+        (
+            "empty.json",
+            r#"{"format":1,"brokers":[1],"events":[]}"#.into(),
+            "`events` is empty",
+        ),
+        ("zero.json", String::new(), "malformed JSON"),
+        (
+            "huge.json",
+            format!(
+                r#"{{"format":1,"brokers":[1],"events":[{create}{}]}}"#,
+                r#",{"op":"list_reassignments"}"#.repeat(1100)
+            ),
+            "more than the limit of 1024",
+        ),
+    ];
+    for (name, text, needle) in &cases {
+        let f = write(&dir, name, text);
+        assert_usage_error(&isrfuzz(&["replay", &f]), needle);
+    }
+    // A file past the size limit is refused before it is read into memory.
+    let big = dir.join("big.json");
+    std::fs::write(&big, vec![b' '; 5 << 20]).unwrap();
+    assert_usage_error(
+        &isrfuzz(&["replay", &big.to_string_lossy()]),
+        "more than the limit",
+    );
+    // The largest broker id is fine: ids are only compared, never used in arithmetic.
+    let max_id = write(
+        &dir,
+        "maxid.json",
+        r#"{"format":1,"brokers":[2147483647],"events":[{"op":"create_partition","replicas":[2147483647]}]}"#,
+    );
+    assert_eq!(isrfuzz(&["replay", &max_id]).status.code(), Some(0));
+    // Arguments of exhaust, bench and bench-report.
+    assert_usage_error(
+        &isrfuzz(&["exhaust", "--brokers", "2"]),
+        "--brokers must be 3..=7",
+    );
+    assert_usage_error(
+        &isrfuzz(&["exhaust", "--start", "moon"]),
+        "unknown start `moon`",
+    );
+    assert_usage_error(&isrfuzz(&["exhaust", "--depth", "99"]), "at most 8");
+    assert_usage_error(
+        &isrfuzz(&["bench", "--parts", "nope"]),
+        "unknown part `nope`",
+    );
+    assert_usage_error(&isrfuzz(&["bench", "--bugs", "nope"]), "unknown bug `nope`");
+    let csv = write(&dir, "bad.csv", "date,machine\n1,2,3\n");
+    let md = dir.join("out.md").to_string_lossy().into_owned();
+    let svg = dir.join("out.svg").to_string_lossy().into_owned();
+    assert_usage_error(
+        &isrfuzz(&["bench-report", "--csv", &csv, "--md", &md, "--svg", &svg]),
+        "line 1",
+    );
+    let missing = dir.join("none.csv").to_string_lossy().into_owned();
+    assert_usage_error(
+        &isrfuzz(&[
+            "bench-report",
+            "--csv",
+            &missing,
+            "--md",
+            &md,
+            "--svg",
+            &svg,
+        ]),
+        "none.csv",
+    );
+}

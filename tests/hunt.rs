@@ -191,5 +191,8 @@ fn a_hunt_sample_reaches_every_sometimes_property() {
             missed.push(inv.id);
         }
     }
-    assert!(missed.is_empty(), "never reached in 6,000 histories: {missed:?}");
+    assert!(
+        missed.is_empty(),
+        "never reached in 6,000 histories: {missed:?}"
+    );
 }

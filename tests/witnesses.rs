@@ -31,7 +31,10 @@ fn corpus() -> Vec<(String, History)> {
         paths.sort();
         for p in paths {
             let h = History::load(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-            out.push((format!("{dir}/{}", p.file_name().unwrap().to_string_lossy()), h));
+            out.push((
+                format!("{dir}/{}", p.file_name().unwrap().to_string_lossy()),
+                h,
+            ));
         }
     }
     out
@@ -86,8 +89,18 @@ fn fault_seal_grows(c: &mut Cluster, e: &Event, r: &dyn Rules) -> Outcome {
 }
 
 const FAULTS: &[(&str, &str, ApplyFn, &str)] = &[
-    ("S2", "forget-index", fault_forget_index, "create 1,2,3; reassign 1,2,4"),
-    ("S3", "no-epoch-bump", fault_no_epoch_bump, "create 1,2,3; reassign 1,2,4"),
+    (
+        "S2",
+        "forget-index",
+        fault_forget_index,
+        "create 1,2,3; reassign 1,2,4",
+    ),
+    (
+        "S3",
+        "no-epoch-bump",
+        fault_no_epoch_bump,
+        "create 1,2,3; reassign 1,2,4",
+    ),
     (
         "INV-8",
         "seal-grows",
@@ -108,8 +121,10 @@ struct Witness {
 fn every_invariant_has_a_violating_and_a_holding_witness() {
     let corpus = corpus();
     let rule_sets = rule_sets();
-    let mut witnesses: BTreeMap<&str, Witness> =
-        INVARIANTS.iter().map(|i| (i.id, Witness::default())).collect();
+    let mut witnesses: BTreeMap<&str, Witness> = INVARIANTS
+        .iter()
+        .map(|i| (i.id, Witness::default()))
+        .collect();
     for (file, h) in &corpus {
         let runs: Vec<_> = rule_sets
             .iter()
@@ -123,7 +138,10 @@ fn every_invariant_has_a_violating_and_a_holding_witness() {
                 w.violated = Some(format!("{file} under {bad}"));
                 w.held = Some(format!("{file} under {good}"));
             }
-            w.reached += runs.iter().map(|(_, v)| v.sides[0].sometimes[i]).sum::<u32>();
+            w.reached += runs
+                .iter()
+                .map(|(_, v)| v.sides[0].sometimes[i])
+                .sum::<u32>();
         }
     }
     let complete = RuleSet::complete();
@@ -131,8 +149,15 @@ fn every_invariant_has_a_violating_and_a_holding_witness() {
         let h = common::parse(text);
         let faulty = run_with(&h, &[complete], false, *apply_faulty);
         let clean = run(&h, &[complete], false);
-        assert!(faulty.sides[0].violates(id), "fault {fault} must break {id}");
-        assert!(clean.sides[0].violations.is_empty(), "{text}: {:?}", clean.sides[0].violations);
+        assert!(
+            faulty.sides[0].violates(id),
+            "fault {fault} must break {id}"
+        );
+        assert!(
+            clean.sides[0].violations.is_empty(),
+            "{text}: {:?}",
+            clean.sides[0].violations
+        );
         let w = witnesses.get_mut(id).unwrap();
         if w.violated.is_none() {
             w.violated = Some(format!("`{text}` with fault {fault}"));
@@ -150,5 +175,8 @@ fn every_invariant_has_a_violating_and_a_holding_witness() {
             missing.push(inv.id);
         }
     }
-    assert!(missing.is_empty(), "invariants without witnesses: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "invariants without witnesses: {missing:?}"
+    );
 }

@@ -585,7 +585,10 @@ mod tests {
         let r = RuleSet::parse("3.0-3.7+completion=4.3+").unwrap();
         assert_eq!(r.completion, Completion::V4_3Plus);
         let r = RuleSet::parse("trunk+completion=4.3++shrink=pr756").unwrap();
-        assert_eq!((r.completion, r.shrink), (Completion::V4_3Plus, Shrink::Pr756));
+        assert_eq!(
+            (r.completion, r.shrink),
+            (Completion::V4_3Plus, Shrink::Pr756)
+        );
         let r = RuleSet::parse("complete+completion=3.8-4.2").unwrap();
         assert_eq!(r.completion, Completion::V3_8To4_2);
         // The negative space: a dangling `+` after a variant without one is an error.
@@ -602,7 +605,10 @@ mod tests {
             ("3.8-4.2", "3.8-4.2"),
             ("pr756", "pr756"),
             ("transients-tracked+inkless-complete", "complete"),
-            ("pr756+leader-change=epoch-bump", "pr756+leader-change=epoch-bump"),
+            (
+                "pr756+leader-change=epoch-bump",
+                "pr756+leader-change=epoch-bump",
+            ),
             ("trunk+completion=3.8-4.2", "3.8-4.2"),
             ("zk-style+pr756", "zk-style+pr756"),
         ] {
