@@ -567,7 +567,7 @@ pub fn follower_fetch(
     r: BrokerId,
     notes: &mut Vec<Note>,
 ) {
-    let part = c.partitions[p].clone();
+    let part = &c.partitions[p];
     let leader = part.leader;
     if leader == NO_LEADER || leader == r || !is_up(c, leader) || !active_unstalled(c, r) {
         return;
@@ -583,7 +583,7 @@ pub fn follower_fetch(
     {
         return;
     }
-    if lost_prefix(&c.runtime.config, &part, lead) {
+    if lost_prefix(&c.runtime.config, part, lead) {
         return;
     }
     let s = part.seal;
@@ -680,7 +680,7 @@ fn maybe_expand_isr(
     at_seal_branch: bool,
     notes: &mut Vec<Note>,
 ) {
-    let part = c.partitions[p].clone();
+    let part = &c.partitions[p];
     if part.isr.contains(&r) || !c.is_active(r) {
         return;
     }
