@@ -909,7 +909,3 @@ fn cmd_bench_report(csv: &Path, md: &Path, svg: &Path) -> Result<ExitCode, Error
     Ok(ExitCode::SUCCESS)
 }
 
-// The model allocates many short-lived small vectors (broker lists); glibc's malloc and
-// free were a third of all instructions under callgrind. mimalloc halves that cost.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
