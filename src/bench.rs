@@ -190,7 +190,10 @@ pub fn machine() -> String {
                 .map(|s| s.trim().to_string())
         })
         .unwrap_or_else(|| "unknown cpu".into());
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // The machine's cores, not this process's affinity (the benchmark pins to one).
+    let cores = std::fs::read_to_string("/proc/cpuinfo").map_or(1, |t| {
+        t.lines().filter(|l| l.starts_with("processor")).count().max(1)
+    });
     format!("{cpu} x{cores}").replace(',', " ")
 }
 
