@@ -361,6 +361,18 @@ pub fn markdown(rows: &[Row], command: &str) -> String {
         machines.join("; "),
         dates.join(", ")
     );
+    let _ = writeln!(
+        md,
+        "How it runs (`ci/bench.sh TRIALS BUDGET`, defaults 10 and 10 s): everything pinned \
+         to one core with `taskset`, one measurement at a time. `hunt`: seeds 1..=TRIALS, \
+         20 s budget, `--until` the bug's invariant. libFuzzer: the `kraft_diff` binary with \
+         `ISRFUZZ_RULES=<bug>:complete ISRFUZZ_UNTIL=<invariant>`, empty corpus, \
+         `--sanitizer none`, `-use_value_profile=1 -len_control=0 -max_len=512 -seed=<trial>`. \
+         AFL++: `cargo afl fuzz` (CmpLog on) on `afl_kraft_diff`, one 4-byte seed, \
+         `AFL_BENCH_UNTIL_CRASH=1 -s <trial> -V <budget>`; `afl-state` adds \
+         `ISRFUZZ_STATE_FEEDBACK=1`. Engine times include start-up. Throughput runs the \
+         diff targets on `complete:complete` so that they never stop.\n"
+    );
     let _ = writeln!(md, "## Throughput\n");
     let _ = writeln!(md, "| engine | what | execs/s | relative |");
     let _ = writeln!(md, "|---|---|---:|---:|");
@@ -481,7 +493,7 @@ pub fn svg(rows: &[Row]) -> String {
     let _ = writeln!(s, "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>");
     let _ = writeln!(
         s,
-        "<text x=\"{LEFT}\" y=\"16\" font-size=\"13\">Time to detection (median; line: fastest to slowest detection; hollow: most trials missed)</text>"
+        "<text x=\"10\" y=\"16\" font-size=\"12\">Time to detection: dot = median, line = fastest to slowest (to the edge if any trial missed), hollow = most trials missed</text>"
     );
     for p in (lo as i32)..=(hi as i32) {
         let px = x(10f64.powi(p));
