@@ -192,7 +192,10 @@ pub fn machine() -> String {
         .unwrap_or_else(|| "unknown cpu".into());
     // The machine's cores, not this process's affinity (the benchmark pins to one).
     let cores = std::fs::read_to_string("/proc/cpuinfo").map_or(1, |t| {
-        t.lines().filter(|l| l.starts_with("processor")).count().max(1)
+        t.lines()
+            .filter(|l| l.starts_with("processor"))
+            .count()
+            .max(1)
     });
     format!("{cpu} x{cores}").replace(',', " ")
 }

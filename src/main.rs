@@ -908,4 +908,3 @@ fn cmd_bench_report(csv: &Path, md: &Path, svg: &Path) -> Result<ExitCode, Error
     }
     Ok(ExitCode::SUCCESS)
 }
-

@@ -373,12 +373,4 @@ impl Outcome {
             Outcome::Rejected { .. } => &[],
         }
     }
-
-    pub fn completion(&self, partition: usize) -> Option<&CompletionInfo> {
-        self.effects()
-            .iter()
-            .find(|e| e.partition == partition)?
-            .completion
-            .as_ref()
-    }
 }

@@ -1,0 +1,150 @@
+//! The checks themselves, on states a correct model never produces: each case runs a
+//! short history, corrupts the state after its last step the way a model bug would, and
+//! lists the step invariants that fire. The uncorrupted step must be clean (the negative
+//! space), and each sub-condition of a check has a case of its own, so weakening any of
+//! them (an `||` turned `&&`, a dropped clause) fails here. Witnesses for whole
+//! invariants are in tests/witnesses.rs.
+
+mod common;
+
+use expect_test::{expect, Expect};
+use isrfuzz::invariants::{by_id, Check, Kind, StepView, INVARIANTS};
+use isrfuzz::model::{apply, Cluster};
+use isrfuzz::rules::RuleSet;
+
+fn fired(history: &str, rules: &str, corrupt: impl FnOnce(&mut Cluster)) -> String {
+    let h = common::parse(history);
+    let rules = RuleSet::parse(rules).unwrap();
+    let (last, before) = h.events.split_last().unwrap();
+    let mut prev = Cluster::new(&h.brokers, h.broker_config);
+    for e in before {
+        apply(&mut prev, e, &rules);
+    }
+    let mut next = prev.clone();
+    let outcome = apply(&mut next, last, &rules);
+    let view = |next: &Cluster| -> Vec<String> {
+        let v = StepView {
+            prev: &prev,
+            next,
+            event: last,
+            outcome: &outcome,
+            rules: &rules,
+        };
+        INVARIANTS
+            .iter()
+            .filter_map(|i| match i.check {
+                Check::Step(c) => c(&v).map(|d| format!("{} ({d})", i.id)),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(
+        view(&next),
+        Vec::<String>::new(),
+        "the uncorrupted step is clean"
+    );
+    corrupt(&mut next);
+    view(&next).join("\n") + "\n"
+}
+
+fn check(history: &str, corrupt: impl FnOnce(&mut Cluster), expect: Expect) {
+    expect.assert_eq(&fired(history, "complete", corrupt));
+}
+
+const REASSIGN: &str = "create 1,2,3; reassign 1,2,4";
+
+#[test]
+fn s0_empty_isr_even_when_leaderless() {
+    check(
+        REASSIGN,
+        |c| {
+            c.partitions[0].isr.clear();
+            c.partitions[0].leader = -1;
+        },
+        expect![[r#"
+            S0 (p0: empty replicas [1,2,4,3] or isr [])
+            S3 (p0: leader_epoch 0 → 0 (replica left or leader moved: true))
+        "#]],
+    );
+}
+
+#[test]
+fn s1_removing_outside_the_replicas() {
+    check(
+        REASSIGN,
+        |c| c.partitions[0].removing_replicas = vec![5],
+        expect![[r#"
+            S1 (p0: adding [4] or removing [5] ⊄ replicas [1,2,4,3])
+            G1 (p0: replicas − removing = [1,2,4,3] but T = [1,2,4])
+        "#]],
+    );
+}
+
+#[test]
+fn s3_a_replica_leaves_without_a_leader_epoch_bump() {
+    check(
+        REASSIGN,
+        |c| {
+            let p = &mut c.partitions[0];
+            p.replicas.retain(|&r| r != 3);
+            p.isr.retain(|&r| r != 3);
+            p.removing_replicas.clear();
+        },
+        expect![[r#"
+            S3 (p0: leader_epoch 0 → 0 (replica left or leader moved: true))
+            G1 (p0: replicas [1,2,4] vs T [1,2,4] O [1,2,3])
+        "#]],
+    );
+}
+
+#[test]
+fn s3_the_leader_epoch_goes_down() {
+    check(
+        REASSIGN,
+        |c| c.partitions[0].leader_epoch -= 1,
+        expect![[r#"
+            S3 (p0: leader_epoch 0 → -1 (replica left or leader moved: false))
+        "#]],
+    );
+}
+
+#[test]
+fn g1_a_target_replica_missing_from_the_replicas() {
+    check(
+        REASSIGN,
+        |c| {
+            let p = &mut c.partitions[0];
+            p.replicas.retain(|&r| r != 4);
+            p.adding_replicas.clear();
+            p.adding_replicas.push(2);
+        },
+        expect![[r#"
+            G1 (p0: replicas [1,2,3] vs T [1,2,4] O [1,2,3])
+            G3 (p0: adding [2] holds original replicas [2])
+        "#]],
+    );
+}
+
+#[test]
+fn g1_a_replica_no_target_ever_named() {
+    check(
+        REASSIGN,
+        |c| c.partitions[0].replicas.push(5),
+        expect![[r#"
+            G1 (p0: replicas [1,2,4,3,5] vs T [1,2,4] O [1,2,3])
+            G2 (p0: [5] will survive, is not original [1,2,3] and is not in adding [4])
+        "#]],
+    );
+}
+
+#[test]
+fn registry_lookups_and_kind_names() {
+    assert_eq!(by_id("G5").map(|i| i.id), Some("G5"));
+    assert_eq!(by_id("INV-4b").map(|i| i.id), Some("INV-4b"));
+    assert!(by_id("G99").is_none());
+    let names: Vec<_> = [Kind::Always, Kind::EventuallyAtQuiescence, Kind::Sometimes]
+        .iter()
+        .map(|k| k.name())
+        .collect();
+    assert_eq!(names, ["always", "eventually-at-quiescence", "sometimes"]);
+}
