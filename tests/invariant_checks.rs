@@ -9,10 +9,10 @@ mod common;
 
 use expect_test::{expect, Expect};
 use isrfuzz::invariants::{by_id, Check, Kind, StepView, INVARIANTS};
-use isrfuzz::model::{apply, Cluster};
+use isrfuzz::model::{apply, Cluster, Outcome};
 use isrfuzz::rules::RuleSet;
 
-fn fired(history: &str, rules: &str, corrupt: impl FnOnce(&mut Cluster)) -> String {
+fn fired(history: &str, rules: &str, corrupt: impl FnOnce(&mut Cluster, &mut Outcome)) -> String {
     let h = common::parse(history);
     let rules = RuleSet::parse(rules).unwrap();
     let (last, before) = h.events.split_last().unwrap();
@@ -21,13 +21,13 @@ fn fired(history: &str, rules: &str, corrupt: impl FnOnce(&mut Cluster)) -> Stri
         apply(&mut prev, e, &rules);
     }
     let mut next = prev.clone();
-    let outcome = apply(&mut next, last, &rules);
-    let view = |next: &Cluster| -> Vec<String> {
+    let mut outcome = apply(&mut next, last, &rules);
+    let view = |next: &Cluster, outcome: &Outcome| -> Vec<String> {
         let v = StepView {
             prev: &prev,
             next,
             event: last,
-            outcome: &outcome,
+            outcome,
             rules: &rules,
         };
         INVARIANTS
@@ -39,15 +39,15 @@ fn fired(history: &str, rules: &str, corrupt: impl FnOnce(&mut Cluster)) -> Stri
             .collect()
     };
     assert_eq!(
-        view(&next),
+        view(&next, &outcome),
         Vec::<String>::new(),
         "the uncorrupted step is clean"
     );
-    corrupt(&mut next);
-    view(&next).join("\n") + "\n"
+    corrupt(&mut next, &mut outcome);
+    view(&next, &outcome).join("\n") + "\n"
 }
 
-fn check(history: &str, corrupt: impl FnOnce(&mut Cluster), expect: Expect) {
+fn check(history: &str, corrupt: impl FnOnce(&mut Cluster, &mut Outcome), expect: Expect) {
     expect.assert_eq(&fired(history, "complete", corrupt));
 }
 
@@ -57,7 +57,7 @@ const REASSIGN: &str = "create 1,2,3; reassign 1,2,4";
 fn s0_empty_isr_even_when_leaderless() {
     check(
         REASSIGN,
-        |c| {
+        |c, _| {
             c.partitions[0].isr.clear();
             c.partitions[0].leader = -1;
         },
@@ -72,7 +72,7 @@ fn s0_empty_isr_even_when_leaderless() {
 fn s1_removing_outside_the_replicas() {
     check(
         REASSIGN,
-        |c| c.partitions[0].removing_replicas = vec![5],
+        |c, _| c.partitions[0].removing_replicas = vec![5],
         expect![[r#"
             S1 (p0: adding [4] or removing [5] ⊄ replicas [1,2,4,3])
             G1 (p0: replicas − removing = [1,2,4,3] but T = [1,2,4])
@@ -84,7 +84,7 @@ fn s1_removing_outside_the_replicas() {
 fn s3_a_replica_leaves_without_a_leader_epoch_bump() {
     check(
         REASSIGN,
-        |c| {
+        |c, _| {
             let p = &mut c.partitions[0];
             p.replicas.retain(|&r| r != 3);
             p.isr.retain(|&r| r != 3);
@@ -101,7 +101,7 @@ fn s3_a_replica_leaves_without_a_leader_epoch_bump() {
 fn s3_the_leader_epoch_goes_down() {
     check(
         REASSIGN,
-        |c| c.partitions[0].leader_epoch -= 1,
+        |c, _| c.partitions[0].leader_epoch -= 1,
         expect![[r#"
             S3 (p0: leader_epoch 0 → -1 (replica left or leader moved: false))
         "#]],
@@ -112,7 +112,7 @@ fn s3_the_leader_epoch_goes_down() {
 fn g1_a_target_replica_missing_from_the_replicas() {
     check(
         REASSIGN,
-        |c| {
+        |c, _| {
             let p = &mut c.partitions[0];
             p.replicas.retain(|&r| r != 4);
             p.adding_replicas.clear();
@@ -129,10 +129,26 @@ fn g1_a_target_replica_missing_from_the_replicas() {
 fn g1_a_replica_no_target_ever_named() {
     check(
         REASSIGN,
-        |c| c.partitions[0].replicas.push(5),
+        |c, _| c.partitions[0].replicas.push(5),
         expect![[r#"
             G1 (p0: replicas [1,2,4,3,5] vs T [1,2,4] O [1,2,3])
             G2 (p0: [5] will survive, is not original [1,2,3] and is not in adding [4])
+        "#]],
+    );
+}
+
+#[test]
+fn g9_a_completion_record_that_keeps_an_adding_replica() {
+    check(
+        "create 1,2,3; reassign 1,2,4; isr 1,2,3,4",
+        |_, o| {
+            if let Outcome::Accepted { effects, .. } = o {
+                let info = effects[0].completion.as_mut().expect("the step completes");
+                info.record.adding_replicas = vec![4];
+            }
+        },
+        expect![[r#"
+            G9 (p0: record has replicas [1,2,4] isr [1,2,4] leader 1, expected replicas [1,2,4] isr [1,2,4])
         "#]],
     );
 }
