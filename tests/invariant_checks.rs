@@ -164,3 +164,84 @@ fn registry_lookups_and_kind_names() {
         .collect();
     assert_eq!(names, ["always", "eventually-at-quiescence", "sometimes"]);
 }
+
+fn g9_with(corrupt: impl FnOnce(&mut isrfuzz::model::Partition), expect: Expect) {
+    check(
+        "create 1,2,3; reassign 1,2,4; isr 1,2,3,4",
+        |_, o| {
+            if let Outcome::Accepted { effects, .. } = o {
+                corrupt(&mut effects[0].completion.as_mut().expect("completes").record);
+            }
+        },
+        expect,
+    );
+}
+
+#[test]
+fn g9_each_clause_alone() {
+    g9_with(
+        |r| r.replicas.push(3),
+        expect![[r#"
+            G4 (p0: completed with replicas [1,2,4,3] but T = [1,2,4])
+            G9 (p0: record has replicas [1,2,4,3] isr [1,2,4] leader 1, expected replicas [1,2,4] isr [1,2,4])
+        "#]],
+    );
+    g9_with(
+        |r| r.isr.push(3),
+        expect![[r#"
+            G9 (p0: record has replicas [1,2,4] isr [1,2,4,3] leader 1, expected replicas [1,2,4] isr [1,2,4])
+        "#]],
+    );
+    g9_with(
+        |r| r.leader = 5,
+        expect![[r#"
+            G9 (p0: record has replicas [1,2,4] isr [1,2,4] leader 5, expected replicas [1,2,4] isr [1,2,4])
+        "#]],
+    );
+    g9_with(
+        |r| r.removing_replicas = vec![3],
+        expect![[r#"
+            G9 (p0: record has replicas [1,2,4] isr [1,2,4] leader 1, expected replicas [1,2,4] isr [1,2,4])
+        "#]],
+    );
+}
+
+/// How often each `sometimes` property fires on short histories, under two rule sets: a
+/// property that fired on every step, or never, or on the wrong step, changes a count.
+#[test]
+fn sometimes_counts_on_short_histories() {
+    let cases = [
+        "create 1,2,3; reassign 1,2,4; reassign 1,2,5; cancel; cancel; reassign 1,2,4; \
+         isr 1,2,3,4",
+        "create 1,2,3; isr 1,2; reassign 1,4; isr 1,4; fence 1; elect unclean",
+        "brokers 1,2,3; create 1,2,3; produce 10; time 15000; switch; time 15000; seal; \
+         stall 2; time 60000; produce 3; time 60000",
+        "brokers 1,2,3; create 1,2,3; produce 10; time 15000; switch consolidating; \
+         time 15000; seal; fence 1; time 30000",
+    ];
+    let mut out = String::new();
+    for text in cases {
+        let h = common::parse(text);
+        for rules in ["trunk", "complete"] {
+            let v = isrfuzz::oracle::run(&h, &[RuleSet::parse(rules).unwrap()], false);
+            let counts: Vec<String> = INVARIANTS
+                .iter()
+                .zip(&v.sides[0].sometimes)
+                .filter(|(i, _)| i.kind == Kind::Sometimes)
+                .map(|(i, n)| format!("{}={n}", i.id))
+                .collect();
+            out += &format!("{rules}: {}\n", counts.join(" "));
+        }
+    }
+    expect![[r#"
+        trunk: V1=1 V2=1 V3=1 V4=0 V5=1 V6=1 V7=1 V8=0 V9=0 V10=0 V11=0 V12=0
+        complete: V1=1 V2=1 V3=1 V4=0 V5=1 V6=1 V7=1 V8=0 V9=0 V10=0 V11=0 V12=0
+        trunk: V1=0 V2=1 V3=0 V4=1 V5=3 V6=1 V7=0 V8=0 V9=0 V10=0 V11=0 V12=0
+        complete: V1=0 V2=1 V3=0 V4=1 V5=3 V6=1 V7=0 V8=0 V9=0 V10=0 V11=0 V12=0
+        trunk: V1=0 V2=0 V3=0 V4=0 V5=0 V6=0 V7=0 V8=0 V9=1 V10=0 V11=0 V12=1
+        complete: V1=0 V2=0 V3=0 V4=0 V5=0 V6=0 V7=0 V8=0 V9=1 V10=0 V11=0 V12=1
+        trunk: V1=0 V2=0 V3=0 V4=1 V5=1 V6=0 V7=0 V8=0 V9=1 V10=0 V11=0 V12=1
+        complete: V1=0 V2=0 V3=0 V4=1 V5=1 V6=0 V7=0 V8=0 V9=1 V10=0 V11=0 V12=1
+    "#]]
+    .assert_eq(&out);
+}
