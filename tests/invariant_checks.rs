@@ -245,3 +245,65 @@ fn sometimes_counts_on_short_histories() {
     "#]]
     .assert_eq(&out);
 }
+
+/// INV-1's ghost clock: replicas whose log reached the lag target (here the seal) count as
+/// in sync however long they stay quiet, so a consolidating partition left alone for
+/// minutes holds every invariant; one whose follower is stalled below the seal does not
+/// (under the rules before #756 that never shrink it).
+#[test]
+fn inv1_quiet_replicas_at_the_seal_stay_in_sync() {
+    let quiet = "brokers 1,2,3; create 1,2,3; produce 10; time 15000; switch consolidating; \
+                 time 15000; seal; time 200000";
+    for rules in ["complete", "inkless-main"] {
+        let v = isrfuzz::oracle::run(
+            &common::parse(quiet),
+            &[RuleSet::parse(rules).unwrap()],
+            false,
+        );
+        assert!(
+            !v.sides[0].violates("INV-1"),
+            "{rules}: {:?}",
+            v.sides[0].violations
+        );
+    }
+}
+
+/// A model whose ISR-expiration task never removes anyone: the stalled follower stays in
+/// the ISR of a classic partition while the leader moves on, which INV-1 must report.
+fn fault_isr_never_shrinks(
+    c: &mut Cluster,
+    e: &isrfuzz::model::Event,
+    r: &dyn isrfuzz::model::Rules,
+) -> Outcome {
+    let before: Vec<Vec<i32>> = c.partitions.iter().map(|p| p.isr.clone()).collect();
+    let out = apply(c, e, r);
+    for (p, isr) in c.partitions.iter_mut().zip(before) {
+        for b in isr {
+            if !p.isr.contains(&b) && p.replicas.contains(&b) {
+                p.isr.push(b);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn inv1_fires_on_a_classic_follower_left_in_the_isr() {
+    let h = common::parse(
+        "brokers 1,2,3; create 1,2,3; produce 10; time 15000; stall 2; produce 5; \
+         time 60000; time 60000",
+    );
+    let complete = [RuleSet::complete()];
+    let faulty = isrfuzz::oracle::run_with(&h, &complete, false, fault_isr_never_shrinks);
+    let clean = isrfuzz::oracle::run(&h, &complete, false);
+    assert!(
+        faulty.sides[0].violates("INV-1"),
+        "{:?}",
+        faulty.sides[0].violations
+    );
+    assert!(
+        clean.sides[0].violations.is_empty(),
+        "{:?}",
+        clean.sides[0].violations
+    );
+}

@@ -274,6 +274,8 @@ pub fn sync(c: &mut Cluster, rules: &dyn Rules) {
     while c.runtime.partitions.len() < c.partitions.len() {
         c.runtime.partitions.push(PartitionRuntime::default());
     }
+    // One broker-side entry per partition, never more: the two sides compare runtimes.
+    assert_eq!(c.runtime.partitions.len(), c.partitions.len());
     for p in 0..c.partitions.len() {
         sync_partition(c, rules, p);
     }
