@@ -1,0 +1,317 @@
+//! Golden step tables of the broker side around leader moves: every replica's LEO/HW,
+//! fetchers and the leader's records, step by step, for a few short histories under the
+//! rule sets that treat leader moves differently. They pin what the invariants cannot see
+//! on their own (which state a new leader starts from, when a follower catches up or is
+//! diverted), so a change to `make_leader` or `follower_delta` shows up here as a diff to
+//! review (`UPDATE_EXPECT=1 cargo test --test golden_traces` accepts it).
+
+mod common;
+
+use expect_test::{expect, Expect};
+use isrfuzz::oracle;
+use isrfuzz::report::step_table;
+use isrfuzz::rules::RuleSet;
+
+fn check(history: &str, rules: &[&str], expect: Expect) {
+    let h = common::parse(history);
+    let mut out = String::new();
+    for r in rules {
+        let v = oracle::run(&h, &[RuleSet::parse(r).unwrap()], true);
+        out += &step_table(&h, &v.sides[0]);
+    }
+    expect.assert_eq(&out);
+}
+
+#[test]
+fn classic_leader_fenced_and_elected_back() {
+    check(
+        "brokers 1,2,3; create 1,2,3; produce 10; time 15000; fence 1; produce 4; \
+         time 15000; unfence 1; time 15000; elect preferred; produce 2; time 15000",
+        &["complete"],
+        expect![[r#"
+            rules: complete
+            step  event                              result                      replicas      isr         adding    removing  ldr  le  pe  violations
+               0  create [1,2,3]                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
+               1  produce p0 +10                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
+                                                                              classic seal=-1 t=0ms | 1*: 10/0 | 2: 0/0 c rec -1@0 | 3: 0/0 c rec -1@0
+               2  time +15000ms                      ok                       
+                                                       fetch p0 by 2 at 0: 10 records, HW 0 (local log)
+                                                       fetch p0 by 3 at 0: 10 records, HW 0 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 0 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+               3  fence 1                            ok                       p0 [1,2,3]       [2,3]       []        []          2   1   1  
+                                                                              classic seal=-1 t=15000ms | 1*: 10/10 rec -1@0 | 2*: 10/10 | 3: 10/10 c rec -1@15000
+               4  produce p0 +4                      ok                       p0 [1,2,3]       [2,3]       []        []          2   1   1  
+                                                                              classic seal=-1 t=15000ms | 1*: 10/10 rec -1@0 | 2*: 14/10 | 3: 10/10 c rec -1@15000
+               5  time +15000ms                      ok                       
+                                                       fetch p0 by 3 at 10: 4 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 14: 0 records, HW 14 (local log)
+                                                       fetch p0 by 3 at 14: 0 records, HW 14 (local log)
+                                                       fetch p0 by 3 at 14: 0 records, HW 14 (local log)
+               6  unfence 1                          ok                       
+               7  time +15000ms                      ok                       p0 [1,2,3]       [2,3,1]     []        []          2   1   2  
+                                                                              classic seal=-1 t=45000ms | 1: 14/14 c rec 14@45000 | 2*: 14/14 | 3: 14/14 c rec 14@45000
+                                                       fetch p0 by 1 at 10: 4 records, HW 14 (local log)
+                                                       fetch p0 by 3 at 14: 0 records, HW 14 (local log)
+                                                       fetch p0 by 1 at 14: 0 records, HW 14 (local log)
+                                                       p0 admits 1 to the isr
+                                                       fetch p0 by 3 at 14: 0 records, HW 14 (local log)
+                                                       fetch p0 by 1 at 14: 0 records, HW 14 (local log)
+                                                       fetch p0 by 3 at 14: 0 records, HW 14 (local log)
+                                                       fetch p0 by 1 at 14: 0 records, HW 14 (local log)
+                                                       fetch p0 by 3 at 14: 0 records, HW 14 (local log)
+               8  elect p0 preferred                 ok                       p0 [1,2,3]       [2,3,1]     []        []          1   2   3  
+                                                                              classic seal=-1 t=45000ms | 1*: 14/14 | 2: 14/14 c rec -1@45000 | 3: 14/14 c rec -1@45000
+               9  produce p0 +2                      ok                       p0 [1,2,3]       [2,3,1]     []        []          1   2   3  
+                                                                              classic seal=-1 t=45000ms | 1*: 16/14 | 2: 14/14 c rec -1@45000 | 3: 14/14 c rec -1@45000
+              10  time +15000ms                      ok                       
+                                                       fetch p0 by 2 at 14: 2 records, HW 14 (local log)
+                                                       fetch p0 by 3 at 14: 2 records, HW 14 (local log)
+                                                       fetch p0 by 2 at 16: 0 records, HW 14 (local log)
+                                                       fetch p0 by 3 at 16: 0 records, HW 16 (local log)
+                                                       fetch p0 by 2 at 16: 0 records, HW 16 (local log)
+                                                       fetch p0 by 3 at 16: 0 records, HW 16 (local log)
+                                                       fetch p0 by 2 at 16: 0 records, HW 16 (local log)
+                                                       fetch p0 by 3 at 16: 0 records, HW 16 (local log)
+        "#]],
+    );
+}
+
+#[test]
+fn switched_leader_moves_under_each_leader_change_rule() {
+    check(
+        "brokers 1,2,3; create 1,2,3; produce 10; time 15000; switch consolidating; \
+         time 15000; seal; produce 5; time 15000; fence 1; time 15000; unfence 1; \
+         time 15000; elect preferred; time 30000",
+        &["pr756-commit1", "pr756", "complete"],
+        expect![[r#"
+            rules: pr756-commit1
+            step  event                              result                      replicas      isr         adding    removing  ldr  le  pe  violations
+               0  create [1,2,3]                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
+               1  produce p0 +10                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
+                                                                              classic seal=-1 t=0ms | 1*: 10/0 | 2: 0/0 c rec -1@0 | 3: 0/0 c rec -1@0
+               2  time +15000ms                      ok                       
+                                                       fetch p0 by 2 at 0: 10 records, HW 0 (local log)
+                                                       fetch p0 by 3 at 0: 10 records, HW 0 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 0 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+               3  switch p0 consolidating            ok                       p0 [1,2,3]       [1,2,3]     []        []          1   1   1  
+                                                                              consolidating seal=-2 t=15000ms | 1*: 10/10 | 2: 10/10 c rec 10@15000 | 3: 10/10 c rec 10@15000
+               4  time +15000ms                      ok                       
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+               5  seal_commit p0                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   1   2  
+                                                                              consolidating seal=10 t=30000ms | 1*: 10/10 C | 2: 10/10 c rec 10@30000 | 3: 10/10 c rec 10@30000
+               6  produce p0 +5                      ok                       p0 [1,2,3]       [1,2,3]     []        []          1   1   2  
+                                                                              consolidating seal=10 t=30000ms | 1*: 10/10 C | 2: 10/10 c rec 10@30000 | 3: 10/10 c rec 10@30000
+               7  time +15000ms                      ok                       !! INV-6
+                                                       fetch p0 by 2 at 10: 5 records, HW 15 (local log)
+                                                       fetch p0 by 3 at 10: 5 records, HW 15 (local log)
+               8  fence 1                            ok                       p0 [1,2,3]       [2,3]       []        []          2   2   3  
+                                                                              consolidating seal=10 t=45000ms | 1*: 15/15 C rec -1@0 | 2*: 15/15 C | 3: 15/15 C rec -1@45000
+               9  time +15000ms                      ok                       
+              10  unfence 1                          ok                       
+              11  time +15000ms                      ok                       
+              12  elect p0 preferred                 PREFERRED_LEADER_NOT_AVAILABLE p0 [1,2,3]       [2,3]       []        []          2   2   3  
+                                                                              consolidating seal=10 t=75000ms | 1: 15/15 C rec -1@0 | 2*: 15/15 C | 3: 15/15 C rec -1@45000
+              13  time +30000ms                      ok                       p0 [1,2,3]       [2]         []        []          2   2   4  !! INV-4
+                                                                              consolidating seal=10 t=105000ms | 1: 15/15 C rec -1@0 | 2*: 15/15 C | 3: 15/15 C rec -1@45000
+                                                       isr-expiration on 2: p0 shrinks 3 (rec -1)
+              INV-6 step 7: p0: fetch by 2 at 10 ≥ seal 10 got 5 records, HW 15
+              INV-4 step 13: p0: shrank healthy follower 3 (LEO 15 ≥ seal 10, recorded -1)
+              E2 at quiescence: p0: 1 holds the prefix (LEO 15 ≥ seal 10) but stays out of isr [2]
+            rules: pr756
+            step  event                              result                      replicas      isr         adding    removing  ldr  le  pe  violations
+               0  create [1,2,3]                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
+               1  produce p0 +10                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
+                                                                              classic seal=-1 t=0ms | 1*: 10/0 | 2: 0/0 c rec -1@0 | 3: 0/0 c rec -1@0
+               2  time +15000ms                      ok                       
+                                                       fetch p0 by 2 at 0: 10 records, HW 0 (local log)
+                                                       fetch p0 by 3 at 0: 10 records, HW 0 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 0 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+               3  switch p0 consolidating            ok                       p0 [1,2,3]       [1,2,3]     []        []          1   1   1  
+                                                                              consolidating seal=-2 t=15000ms | 1*: 10/10 | 2: 10/10 c rec 10@15000 | 3: 10/10 c rec 10@15000
+               4  time +15000ms                      ok                       
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+               5  seal_commit p0                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   1   2  
+                                                                              consolidating seal=10 t=30000ms | 1*: 10/10 C | 2: 10/10 c rec 10@30000 | 3: 10/10 c rec 10@30000
+               6  produce p0 +5                      ok                       p0 [1,2,3]       [1,2,3]     []        []          1   1   2  
+                                                                              consolidating seal=10 t=30000ms | 1*: 10/10 C | 2: 10/10 c rec 10@30000 | 3: 10/10 c rec 10@30000
+               7  time +15000ms                      ok                       !! INV-6
+                                                       fetch p0 by 2 at 10: 5 records, HW 15 (local log)
+                                                       fetch p0 by 3 at 10: 5 records, HW 15 (local log)
+               8  fence 1                            ok                       p0 [1,2,3]       [2,3]       []        []          2   2   3  
+                                                                              consolidating seal=10 t=45000ms | 1*: 15/15 C rec -1@0 | 2*: 15/15 C | 3: 15/15 c rec -1@45000
+               9  time +15000ms                      ok                       
+                                                       fetch p0 by 3 at 15: 0 records, HW 10 (at-seal)
+              10  unfence 1                          ok                       
+              11  time +15000ms                      ok                       
+                                                       fetch p0 by 1 at 15: 0 records, HW 10 (at-seal)
+              12  elect p0 preferred                 PREFERRED_LEADER_NOT_AVAILABLE p0 [1,2,3]       [2,3]       []        []          2   2   3  
+                                                                              consolidating seal=10 t=75000ms | 1: 15/15 C rec 10@0 | 2*: 15/15 C | 3: 15/15 C rec 10@45000
+              13  time +30000ms                      ok                       
+              INV-6 step 7: p0: fetch by 2 at 10 ≥ seal 10 got 5 records, HW 15
+              E2 at quiescence: p0: 1 holds the prefix (LEO 15 ≥ seal 10) but stays out of isr [2,3]
+            rules: complete
+            step  event                              result                      replicas      isr         adding    removing  ldr  le  pe  violations
+               0  create [1,2,3]                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
+               1  produce p0 +10                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
+                                                                              classic seal=-1 t=0ms | 1*: 10/0 | 2: 0/0 c rec -1@0 | 3: 0/0 c rec -1@0
+               2  time +15000ms                      ok                       
+                                                       fetch p0 by 2 at 0: 10 records, HW 0 (local log)
+                                                       fetch p0 by 3 at 0: 10 records, HW 0 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 0 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+               3  switch p0 consolidating            ok                       p0 [1,2,3]       [1,2,3]     []        []          1   1   1  
+                                                                              consolidating seal=-2 t=15000ms | 1*: 10/10 | 2: 10/10 c rec 10@15000 | 3: 10/10 c rec 10@15000
+               4  time +15000ms                      ok                       
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+               5  seal_commit p0                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   1   2  
+                                                                              consolidating seal=10 t=30000ms | 1*: 10/10 C | 2: 10/10 c rec 10@30000 | 3: 10/10 c rec 10@30000
+               6  produce p0 +5                      ok                       p0 [1,2,3]       [1,2,3]     []        []          1   1   2  
+                                                                              consolidating seal=10 t=30000ms | 1*: 10/10 C | 2: 10/10 c rec 10@30000 | 3: 10/10 c rec 10@30000
+               7  time +15000ms                      ok                       
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (at-seal)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (at-seal)
+               8  fence 1                            ok                       p0 [1,2,3]       [2,3]       []        []          2   2   3  
+                                                                              consolidating seal=10 t=45000ms | 1*: 15/15 C rec -1@0 | 2*: 15/15 C | 3: 15/15 c rec -1@45000
+               9  time +15000ms                      ok                       
+                                                       fetch p0 by 3 at 15: 0 records, HW 10 (at-seal)
+              10  unfence 1                          ok                       
+              11  time +15000ms                      ok                       p0 [1,2,3]       [2,3,1]     []        []          2   2   4  
+                                                                              consolidating seal=10 t=75000ms | 1: 15/15 C rec 10@0 | 2*: 15/15 C | 3: 15/15 C rec 10@45000
+                                                       fetch p0 by 1 at 15: 0 records, HW 10 (at-seal)
+                                                       p0 admits 1 to the isr
+                                                       fetch p0 by 1 at 15: 0 records, HW 10 (at-seal)
+              12  elect p0 preferred                 ok                       p0 [1,2,3]       [2,3,1]     []        []          1   3   5  
+                                                                              consolidating seal=10 t=75000ms | 1*: 15/15 C | 2: 15/15 c rec -1@75000 | 3: 15/15 c rec -1@75000
+              13  time +30000ms                      ok                       
+                                                       fetch p0 by 2 at 15: 0 records, HW 10 (at-seal)
+                                                       fetch p0 by 3 at 15: 0 records, HW 10 (at-seal)
+        "#]],
+    );
+}
+
+#[test]
+fn switched_non_consolidating_leader_restarts() {
+    check(
+        "brokers 1,2,3; create 1,2,3; produce 10; time 15000; switch; time 15000; seal; \
+         restart 1; time 15000; produce 3; time 30000",
+        &["inkless-main", "complete"],
+        expect![[r#"
+            rules: trunk
+            step  event                              result                      replicas      isr         adding    removing  ldr  le  pe  violations
+               0  create [1,2,3]                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
+               1  produce p0 +10                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
+                                                                              classic seal=-1 t=0ms | 1*: 10/0 | 2: 0/0 c rec -1@0 | 3: 0/0 c rec -1@0
+               2  time +15000ms                      ok                       
+                                                       fetch p0 by 2 at 0: 10 records, HW 0 (local log)
+                                                       fetch p0 by 3 at 0: 10 records, HW 0 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 0 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+               3  switch p0                          ok                       p0 [1,2,3]       [1,2,3]     []        []          1   1   1  
+                                                                              diskless seal=-2 t=15000ms | 1*: 10/10 | 2: 10/10 c rec 10@15000 | 3: 10/10 c rec 10@15000
+               4  time +15000ms                      ok                       
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+               5  seal_commit p0                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   1   2  
+                                                                              diskless seal=10 t=30000ms | 1*: 10/10 | 2: 10/10 c rec 10@30000 | 3: 10/10 c rec 10@30000
+               6  restart 1                          ok                       p0 [1,2,3]       [2,3]       []        []          2   2   3  
+                                                                              diskless seal=10 t=30000ms | 1: 10/10 c rec -1@0 | 2*: 10/10 | 3: 10/10 c rec -1@30000
+               7  time +15000ms                      ok                       p0 [1,2,3]       [2,3,1]     []        []          2   2   4  
+                                                                              diskless seal=10 t=45000ms | 1: 10/10 rec 10@30000 | 2*: 10/10 | 3: 10/10 rec 10@30000
+                                                       fetch p0 by 1 at 10: 0 records, HW 10 (at-seal)
+                                                       p0 admits 1 to the isr
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (at-seal)
+                                                       fetch p0 by 1 at 10: 0 records, HW 10 (at-seal)
+               8  produce p0 +3                      ok                       p0 [1,2,3]       [2,3,1]     []        []          2   2   4  
+                                                                              diskless seal=10 t=45000ms | 1: 10/10 rec 10@30000 | 2*: 10/10 | 3: 10/10 rec 10@30000
+               9  time +30000ms                      ok                       
+            rules: complete
+            step  event                              result                      replicas      isr         adding    removing  ldr  le  pe  violations
+               0  create [1,2,3]                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
+               1  produce p0 +10                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
+                                                                              classic seal=-1 t=0ms | 1*: 10/0 | 2: 0/0 c rec -1@0 | 3: 0/0 c rec -1@0
+               2  time +15000ms                      ok                       
+                                                       fetch p0 by 2 at 0: 10 records, HW 0 (local log)
+                                                       fetch p0 by 3 at 0: 10 records, HW 0 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 0 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+               3  switch p0                          ok                       p0 [1,2,3]       [1,2,3]     []        []          1   1   1  
+                                                                              diskless seal=-2 t=15000ms | 1*: 10/10 | 2: 10/10 c rec 10@15000 | 3: 10/10 c rec 10@15000
+               4  time +15000ms                      ok                       
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+               5  seal_commit p0                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   1   2  
+                                                                              diskless seal=10 t=30000ms | 1*: 10/10 | 2: 10/10 c rec 10@30000 | 3: 10/10 c rec 10@30000
+               6  restart 1                          ok                       p0 [1,2,3]       [2,3]       []        []          2   2   3  
+                                                                              diskless seal=10 t=30000ms | 1: 10/10 c rec -1@0 | 2*: 10/10 | 3: 10/10 c rec -1@30000
+               7  time +15000ms                      ok                       p0 [1,2,3]       [2,3,1]     []        []          2   2   4  
+                                                                              diskless seal=10 t=45000ms | 1: 10/10 rec 10@30000 | 2*: 10/10 | 3: 10/10 rec 10@30000
+                                                       fetch p0 by 1 at 10: 0 records, HW 10 (at-seal)
+                                                       p0 admits 1 to the isr
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (at-seal)
+                                                       fetch p0 by 1 at 10: 0 records, HW 10 (at-seal)
+               8  produce p0 +3                      ok                       p0 [1,2,3]       [2,3,1]     []        []          2   2   4  
+                                                                              diskless seal=10 t=45000ms | 1: 10/10 rec 10@30000 | 2*: 10/10 | 3: 10/10 rec 10@30000
+               9  time +30000ms                      ok                       
+        "#]],
+    );
+}
