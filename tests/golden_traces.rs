@@ -315,3 +315,43 @@ fn switched_non_consolidating_leader_restarts() {
         "#]],
     );
 }
+
+#[test]
+fn controlled_shutdown_of_a_follower_then_of_the_leader() {
+    check(
+        "brokers 1,2,3; create 1,2,3; produce 10; time 15000; shutdown 2; produce 3; \
+         time 15000; shutdown 1; time 15000; produce 1; time 15000",
+        &["complete"],
+        expect![[r#"
+            rules: complete
+            step  event                              result                      replicas      isr         adding    removing  ldr  le  pe  violations
+               0  create [1,2,3]                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
+               1  produce p0 +10                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
+                                                                              classic seal=-1 t=0ms | 1*: 10/0 | 2: 0/0 c rec -1@0 | 3: 0/0 c rec -1@0
+               2  time +15000ms                      ok                       
+                                                       fetch p0 by 2 at 0: 10 records, HW 0 (local log)
+                                                       fetch p0 by 3 at 0: 10 records, HW 0 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 0 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+               3  shutdown 2                         ok                       p0 [1,2,3]       [1,3]       []        []          1   0   1  
+                                                                              classic seal=-1 t=15000ms | 1*: 10/10 | 2: 10/10 rec 10@15000 | 3: 10/10 c rec 10@15000
+               4  produce p0 +3                      ok                       p0 [1,2,3]       [1,3]       []        []          1   0   1  
+                                                                              classic seal=-1 t=15000ms | 1*: 13/10 | 2: 10/10 rec 10@15000 | 3: 10/10 c rec 10@15000
+               5  time +15000ms                      ok                       
+                                                       fetch p0 by 3 at 10: 3 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 13: 0 records, HW 13 (local log)
+                                                       fetch p0 by 3 at 13: 0 records, HW 13 (local log)
+                                                       fetch p0 by 3 at 13: 0 records, HW 13 (local log)
+               6  shutdown 1                         ok                       p0 [1,2,3]       [3]         []        []          3   1   2  
+                                                                              classic seal=-1 t=30000ms | 1: 13/13 rec -1@0 | 2: 10/10 rec -1@0 | 3*: 13/13
+               7  time +15000ms                      ok                       
+               8  produce p0 +1                      ok                       p0 [1,2,3]       [3]         []        []          3   1   2  
+                                                                              classic seal=-1 t=45000ms | 1: 13/13 rec -1@0 | 2: 10/10 rec -1@0 | 3*: 14/13
+               9  time +15000ms                      ok                       
+        "#]],
+    );
+}
