@@ -12,6 +12,8 @@
 //! - `result`: `detected`, `timeout` (budget spent), `unreachable` (exhaust: not within
 //!   its depth), or `throughput` (then `execs` per `seconds`, `bug` names the family or
 //!   the fuzz target);
+//! - `execs`: executions (histories) until detection or the budget; for `exhaust`, the
+//!   shortest counterexample's operations after the start;
 //! - `triggered_s`: when the two sides' states first differed (hunt only; empty when
 //!   the engine cannot tell).
 

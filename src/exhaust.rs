@@ -178,6 +178,7 @@ pub fn explore_until(
     states_max: usize,
     until: Option<&str>,
 ) -> Report {
+    let found = |r: &Report| until.is_some_and(|id| r.violations.iter().any(|(v, _)| *v == id));
     let mut root = Cluster::new(&start.brokers, BrokerConfig::default());
     for e in &start.setup {
         apply(&mut root, e, rules);
@@ -209,7 +210,7 @@ pub fn explore_until(
                 };
                 let history = || rebuild(start, &arena, idx, &op);
                 check_step(&view, &mut report, history);
-                if until.is_some_and(|id| report.violations.iter().any(|(v, _)| *v == id)) {
+                if found(&report) {
                     report.depth_reached = d;
                     report.states = arena.len();
                     return report;
@@ -226,7 +227,7 @@ pub fn explore_until(
                 check_quiescent(&state, rules, &mut report, || {
                     rebuild(start, &arena, idx, &op)
                 });
-                if until.is_some_and(|id| report.violations.iter().any(|(v, _)| *v == id)) {
+                if found(&report) {
                     report.depth_reached = d;
                     report.states = arena.len();
                     return report;

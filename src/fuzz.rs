@@ -131,7 +131,13 @@ pub struct Crash {
 /// Judge one input; `None` when the target has nothing to report.
 pub fn judge(target: Target, history: &History, sides: &[RuleSet]) -> (Verdict, Option<Crash>) {
     let verdict = oracle::run(history, sides, false);
-    let crash = if verdict.harness_bug.is_some() {
+    let crash = classify(target, sides, &verdict);
+    (verdict, crash)
+}
+
+/// What `target` reports for a verdict already computed.
+fn classify(target: Target, sides: &[RuleSet], verdict: &Verdict) -> Option<Crash> {
+    if verdict.harness_bug.is_some() {
         Some(Crash {
             side: sides[0],
             invariant: "harness-bug",
@@ -140,9 +146,8 @@ pub fn judge(target: Target, history: &History, sides: &[RuleSet]) -> (Verdict, 
     } else if target == Target::Decode {
         None
     } else {
-        new_violation(&verdict)
-    };
-    (verdict, crash)
+        new_violation(verdict)
+    }
 }
 
 fn new_violation(verdict: &Verdict) -> Option<Crash> {
@@ -185,10 +190,12 @@ pub fn run_target(target: Target, data: &[u8]) {
     }
     let history = input_history(data);
     let sides = sides_for(target, data);
+    // With state feedback the run records its steps, and the same verdict is judged.
+    let verdict = oracle::run(&history, &sides, state_feedback_enabled());
     if state_feedback_enabled() {
-        state_features(&history, &sides, &mut feedback::hit);
+        state_features(&history, &verdict, &mut feedback::hit);
     }
-    let (verdict, crash) = judge(target, &history, &sides);
+    let crash = classify(target, &sides, &verdict);
     if let Some(crash) = crash {
         panic!(
             "{}",
@@ -267,8 +274,8 @@ fn mix(a: u32, b: u32) -> u32 {
 /// Report, for every side and step, the operation kind, its outcome and each partition's
 /// abstract situation after it to `sink`. (Keying on the situation before as well made
 /// the corpus grow faster than it found anything; measured in docs/benchmarks.md.)
-pub fn state_features(history: &History, sides: &[RuleSet], sink: &mut dyn FnMut(u32)) {
-    let verdict = oracle::run(history, sides, true);
+/// `verdict` must come from a recording run (`oracle::run(.., true)`).
+pub fn state_features(history: &History, verdict: &Verdict, sink: &mut dyn FnMut(u32)) {
     for (s, side) in verdict.sides.iter().enumerate() {
         for (step, rec) in side.steps.iter().enumerate() {
             let op = std::mem::discriminant(&history.events[step]);

@@ -619,10 +619,7 @@ fn cmd_exhaust(
     let mut any = false;
     for (i, &rules) in sides.iter().enumerate() {
         // With A:B, each side's counterexamples are replayed under the other side too.
-        let other = sides
-            .get(1 - i.min(1))
-            .filter(|_| sides.len() == 2)
-            .copied();
+        let other = (sides.len() == 2).then(|| sides[1 - i]);
         let t0 = std::time::Instant::now();
         let report = isrfuzz::exhaust::explore(start, &rules, depth, max_target, states_max);
         println!(

@@ -26,33 +26,11 @@ pub struct Renaming {
 }
 
 impl Renaming {
-    pub fn identity(ids: &[BrokerId]) -> Renaming {
-        Renaming {
-            from: ids.to_vec(),
-            to: ids.to_vec(),
-        }
-    }
-
     pub fn apply(&self, id: BrokerId) -> BrokerId {
         self.from
             .iter()
             .position(|&b| b == id)
             .map_or(id, |i| self.to[i])
-    }
-
-    pub fn inverse(&self) -> Renaming {
-        Renaming {
-            from: self.to.clone(),
-            to: self.from.clone(),
-        }
-    }
-
-    /// `self` after `first`: id ↦ self(first(id)).
-    pub fn after(&self, first: &Renaming) -> Renaming {
-        Renaming {
-            from: first.from.clone(),
-            to: first.to.iter().map(|&b| self.apply(b)).collect(),
-        }
     }
 
     fn ids(&self, list: &[BrokerId]) -> Vec<BrokerId> {
@@ -114,29 +92,5 @@ impl Renaming {
             }
         }
         out
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn renaming_composes_and_inverts() {
-        let a = Renaming {
-            from: vec![1, 2, 3],
-            to: vec![2, 3, 1],
-        };
-        let b = Renaming {
-            from: vec![1, 2, 3],
-            to: vec![1, 3, 2],
-        };
-        assert_eq!(a.inverse().after(&a).to, vec![1, 2, 3]);
-        let ba = b.after(&a);
-        for x in 1..=3 {
-            assert_eq!(ba.apply(x), b.apply(a.apply(x)));
-        }
-        // Negative ids (NO_LEADER) are never renamed.
-        assert_eq!(a.apply(-1), -1);
     }
 }

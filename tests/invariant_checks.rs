@@ -248,8 +248,8 @@ fn sometimes_counts_on_short_histories() {
 
 /// INV-1's ghost clock: replicas whose log reached the lag target (here the seal) count as
 /// in sync however long they stay quiet, so a consolidating partition left alone for
-/// minutes holds every invariant; one whose follower is stalled below the seal does not
-/// (under the rules before #756 that never shrink it).
+/// minutes does not break INV-1 (the violating side: the CE-a witness and
+/// `inv1_fires_on_a_classic_follower_left_in_the_isr`).
 #[test]
 fn inv1_quiet_replicas_at_the_seal_stay_in_sync() {
     let quiet = "brokers 1,2,3; create 1,2,3; produce 10; time 15000; switch consolidating; \

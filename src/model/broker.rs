@@ -593,7 +593,7 @@ pub fn follower_fetch(
         return; // born diskless: nothing to replicate classically
     }
     let (o, leader_leo) = (fol.leo, lead.leo);
-    let consb = consolidating(&c.runtime.config, &part);
+    let consb = consolidating(&c.runtime.config, part);
     let local_path = !part.diskless || rules.follower_reads_local_log(consb, s, o, leader_leo);
     let now = c.runtime.now_ms;
     let admission = rules.seal_admission();
