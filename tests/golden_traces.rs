@@ -355,3 +355,102 @@ fn controlled_shutdown_of_a_follower_then_of_the_leader() {
         "#]],
     );
 }
+
+/// A born-diskless partition on remote storage (seal -1): the leader and its followers
+/// consolidate from the start, and a new leader restarts its own consolidation. The
+/// followers the leader moves divert to the classic fetcher and stay there: finding F4.
+#[test]
+fn born_diskless_consolidating_leader_moves() {
+    check(
+        "brokers 1,2,3; create 1,2,3 remote; produce 5; fence 1; time 1000; unfence 1; \
+         elect preferred",
+        &["complete"],
+        expect![[r#"
+            rules: complete
+            step  event                              result                      replicas      isr         adding    removing  ldr  le  pe  violations
+               0  create [1,2,3] diskless remote     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
+                                                                              consolidating seal=-1 t=0ms | 1*: 0/0 C | 2: 0/0 C rec -1@0 | 3: 0/0 C rec -1@0
+               1  produce p0 +5                      ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
+                                                                              consolidating seal=-1 t=0ms | 1*: 0/0 C | 2: 0/0 C rec -1@0 | 3: 0/0 C rec -1@0
+               2  fence 1                            ok                       p0 [1,2,3]       [2,3]       []        []          2   1   1  
+                                                                              consolidating seal=-1 t=0ms | 1*: 0/0 C rec -1@0 | 2*: 0/0 C | 3: 0/0 c rec -1@0
+               3  time +1000ms                       ok                       
+               4  unfence 1                          ok                       p0 [1,2,3]       [2,3,1]     []        []          2   1   2  
+                                                                              consolidating seal=-1 t=1000ms | 1: 0/0 c rec -1@0 | 2*: 5/5 C | 3: 0/0 c rec -1@0
+               5  elect p0 preferred                 ok                       p0 [1,2,3]       [2,3,1]     []        []          1   2   3  
+                                                                              consolidating seal=-1 t=1000ms | 1*: 0/0 C | 2: 5/5 c rec -1@1000 | 3: 0/0 c rec -1@1000
+              INV-9 at quiescence: p0 (seal -1): follower 2 fetchers Fetchers { classic: true, consolidation: false }
+        "#]],
+    );
+}
+
+/// The sole ISR member leads and shuts down: the partition goes leaderless with the ISR
+/// kept, and the shutting-down broker stops fetching rather than following nobody. On a
+/// consolidating partition it also stops consolidating, which under rules that do not
+/// divert (trunk) only that controlled-shutdown reset does.
+#[test]
+fn controlled_shutdown_of_the_last_isr_member() {
+    check(
+        "brokers 1,2,3; create 1,2,3; produce 5; time 1000; fence 2; fence 3; shutdown 1; \
+         time 1000",
+        &["complete"],
+        expect![[r#"
+            rules: complete
+            step  event                              result                      replicas      isr         adding    removing  ldr  le  pe  violations
+               0  create [1,2,3]                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
+               1  produce p0 +5                      ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
+                                                                              classic seal=-1 t=0ms | 1*: 5/0 | 2: 0/0 c rec -1@0 | 3: 0/0 c rec -1@0
+               2  time +1000ms                       ok                       
+                                                       fetch p0 by 2 at 0: 5 records, HW 0 (local log)
+                                                       fetch p0 by 3 at 0: 5 records, HW 0 (local log)
+                                                       fetch p0 by 2 at 5: 0 records, HW 0 (local log)
+                                                       fetch p0 by 3 at 5: 0 records, HW 5 (local log)
+                                                       fetch p0 by 2 at 5: 0 records, HW 5 (local log)
+                                                       fetch p0 by 3 at 5: 0 records, HW 5 (local log)
+                                                       fetch p0 by 2 at 5: 0 records, HW 5 (local log)
+                                                       fetch p0 by 3 at 5: 0 records, HW 5 (local log)
+               3  fence 2                            ok                       p0 [1,2,3]       [1,3]       []        []          1   0   1  
+                                                                              classic seal=-1 t=1000ms | 1*: 5/5 | 2: 5/5 c rec 5@1000 | 3: 5/5 c rec 5@1000
+               4  fence 3                            ok                       p0 [1,2,3]       [1]         []        []          1   0   2  
+                                                                              classic seal=-1 t=1000ms | 1*: 5/5 | 2: 5/5 c rec 5@1000 | 3: 5/5 c rec 5@1000
+               5  shutdown 1                         ok                       p0 [1,2,3]       [1]         []        []         -1   1   3  
+                                                                              classic seal=-1 t=1000ms | 1: 5/5 | 2: 5/5 c | 3: 5/5 c
+               6  time +1000ms                       ok                       
+        "#]],
+    );
+    check(
+        "brokers 1,2,3; create 1,2,3 remote; produce 5; time 1000; fence 2; fence 3; \
+         shutdown 1; time 1000",
+        &["complete", "trunk"],
+        expect![[r#"
+            rules: complete
+            step  event                              result                      replicas      isr         adding    removing  ldr  le  pe  violations
+               0  create [1,2,3] diskless remote     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
+                                                                              consolidating seal=-1 t=0ms | 1*: 0/0 C | 2: 0/0 C rec -1@0 | 3: 0/0 C rec -1@0
+               1  produce p0 +5                      ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
+                                                                              consolidating seal=-1 t=0ms | 1*: 0/0 C | 2: 0/0 C rec -1@0 | 3: 0/0 C rec -1@0
+               2  time +1000ms                       ok                       
+               3  fence 2                            ok                       p0 [1,2,3]       [1,3]       []        []          1   0   1  
+                                                                              consolidating seal=-1 t=1000ms | 1*: 5/5 C | 2: 5/5 C rec -1@0 | 3: 5/5 C rec -1@0
+               4  fence 3                            ok                       p0 [1,2,3]       [1]         []        []          1   0   2  
+                                                                              consolidating seal=-1 t=1000ms | 1*: 5/5 C | 2: 5/5 C rec -1@0 | 3: 5/5 C rec -1@0
+               5  shutdown 1                         ok                       p0 [1,2,3]       [1]         []        []         -1   1   3  
+                                                                              consolidating seal=-1 t=1000ms | 1: 5/5 | 2: 5/5 C | 3: 5/5 C
+               6  time +1000ms                       ok                       
+            rules: trunk
+            step  event                              result                      replicas      isr         adding    removing  ldr  le  pe  violations
+               0  create [1,2,3] diskless remote     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
+                                                                              consolidating seal=-1 t=0ms | 1*: 0/0 C | 2: 0/0 C rec -1@0 | 3: 0/0 C rec -1@0
+               1  produce p0 +5                      ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
+                                                                              consolidating seal=-1 t=0ms | 1*: 0/0 C | 2: 0/0 C rec -1@0 | 3: 0/0 C rec -1@0
+               2  time +1000ms                       ok                       
+               3  fence 2                            ok                       p0 [1,2,3]       [1,3]       []        []          1   0   1  
+                                                                              consolidating seal=-1 t=1000ms | 1*: 5/5 C | 2: 5/5 C rec -1@0 | 3: 5/5 C rec -1@0
+               4  fence 3                            ok                       p0 [1,2,3]       [1]         []        []          1   0   2  
+                                                                              consolidating seal=-1 t=1000ms | 1*: 5/5 C | 2: 5/5 C rec -1@0 | 3: 5/5 C rec -1@0
+               5  shutdown 1                         ok                       p0 [1,2,3]       [1]         []        []         -1   1   3  
+                                                                              consolidating seal=-1 t=1000ms | 1: 5/5 | 2: 5/5 C | 3: 5/5 C
+               6  time +1000ms                       ok                       
+        "#]],
+    );
+}

@@ -9,10 +9,21 @@ mod common;
 
 use expect_test::{expect, Expect};
 use isrfuzz::invariants::{by_id, Check, Kind, StepView, INVARIANTS};
-use isrfuzz::model::{apply, Cluster, Outcome};
+use isrfuzz::model::broker::Note;
+use isrfuzz::model::{apply, BrokerState, Cluster, Outcome};
 use isrfuzz::rules::RuleSet;
 
 fn fired(history: &str, rules: &str, corrupt: impl FnOnce(&mut Cluster, &mut Outcome)) -> String {
+    fired_both(history, rules, |_, next, outcome| corrupt(next, outcome))
+}
+
+/// The step invariants that fire on the last step of `history`, after `corrupt` changed
+/// the state before it (`prev`), the state after it, or the outcome.
+fn fired_both(
+    history: &str,
+    rules: &str,
+    corrupt: impl FnOnce(&mut Cluster, &mut Cluster, &mut Outcome),
+) -> String {
     let h = common::parse(history);
     let rules = RuleSet::parse(rules).unwrap();
     let (last, before) = h.events.split_last().unwrap();
@@ -22,9 +33,9 @@ fn fired(history: &str, rules: &str, corrupt: impl FnOnce(&mut Cluster, &mut Out
     }
     let mut next = prev.clone();
     let mut outcome = apply(&mut next, last, &rules);
-    let view = |next: &Cluster, outcome: &Outcome| -> Vec<String> {
+    let view = |prev: &Cluster, next: &Cluster, outcome: &Outcome| -> Vec<String> {
         let v = StepView {
-            prev: &prev,
+            prev,
             next,
             event: last,
             outcome,
@@ -39,12 +50,46 @@ fn fired(history: &str, rules: &str, corrupt: impl FnOnce(&mut Cluster, &mut Out
             .collect()
     };
     assert_eq!(
-        view(&next, &outcome),
+        view(&prev, &next, &outcome),
         Vec::<String>::new(),
         "the uncorrupted step is clean"
     );
-    corrupt(&mut next, &mut outcome);
-    view(&next, &outcome).join("\n") + "\n"
+    corrupt(&mut prev, &mut next, &mut outcome);
+    lines(view(&prev, &next, &outcome))
+}
+
+/// The quiescence invariants that fire on the state after `history` (not healed), once
+/// `corrupt` changed it; the uncorrupted state must be clean.
+fn fired_quiescent(history: &str, corrupt: impl FnOnce(&mut Cluster)) -> String {
+    let h = common::parse(history);
+    let rules = RuleSet::complete();
+    let mut c = Cluster::new(&h.brokers, h.broker_config);
+    for e in &h.events {
+        apply(&mut c, e, &rules);
+    }
+    let view = |c: &Cluster| -> Vec<String> {
+        INVARIANTS
+            .iter()
+            .filter_map(|i| match i.check {
+                Check::Quiescent(q) => q(c, &rules).map(|d| format!("{} ({d})", i.id)),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(
+        view(&c),
+        Vec::<String>::new(),
+        "the uncorrupted state is clean"
+    );
+    corrupt(&mut c);
+    lines(view(&c))
+}
+
+fn lines(fired: Vec<String>) -> String {
+    if fired.is_empty() {
+        return "nothing fires\n".into();
+    }
+    fired.join("\n") + "\n"
 }
 
 fn check(history: &str, corrupt: impl FnOnce(&mut Cluster, &mut Outcome), expect: Expect) {
@@ -218,6 +263,11 @@ fn sometimes_counts_on_short_histories() {
          stall 2; time 60000; produce 3; time 60000",
         "brokers 1,2,3; create 1,2,3; produce 10; time 15000; switch consolidating; \
          time 15000; seal; fence 1; time 30000",
+        // Only accepted cancels count (V3), only committed seals (V9, not an abort), only
+        // lag shrinks of switched partitions (V10, not this classic one).
+        "create 1,2,3; cancel; cancel",
+        "brokers 1,2,3; create 1,2,3; produce 10; time 15000; switch; alter-switch -1",
+        "brokers 1,2,3; create 1,2,3; produce 10; stall 2; time 60000",
     ];
     let mut out = String::new();
     for text in cases {
@@ -242,6 +292,12 @@ fn sometimes_counts_on_short_histories() {
         complete: V1=0 V2=0 V3=0 V4=0 V5=0 V6=0 V7=0 V8=0 V9=1 V10=0 V11=0 V12=1
         trunk: V1=0 V2=0 V3=0 V4=1 V5=1 V6=0 V7=0 V8=0 V9=1 V10=0 V11=0 V12=1
         complete: V1=0 V2=0 V3=0 V4=1 V5=1 V6=0 V7=0 V8=0 V9=1 V10=0 V11=0 V12=1
+        trunk: V1=0 V2=0 V3=0 V4=0 V5=0 V6=2 V7=0 V8=0 V9=0 V10=0 V11=0 V12=0
+        complete: V1=0 V2=0 V3=0 V4=0 V5=0 V6=2 V7=0 V8=0 V9=0 V10=0 V11=0 V12=0
+        trunk: V1=0 V2=0 V3=0 V4=0 V5=0 V6=0 V7=0 V8=0 V9=0 V10=0 V11=0 V12=0
+        complete: V1=0 V2=0 V3=0 V4=0 V5=0 V6=0 V7=0 V8=0 V9=0 V10=0 V11=0 V12=0
+        trunk: V1=0 V2=0 V3=0 V4=0 V5=1 V6=0 V7=0 V8=0 V9=0 V10=0 V11=0 V12=0
+        complete: V1=0 V2=0 V3=0 V4=0 V5=1 V6=0 V7=0 V8=0 V9=0 V10=0 V11=0 V12=0
     "#]]
     .assert_eq(&out);
 }
@@ -306,4 +362,183 @@ fn inv1_fires_on_a_classic_follower_left_in_the_isr() {
         "{:?}",
         clean.sides[0].violations
     );
+}
+
+// --- The Inkless checks, one case per sub-condition (same idea as S0–G9 above). ---
+
+/// A classic partition whose followers are 10 records behind; corrupting the clock to two
+/// lag windows later makes INV-1 see a follower silent for too long.
+const BEHIND: &str = "brokers 1,2,3; create 1,2,3; produce 10";
+
+fn follower(c: &mut Cluster, b: i32) -> &mut isrfuzz::model::broker::Local {
+    c.runtime.partitions[0]
+        .local_mut(b)
+        .expect("hosts a replica")
+}
+
+fn set_broker(c: &mut Cluster, b: i32, s: BrokerState) {
+    c.brokers.iter_mut().find(|(id, _)| *id == b).unwrap().1 = s;
+}
+
+#[test]
+fn inv1_judges_only_a_live_current_leader() {
+    let later = |c: &mut Cluster| c.runtime.now_ms += 60_000;
+    check(
+        BEHIND,
+        |c, _| later(c),
+        expect![[r#"
+        INV-1 (p0: follower 2 in isr [1,2,3] at LEO 0 < 10, silent for 60000 ms)
+    "#]],
+    );
+    // The leader is fenced (the controller would have moved it): nobody judges the lag.
+    check(
+        BEHIND,
+        |c, _| {
+            later(c);
+            set_broker(c, 1, BrokerState::Fenced);
+        },
+        expect![[r#"
+            nothing fires
+        "#]],
+    );
+    // The leader's state is from an older leader epoch: it has not judged this epoch yet.
+    check(
+        BEHIND,
+        |c, _| {
+            later(c);
+            c.runtime.partitions[0]
+                .leader
+                .as_mut()
+                .unwrap()
+                .leader_epoch -= 1;
+        },
+        expect![[r#"
+            nothing fires
+        "#]],
+    );
+}
+
+#[test]
+fn inv1_a_follower_exactly_at_the_target_is_in_sync() {
+    check(
+        BEHIND,
+        |c, _| {
+            c.runtime.now_ms += 60_000;
+            follower(c, 2).leo = 10;
+            follower(c, 3).leo = 10;
+        },
+        expect![[r#"
+            nothing fires
+        "#]],
+    );
+}
+
+/// A switched, non-consolidating partition sealed at 0 (nothing was produced), then a
+/// reassignment that drops broker 3: leader 1 stays, its leader epoch rises.
+const SEAL_ZERO_BUMP: &str = "brokers 1,2,3; create 1,2,3; switch; seal; reassign 1,2";
+
+#[test]
+fn inv4b_a_same_leader_bump_that_starts_a_classic_fetch() {
+    // Follower 2 was off the classic fetcher before the bump and is on it after, though
+    // its high watermark is at the seal: the extra fetch INV-4b is about (seal 0 counts).
+    fired_case(
+        SEAL_ZERO_BUMP,
+        |prev, _, _| follower(prev, 2).fetchers.classic = false,
+        expect![[r#"
+            INV-4b (p0: leader 1 kept, epoch 1 → 2, yet follower 2 moved to the classic fetcher)
+        "#]],
+    );
+    // The same flip without a leader-epoch bump (a step that changes nothing) is not
+    // INV-4b's business.
+    fired_case(
+        "brokers 1,2,3; create 1,2,3; switch; seal; list",
+        |prev, _, _| follower(prev, 2).fetchers.classic = false,
+        expect![[r#"
+            nothing fires
+        "#]],
+    );
+    // Only ISR followers count: the leader's own fetcher flag is another check's concern.
+    fired_case(
+        SEAL_ZERO_BUMP,
+        |_, next, _| follower(next, 1).fetchers.classic = true,
+        expect![[r#"
+            nothing fires
+        "#]],
+    );
+}
+
+fn fired_case(
+    history: &str,
+    corrupt: impl FnOnce(&mut Cluster, &mut Cluster, &mut Outcome),
+    expect: Expect,
+) {
+    expect.assert_eq(&fired_both(history, "complete", corrupt));
+}
+
+#[test]
+fn inv6_an_at_seal_answer_with_a_wrong_high_watermark() {
+    check(
+        "brokers 1,2,3; create 1,2,3; produce 10; time 15000; switch; time 15000; seal; \
+         fetch 2",
+        |_, o| {
+            if let Outcome::Accepted { notes, .. } = o {
+                for n in notes {
+                    if let Note::Fetch { hw, records, .. } = n {
+                        assert_eq!(*records, 0, "the at-seal answer carries no records");
+                        *hw += 1;
+                    }
+                }
+            }
+        },
+        expect![[r#"
+            INV-6 (p0: fetch by 2 at 10 ≥ seal 10 got 0 records, HW 11)
+        "#]],
+    );
+}
+
+#[test]
+fn inv8_a_seal_that_skips_the_pending_state() {
+    check(
+        "brokers 1,2,3; create 1,2,3; produce 5",
+        |c, _| c.partitions[0].seal = 5,
+        expect![[r#"
+            S3 (p0: partition_epoch 0 → 0 (changed: true))
+            INV-8 (p0: seal -1 → 5)
+        "#]],
+    );
+}
+
+/// A consolidating partition sealed at 10: every follower is on the consolidation fetcher.
+const CONSOLIDATED: &str = "brokers 1,2,3; create 1,2,3; produce 10; time 15000; \
+                            switch consolidating; time 15000; seal; time 30000";
+
+#[test]
+fn inv9_each_follower_on_the_consolidation_fetcher_only() {
+    let cases = [
+        fired_quiescent(CONSOLIDATED, |c| {
+            follower(c, 2).fetchers = Default::default();
+        }),
+        fired_quiescent(CONSOLIDATED, |c| follower(c, 3).fetchers.classic = true),
+        // The leader consolidates for itself; INV-9 is about its followers.
+        fired_quiescent(CONSOLIDATED, |c| {
+            follower(c, 1).fetchers.consolidation = false;
+        }),
+    ];
+    expect![[r#"
+        INV-9 (p0 (seal 10): follower 2 fetchers Fetchers { classic: false, consolidation: false })
+        INV-9 (p0 (seal 10): follower 3 fetchers Fetchers { classic: true, consolidation: true })
+        nothing fires
+    "#]]
+    .assert_eq(&cases.concat());
+}
+
+#[test]
+fn e2_a_replica_at_a_seal_of_zero_left_out_of_the_isr() {
+    expect![[r#"
+        E2 (p0: 3 holds the prefix (LEO 0 ≥ seal 0) but stays out of isr [1,2])
+    "#]]
+    .assert_eq(&fired_quiescent(
+        "brokers 1,2,3; create 1,2,3; switch; seal; time 1",
+        |c| c.partitions[0].isr.retain(|&r| r != 3),
+    ));
 }

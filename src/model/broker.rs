@@ -368,8 +368,16 @@ fn make_leader(c: &mut Cluster, p: usize, b: BrokerId, new_leader_epoch: bool) {
     let leo = local.leo;
     if new_leader_epoch || rt.leader.is_none() {
         let mut state = match rt.leader.take() {
-            Some(s) if !is_new_leader => s,
-            _ => LeaderState {
+            // Only the broker that leads now can have state here (`sync_partition` drops
+            // any other's; demotion and restart drop it too), so it is never a new leader.
+            Some(s) => {
+                assert!(
+                    !is_new_leader,
+                    "p{p}: leader state left over for new leader {b}"
+                );
+                s
+            }
+            None => LeaderState {
                 broker: b,
                 leader_epoch: part.leader_epoch,
                 leader_epoch_start_offset: leo,
@@ -435,12 +443,9 @@ fn follower_delta(
         Trigger::EpochBump => new_leader_epoch,
     };
     let s = part.seal;
-    let has_log = !part.diskless || s != -1 || local.leo > 0;
     if part.diskless && !consb {
-        // B1: switched, non-consolidating follower.
-        if !has_log {
-            return;
-        }
+        // B1: switched, non-consolidating follower (a born-diskless one, seal -1, has no
+        // classic log and neither clause below starts a fetch for it).
         // A committed seal: catch up, or (per the rule) prove itself to a moved leader.
         let catch_up = s >= 0 && !cs && (local.hw < s || !in_isr || fires(policy.catch_up));
         // Pending (#600): restart on every new leader epoch.

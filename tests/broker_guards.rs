@@ -1,0 +1,120 @@
+//! Each guard of a follower's classic fetch (`follower_fetch`) on its own: a state that
+//! only that guard rejects, so a guard that is dropped or merged with another (an `||`
+//! turned `&&`) lets a fetch through here. Some of these states are ones a correct
+//! controller never produces (a fenced broker still leading); the guards are the broker's
+//! own defence, as `ReplicaManager.fetchMessages` and the fetcher threads have theirs.
+
+mod common;
+
+use expect_test::{expect, Expect};
+use isrfuzz::model::broker::Note;
+use isrfuzz::model::{apply, BrokerState, Cluster, Event};
+use isrfuzz::rules::RuleSet;
+
+/// Leader 1 holds 10 records; followers 2 and 3 are on the classic fetcher at offset 0.
+const BEHIND: &str = "brokers 1,2,3; create 1,2,3; produce 10";
+
+/// What one fetch by `by` does after `corrupt`: its answer, or that none was made.
+fn fetch(by: i32, corrupt: impl FnOnce(&mut Cluster)) -> String {
+    let h = common::parse(BEHIND);
+    let rules = RuleSet::complete();
+    let mut c = Cluster::new(&h.brokers, h.broker_config);
+    for e in &h.events {
+        apply(&mut c, e, &rules);
+    }
+    corrupt(&mut c);
+    let event = Event::FollowerFetch {
+        partition: 0,
+        broker: by,
+    };
+    let out = apply(&mut c, &event, &rules);
+    let answers: Vec<String> = out
+        .notes()
+        .iter()
+        .filter_map(|n| match n {
+            Note::Fetch {
+                follower,
+                fetch_offset,
+                records,
+                ..
+            } => Some(format!("{follower} fetched {records} at {fetch_offset}")),
+            _ => None,
+        })
+        .collect();
+    if answers.is_empty() {
+        "no fetch".into()
+    } else {
+        answers.join(", ")
+    }
+}
+
+fn check(by: i32, corrupt: impl FnOnce(&mut Cluster), expect: Expect) {
+    expect.assert_eq(&fetch(by, corrupt));
+}
+
+fn local(c: &mut Cluster, b: i32) -> &mut isrfuzz::model::broker::Local {
+    c.runtime.partitions[0]
+        .local_mut(b)
+        .expect("hosts a replica")
+}
+
+#[test]
+fn an_unguarded_follower_fetches() {
+    check(2, |_| {}, expect!["2 fetched 10 at 0"]);
+}
+
+#[test]
+fn the_leader_does_not_fetch_from_itself() {
+    // Even with its classic fetcher flag (wrongly) on.
+    check(
+        1,
+        |c| local(c, 1).fetchers.classic = true,
+        expect!["no fetch"],
+    );
+}
+
+#[test]
+fn nobody_fetches_from_a_fenced_leader() {
+    check(
+        2,
+        |c| c.brokers.iter_mut().find(|(b, _)| *b == 1).unwrap().1 = BrokerState::Fenced,
+        expect!["no fetch"],
+    );
+}
+
+#[test]
+fn a_stalled_follower_does_not_fetch() {
+    check(2, |c| c.runtime.stalled.push(2), expect!["no fetch"]);
+}
+
+#[test]
+fn the_leader_must_have_taken_leadership() {
+    check(2, |c| local(c, 1).is_leader = false, expect!["no fetch"]);
+}
+
+#[test]
+fn the_leader_must_have_applied_the_current_leader_epoch() {
+    check(
+        2,
+        |c| local(c, 1).applied_leader_epoch -= 1,
+        expect!["no fetch"],
+    );
+}
+
+#[test]
+fn a_follower_off_the_classic_fetcher_does_not_fetch() {
+    check(
+        2,
+        |c| local(c, 2).fetchers.classic = false,
+        expect!["no fetch"],
+    );
+}
+
+#[test]
+fn the_leader_must_hold_its_leader_state() {
+    check(
+        2,
+        |c| c.runtime.partitions[0].leader = None,
+        expect!["no fetch"],
+    );
+}
