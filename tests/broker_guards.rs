@@ -118,3 +118,40 @@ fn the_leader_must_hold_its_leader_state() {
         expect!["no fetch"],
     );
 }
+
+/// The lag shrinks of the ISR-expiration task after both followers stall for two lag
+/// windows, once `corrupt` changed the cluster.
+fn shrinks(corrupt: impl FnOnce(&mut Cluster)) -> String {
+    let h = common::parse(&format!("{BEHIND}; stall 2; stall 3"));
+    let rules = RuleSet::complete();
+    let mut c = Cluster::new(&h.brokers, h.broker_config);
+    for e in &h.events {
+        apply(&mut c, e, &rules);
+    }
+    corrupt(&mut c);
+    let out = apply(&mut c, &Event::AdvanceTime { ms: 60_000 }, &rules);
+    let removed: Vec<String> = out
+        .notes()
+        .iter()
+        .filter_map(|n| match n {
+            Note::Shrink { removed, .. } => Some(format!("shrank {removed:?}")),
+            _ => None,
+        })
+        .collect();
+    if removed.is_empty() {
+        "no shrink".into()
+    } else {
+        removed.join(", ")
+    }
+}
+
+/// A fenced leader shrinks nothing. Two layers stop it: the task skips a leader that is not
+/// up, and the controller refuses an ISR naming a fenced broker (the leader is always in
+/// it), so dropping either alone changes nothing here (see docs/mutation.md).
+#[test]
+fn a_fenced_leader_shrinks_nothing() {
+    expect!["shrank [(2, -1), (3, -1)]"].assert_eq(&shrinks(|_| {}));
+    expect!["no shrink"].assert_eq(&shrinks(|c| {
+        c.brokers.iter_mut().find(|(b, _)| *b == 1).unwrap().1 = BrokerState::Fenced;
+    }));
+}

@@ -3,7 +3,9 @@
 //! `brokers 1,2,3,4,5; create 1,2,3; reassign 1,2,4; isr 1,2,3,5; cancel; fence 4;
 //! unfence 4; shutdown 4; elect preferred; list` — an optional `p1` addresses another
 //! partition, `unclean` on create enables unclean election, `keep-rf` on reassign sets
-//! allowReplicationFactorChange=false. Brokers default to 1..=5.
+//! allowReplicationFactorChange=false; `isr 1,2 le=3 pe=4 by=1 recovering` sets the
+//! AlterPartition request's leader epoch, partition epoch, sender and recovery state
+//! (default: the current ones, from the leader, recovered). Brokers default to 1..=5.
 
 #![allow(dead_code)]
 
@@ -22,6 +24,14 @@ fn ids(s: &str) -> Vec<i32> {
     s.split(',')
         .map(|x| x.trim().parse().unwrap_or_else(|_| panic!("bad id `{x}`")))
         .collect()
+}
+
+/// The value of a `key=value` word, e.g. `le=3`.
+fn field(words: &[&str], key: &str) -> Option<i32> {
+    words.iter().find_map(|w| {
+        w.strip_prefix(key)
+            .map(|v| v.parse().unwrap_or_else(|_| panic!("bad `{w}`")))
+    })
 }
 
 pub fn parse(text: &str) -> History {
@@ -90,10 +100,14 @@ pub fn parse(text: &str) -> History {
             "isr" => Event::AlterPartition {
                 partition,
                 isr: ids(arg),
-                broker: None,
-                leader_epoch: None,
-                partition_epoch: None,
-                leader_recovery_state: LeaderRecoveryState::Recovered,
+                broker: field(&words, "by="),
+                leader_epoch: field(&words, "le="),
+                partition_epoch: field(&words, "pe="),
+                leader_recovery_state: if has("recovering") {
+                    LeaderRecoveryState::Recovering
+                } else {
+                    LeaderRecoveryState::Recovered
+                },
             },
             "fence" => Event::FenceBroker {
                 broker: arg.parse().unwrap(),
