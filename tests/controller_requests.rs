@@ -93,6 +93,26 @@ fn an_unclean_election_marks_the_leader_recovering() {
 }
 
 #[test]
+fn a_recovering_leader_reports_alone_then_recovers() {
+    // After the unclean election leader 2 is RECOVERING: it may not grow the ISR while
+    // recovering, may report itself alone, then RECOVERED, and never go back.
+    check(
+        "brokers 1,2,3; create 1,2,3 unclean; isr 1; fence 1; isr 2,3 recovering; \
+         isr 2 recovering; isr 2; isr 2 recovering",
+        expect![[r#"
+               0  create [1,2,3] unclean.enable      ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0
+               1  alter_partition p0 isr=[1]         ok                       p0 [1,2,3]       [1]         []        []          1   0   1
+               2  fence 1                            ok                       p0 [1,2,3]       [2]         []        []          2   1   2
+               3  alter_partition p0 isr=[2,3] recovering INVALID_REQUEST          p0 [1,2,3]       [2]         []        []          2   1   2
+               4  alter_partition p0 isr=[2] recovering ok                       p0 [1,2,3]       [2]         []        []          2   1   2
+               5  alter_partition p0 isr=[2]         ok                       p0 [1,2,3]       [2]         []        []          2   1   3
+               6  alter_partition p0 isr=[2] recovering INVALID_REQUEST          p0 [1,2,3]       [2]         []        []          2   1   3
+            Partition { replicas: [1, 2, 3], isr: [2], adding_replicas: [], removing_replicas: [], leader: 2, leader_epoch: 1, partition_epoch: 3, leader_recovery_state: Recovered, unclean_leader_election_enable: true, diskless: false, remote_storage: false, seal: -1, diskless_leader_epoch: -1 }
+        "#]],
+    );
+}
+
+#[test]
 fn created_records_carry_every_field() {
     check(
         "create 1,2,3; create 2,3,4 diskless; create 3,4,5 remote unclean",
