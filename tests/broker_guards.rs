@@ -16,7 +16,12 @@ const BEHIND: &str = "brokers 1,2,3; create 1,2,3; produce 10";
 
 /// What one fetch by `by` does after `corrupt`: its answer, or that none was made.
 fn fetch(by: i32, corrupt: impl FnOnce(&mut Cluster)) -> String {
-    let h = common::parse(BEHIND);
+    fetch_after(BEHIND, by, corrupt)
+}
+
+/// The same after any history: the answer and any ISR expansion it earned.
+fn fetch_after(history: &str, by: i32, corrupt: impl FnOnce(&mut Cluster)) -> String {
+    let h = common::parse(history);
     let rules = RuleSet::complete();
     let mut c = Cluster::new(&h.brokers, h.broker_config);
     for e in &h.events {
@@ -38,6 +43,7 @@ fn fetch(by: i32, corrupt: impl FnOnce(&mut Cluster)) -> String {
                 records,
                 ..
             } => Some(format!("{follower} fetched {records} at {fetch_offset}")),
+            Note::Expand { follower, .. } => Some(format!("isr += {follower}")),
             _ => None,
         })
         .collect();
@@ -154,4 +160,35 @@ fn a_fenced_leader_shrinks_nothing() {
     expect!["no shrink"].assert_eq(&shrinks(|c| {
         c.brokers.iter_mut().find(|(b, _)| *b == 1).unwrap().1 = BrokerState::Fenced;
     }));
+}
+
+/// #760's admission at the seal (`maybeExpandIsrAtSeal`) records a follower at the seal
+/// only while the leader holds the classic prefix. Here a consolidating leader is still
+/// rebuilding it (LEO 5 < seal 10, as after an unclean election), and follower 2, at the
+/// seal but out of the ISR, fetches: answered, not recorded, not admitted.
+#[test]
+fn no_admission_at_the_seal_while_the_leader_lacks_the_prefix() {
+    let consolidated = "brokers 1,2,3; create 1,2,3; produce 10; time 15000; \
+                        switch consolidating; time 15000; seal; time 30000";
+    let out_of_isr = |c: &mut Cluster| {
+        c.partitions[0].isr.retain(|&r| r != 2);
+        local(c, 2).fetchers.classic = true;
+    };
+    check_after(
+        consolidated,
+        out_of_isr,
+        expect!["2 fetched 0 at 10, isr += 2"],
+    );
+    check_after(
+        consolidated,
+        |c| {
+            out_of_isr(c);
+            local(c, 1).leo = 5;
+        },
+        expect!["2 fetched 0 at 10"],
+    );
+}
+
+fn check_after(history: &str, corrupt: impl FnOnce(&mut Cluster), expect: Expect) {
+    expect.assert_eq(&fetch_after(history, 2, corrupt));
 }

@@ -454,3 +454,67 @@ fn controlled_shutdown_of_the_last_isr_member() {
         "#]],
     );
 }
+
+/// Records produced just before the switch: while the seal is pending the followers still
+/// fetch them classically and the leader's high watermark advances, so the seal can
+/// commit at the log end (the HW = LEO gate).
+#[test]
+fn the_high_watermark_advances_while_the_seal_is_pending() {
+    check(
+        "brokers 1,2,3; create 1,2,3; produce 10; switch; time 15000; seal",
+        &["complete"],
+        expect![[r#"
+            rules: complete
+            step  event                              result                      replicas      isr         adding    removing  ldr  le  pe  violations
+               0  create [1,2,3]                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
+               1  produce p0 +10                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
+                                                                              classic seal=-1 t=0ms | 1*: 10/0 | 2: 0/0 c rec -1@0 | 3: 0/0 c rec -1@0
+               2  switch p0                          ok                       p0 [1,2,3]       [1,2,3]     []        []          1   1   1  
+                                                                              diskless seal=-2 t=0ms | 1*: 10/0 | 2: 0/0 c rec -1@0 | 3: 0/0 c rec -1@0
+               3  time +15000ms                      ok                       
+                                                       fetch p0 by 2 at 0: 10 records, HW 0 (local log)
+                                                       fetch p0 by 3 at 0: 10 records, HW 0 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 0 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 2 at 10: 0 records, HW 10 (local log)
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (local log)
+               4  seal_commit p0                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   1   2  
+                                                                              diskless seal=10 t=15000ms | 1*: 10/10 | 2: 10/10 c rec 10@15000 | 3: 10/10 c rec 10@15000
+        "#]],
+    );
+}
+
+/// Broker 4 enters the ISR by an explicit AlterPartition without ever having fetched: the
+/// leader has no record of it, so the high watermark cannot pass it (the answers say HW
+/// 0) until the ISR-expiration task removes it.
+#[test]
+fn an_isr_member_never_heard_from_holds_the_high_watermark() {
+    check(
+        "brokers 1,2,3,4; create 1,2,3; reassign 1,2,3,4; stall 4; isr 1,2,3,4; produce 5; \
+         time 15000",
+        &["complete"],
+        expect![[r#"
+            rules: complete
+            step  event                              result                      replicas      isr         adding    removing  ldr  le  pe  violations
+               0  create [1,2,3]                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
+               1  reassign p0 [1,2,3,4]              ok                       p0 [1,2,3,4]     [1,2,3]     [4]       []          1   0   1  
+               2  stall 4                            ok                       
+               3  alter_partition p0 isr=[1,2,3,4]   ok, completed            p0 [1,2,3,4]     [1,2,3,4]   []        []          1   0   2  
+               4  produce p0 +5                      ok                       p0 [1,2,3,4]     [1,2,3,4]   []        []          1   0   2  
+                                                                              classic seal=-1 t=0ms | 1*: 5/0 | 2: 0/0 c rec -1@0 | 3: 0/0 c rec -1@0 | 4: 0/0 c stalled
+               5  time +15000ms                      ok                       p0 [1,2,3,4]     [1,2,3]     []        []          1   0   3  
+                                                                              classic seal=-1 t=15000ms | 1*: 5/5 | 2: 5/5 c rec 5@15000 | 3: 5/5 c rec 5@15000 | 4: 0/0 c stalled
+                                                       fetch p0 by 2 at 0: 5 records, HW 0 (local log)
+                                                       fetch p0 by 3 at 0: 5 records, HW 0 (local log)
+                                                       fetch p0 by 2 at 5: 0 records, HW 0 (local log)
+                                                       fetch p0 by 3 at 5: 0 records, HW 0 (local log)
+                                                       isr-expiration on 1: p0 shrinks 4 (rec -1)
+                                                       fetch p0 by 2 at 5: 0 records, HW 5 (local log)
+                                                       fetch p0 by 3 at 5: 0 records, HW 5 (local log)
+                                                       fetch p0 by 2 at 5: 0 records, HW 5 (local log)
+                                                       fetch p0 by 3 at 5: 0 records, HW 5 (local log)
+        "#]],
+    );
+}
