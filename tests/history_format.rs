@@ -1,0 +1,104 @@
+//! The history file format (format 1): fields at their default are left out, so committed
+//! files stay short and readable, and every value survives a round trip. Plus the one
+//! history edit the minimizer makes that renumbers partitions.
+
+mod common;
+
+use expect_test::expect;
+use isrfuzz::history::History;
+use isrfuzz::minimize::without_event;
+
+/// Every event kind, each partition-addressed one on p1, with defaults and non-defaults.
+const EVERY_KIND: &str = "brokers 1,2,3,4; create 1,2,3; create 1,2,3 unclean; \
+    create 2,3,4 remote; produce 1; fetch 2 p2; reassign 1,2,4 p1; reassign 1,2,3 keep-rf p1; cancel p1; \
+    isr 1,2 p1; isr 1 le=0 pe=2 by=1 recovering p1; elect preferred p1; elect unclean p1; \
+    produce 3 p1; fetch 2 p1; switch p1; switch consolidating p1; seal p1; alter-switch -1 p1; \
+    time 10; stall 2; resume 2; fence 3; unfence 3; shutdown 4; restart 4; restart 4 unclean; list";
+
+#[test]
+fn defaults_are_left_out_and_everything_round_trips() {
+    let h = common::parse(EVERY_KIND);
+    let json = h.to_json();
+    assert_eq!(History::from_json(&json).unwrap(), h, "round trip");
+    // One event per line, for the reader.
+    let events: Vec<String> = serde_json::to_value(&h.events)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.to_string())
+        .collect();
+    expect![[r#"
+        {"op":"create_partition","replicas":[1,2,3]}
+        {"op":"create_partition","replicas":[1,2,3],"unclean_leader_election_enable":true}
+        {"diskless":true,"op":"create_partition","remote_storage":true,"replicas":[2,3,4]}
+        {"op":"produce","records":1}
+        {"broker":2,"op":"follower_fetch","partition":2}
+        {"op":"reassign","partition":1,"target":[1,2,4]}
+        {"allow_replication_factor_change":false,"op":"reassign","partition":1,"target":[1,2,3]}
+        {"op":"cancel_reassignment","partition":1}
+        {"isr":[1,2],"op":"alter_partition","partition":1}
+        {"broker":1,"isr":[1],"leader_epoch":0,"leader_recovery_state":"recovering","op":"alter_partition","partition":1,"partition_epoch":2}
+        {"election":"preferred","op":"elect_leaders","partition":1}
+        {"election":"unclean","op":"elect_leaders","partition":1}
+        {"op":"produce","partition":1,"records":3}
+        {"broker":2,"op":"follower_fetch","partition":1}
+        {"op":"switch_start","partition":1}
+        {"consolidating":true,"op":"switch_start","partition":1}
+        {"op":"seal_commit","partition":1}
+        {"op":"alter_diskless_switch","partition":1,"seal":-1}
+        {"ms":10,"op":"advance_time"}
+        {"broker":2,"op":"stall_broker"}
+        {"broker":2,"op":"resume_broker"}
+        {"broker":3,"op":"fence_broker"}
+        {"broker":3,"op":"unfence_broker"}
+        {"broker":4,"op":"controlled_shutdown"}
+        {"broker":4,"op":"restart_broker"}
+        {"broker":4,"op":"restart_broker","unclean":true}
+        {"op":"list_reassignments"}
+    "#]]
+    .assert_eq(&(events.join("\n") + "\n"));
+}
+
+#[test]
+fn dropping_a_create_drops_its_events_and_renumbers_the_later_partitions() {
+    let h = common::parse(EVERY_KIND);
+    // Drop the first create: p1's events now address p0, p0's went with it, and p2 is p1.
+    let dropped = without_event(&h, 0);
+    let partitions: Vec<String> = dropped
+        .events
+        .iter()
+        .map(|e| {
+            let op = serde_json::to_value(e).unwrap()["op"].clone();
+            format!("{} {:?}", op.as_str().unwrap(), e.partition())
+        })
+        .collect();
+    expect![[r#"
+        create_partition None
+        create_partition None
+        follower_fetch Some(1)
+        reassign Some(0)
+        reassign Some(0)
+        cancel_reassignment Some(0)
+        alter_partition Some(0)
+        alter_partition Some(0)
+        elect_leaders Some(0)
+        elect_leaders Some(0)
+        produce Some(0)
+        follower_fetch Some(0)
+        switch_start Some(0)
+        switch_start Some(0)
+        seal_commit Some(0)
+        alter_diskless_switch Some(0)
+        advance_time None
+        stall_broker None
+        resume_broker None
+        fence_broker None
+        unfence_broker None
+        controlled_shutdown None
+        restart_broker None
+        restart_broker None
+        list_reassignments None
+    "#]]
+    .assert_eq(&(partitions.join("\n") + "\n"));
+}
