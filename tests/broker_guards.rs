@@ -192,3 +192,44 @@ fn no_admission_at_the_seal_while_the_leader_lacks_the_prefix() {
 fn check_after(history: &str, corrupt: impl FnOnce(&mut Cluster), expect: Expect) {
     expect.assert_eq(&fetch_after(history, 2, corrupt));
 }
+
+/// A produce reaches only a live leader; the seal is committed only by a replica that has
+/// taken leadership. Both states are ones the controller never leaves (it moves leaders
+/// off fenced brokers, and an up broker applies its leadership at once); each guard is
+/// the broker's own check.
+#[test]
+fn produce_and_seal_need_a_live_leader_that_has_taken_leadership() {
+    let run = |history: &str, corrupt: &dyn Fn(&mut Cluster)| -> String {
+        let h = common::parse(history);
+        let rules = RuleSet::complete();
+        let mut c = Cluster::new(&h.brokers, h.broker_config);
+        let (last, before) = h.events.split_last().unwrap();
+        for e in before {
+            apply(&mut c, e, &rules);
+        }
+        corrupt(&mut c);
+        match apply(&mut c, last, &rules) {
+            isrfuzz::model::Outcome::Rejected { error, reason } => {
+                format!("{} ({reason})", error.name())
+            }
+            _ => "accepted".into(),
+        }
+    };
+    let fenced = |c: &mut Cluster| {
+        c.brokers.iter_mut().find(|(b, _)| *b == 1).unwrap().1 = BrokerState::Fenced;
+    };
+    let not_taken = |c: &mut Cluster| local(c, 1).is_leader = false;
+    let out = [
+        run(BEHIND, &|_| {}),
+        run(BEHIND, &fenced),
+        run("brokers 1,2,3; create 1,2,3; switch; seal", &|_| {}),
+        run("brokers 1,2,3; create 1,2,3; switch; seal", &not_taken),
+    ];
+    expect![[r#"
+        accepted
+        INVALID_REQUEST (no live leader)
+        accepted
+        INVALID_REQUEST (no live leader to seal)
+    "#]]
+    .assert_eq(&(out.join("\n") + "\n"));
+}
