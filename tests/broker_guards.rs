@@ -7,6 +7,7 @@
 mod common;
 
 use expect_test::{expect, Expect};
+use isrfuzz::history::History;
 use isrfuzz::model::broker::Note;
 use isrfuzz::model::{apply, BrokerState, Cluster, Event};
 use isrfuzz::rules::RuleSet;
@@ -21,12 +22,9 @@ fn fetch(by: i32, corrupt: impl FnOnce(&mut Cluster)) -> String {
 
 /// The same after any history: the answer and any ISR expansion it earned.
 fn fetch_after(history: &str, by: i32, corrupt: impl FnOnce(&mut Cluster)) -> String {
-    let h = common::parse(history);
     let rules = RuleSet::complete();
-    let mut c = Cluster::new(&h.brokers, h.broker_config);
-    for e in &h.events {
-        apply(&mut c, e, &rules);
-    }
+    let h = common::parse(history);
+    let mut c = cluster_after(&h, &h.events, &rules);
     corrupt(&mut c);
     let event = Event::FollowerFetch {
         partition: 0,
@@ -52,6 +50,15 @@ fn fetch_after(history: &str, by: i32, corrupt: impl FnOnce(&mut Cluster)) -> St
     } else {
         answers.join(", ")
     }
+}
+
+/// The cluster of history `h` after `events` (all of its events, or a prefix).
+fn cluster_after(h: &History, events: &[Event], rules: &RuleSet) -> Cluster {
+    let mut c = Cluster::new(&h.brokers, h.broker_config);
+    for e in events {
+        apply(&mut c, e, rules);
+    }
+    c
 }
 
 fn check(by: i32, corrupt: impl FnOnce(&mut Cluster), expect: Expect) {
@@ -130,10 +137,7 @@ fn the_leader_must_hold_its_leader_state() {
 fn shrinks(corrupt: impl FnOnce(&mut Cluster)) -> String {
     let h = common::parse(&format!("{BEHIND}; stall 2; stall 3"));
     let rules = RuleSet::complete();
-    let mut c = Cluster::new(&h.brokers, h.broker_config);
-    for e in &h.events {
-        apply(&mut c, e, &rules);
-    }
+    let mut c = cluster_after(&h, &h.events, &rules);
     corrupt(&mut c);
     let out = apply(&mut c, &Event::AdvanceTime { ms: 60_000 }, &rules);
     let removed: Vec<String> = out
@@ -202,11 +206,8 @@ fn produce_and_seal_need_a_live_leader_that_has_taken_leadership() {
     let run = |history: &str, corrupt: &dyn Fn(&mut Cluster)| -> String {
         let h = common::parse(history);
         let rules = RuleSet::complete();
-        let mut c = Cluster::new(&h.brokers, h.broker_config);
         let (last, before) = h.events.split_last().unwrap();
-        for e in before {
-            apply(&mut c, e, &rules);
-        }
+        let mut c = cluster_after(&h, before, &rules);
         corrupt(&mut c);
         match apply(&mut c, last, &rules) {
             isrfuzz::model::Outcome::Rejected { error, reason } => {
