@@ -68,6 +68,28 @@ pub fn by_id(id: &str) -> Option<&'static Invariant> {
     INVARIANTS.iter().find(|i| i.id == id)
 }
 
+/// Every step invariant `view` violates, with its detail, in registry order. (The oracle
+/// and exhaust run their own loop: they skip invariants that already failed.)
+pub fn step_violations<'a>(
+    view: &'a StepView<'a>,
+) -> impl Iterator<Item = (&'static str, String)> + 'a {
+    INVARIANTS.iter().filter_map(move |i| match i.check {
+        Check::Step(check) => check(view).map(|d| (i.id, d)),
+        _ => None,
+    })
+}
+
+/// Every quiescence invariant `c` violates, with its detail, in registry order.
+pub fn quiescent_violations<'a>(
+    c: &'a Cluster,
+    rules: &'a RuleSet,
+) -> impl Iterator<Item = (&'static str, String)> + 'a {
+    INVARIANTS.iter().filter_map(move |i| match i.check {
+        Check::Quiescent(check) => check(c, rules).map(|d| (i.id, d)),
+        _ => None,
+    })
+}
+
 pub static INVARIANTS: &[Invariant] = &[
     Invariant {
         id: "S0",

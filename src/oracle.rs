@@ -6,7 +6,7 @@
 //! and reported as `Verdict::harness_bug`, never as a divergence or a violation.
 
 use crate::history::{ExpectedViolation, History};
-use crate::invariants::{Check, StepView, INVARIANTS};
+use crate::invariants::{quiescent_violations, Check, StepView, INVARIANTS};
 use crate::model::{apply, BrokerState, Cluster, Event, Outcome, Rules, NO_LEADER};
 use crate::rules::RuleSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -182,17 +182,13 @@ fn step_side(
 }
 
 fn check_quiescent(run: &mut SideRun, state: &Cluster, step: usize) {
-    for inv in INVARIANTS {
-        if let Check::Quiescent(check) = inv.check {
-            if let Some(detail) = check(state, &run.rules) {
-                run.violations.push(Violation {
-                    invariant: inv.id,
-                    step,
-                    detail,
-                });
-            }
-        }
-    }
+    let rules = run.rules;
+    let found = quiescent_violations(state, &rules).map(|(invariant, detail)| Violation {
+        invariant,
+        step,
+        detail,
+    });
+    run.violations.extend(found);
 }
 
 /// Rounds of "every leader reports a full ISR"; each round can complete a reassignment

@@ -1,15 +1,18 @@
-//! Each guard of a follower's classic fetch (`follower_fetch`) on its own: a state that
-//! only that guard rejects, so a guard that is dropped or merged with another (an `||`
-//! turned `&&`) lets a fetch through here. Some of these states are ones a correct
-//! controller never produces (a fenced broker still leading); the guards are the broker's
-//! own defence, as `ReplicaManager.fetchMessages` and the fetcher threads have theirs.
+//! The broker's own guards, each on its own: a state that only that guard rejects, so a
+//! guard that is dropped or merged with another (an `||` turned `&&`) lets the action
+//! through here. Covered: every guard of a follower's classic fetch (`follower_fetch`),
+//! the ISR-expiration task on a fenced leader, #760's admission at the seal, produce and
+//! the seal commit. Some of these states are ones a correct controller never produces (a
+//! fenced broker still leading); the guards are the broker's own defence, as
+//! `ReplicaManager.fetchMessages` and the fetcher threads have theirs.
 
 mod common;
 
+use common::{cluster_after, local, set_broker};
+
 use expect_test::{expect, Expect};
-use isrfuzz::history::History;
 use isrfuzz::model::broker::Note;
-use isrfuzz::model::{apply, BrokerState, Cluster, Event};
+use isrfuzz::model::{apply, BrokerState, Cluster, Event, Outcome};
 use isrfuzz::rules::RuleSet;
 
 /// Leader 1 holds 10 records; followers 2 and 3 are on the classic fetcher at offset 0.
@@ -31,44 +34,30 @@ fn fetch_after(history: &str, by: i32, corrupt: impl FnOnce(&mut Cluster)) -> St
         broker: by,
     };
     let out = apply(&mut c, &event, &rules);
-    let answers: Vec<String> = out
-        .notes()
-        .iter()
-        .filter_map(|n| match n {
-            Note::Fetch {
-                follower,
-                fetch_offset,
-                records,
-                ..
-            } => Some(format!("{follower} fetched {records} at {fetch_offset}")),
-            Note::Expand { follower, .. } => Some(format!("isr += {follower}")),
-            _ => None,
-        })
-        .collect();
-    if answers.is_empty() {
-        "no fetch".into()
-    } else {
-        answers.join(", ")
-    }
+    notes(&out, "no fetch", |n| match n {
+        Note::Fetch {
+            follower,
+            fetch_offset,
+            records,
+            ..
+        } => Some(format!("{follower} fetched {records} at {fetch_offset}")),
+        Note::Expand { follower, .. } => Some(format!("isr += {follower}")),
+        _ => None,
+    })
 }
 
-/// The cluster of history `h` after `events` (all of its events, or a prefix).
-fn cluster_after(h: &History, events: &[Event], rules: &RuleSet) -> Cluster {
-    let mut c = Cluster::new(&h.brokers, h.broker_config);
-    for e in events {
-        apply(&mut c, e, rules);
+/// The broker-side notes of a step that `describe` picks, or `none`.
+fn notes(out: &Outcome, none: &str, describe: impl Fn(&Note) -> Option<String>) -> String {
+    let picked: Vec<String> = out.notes().iter().filter_map(describe).collect();
+    if picked.is_empty() {
+        none.into()
+    } else {
+        picked.join(", ")
     }
-    c
 }
 
 fn check(by: i32, corrupt: impl FnOnce(&mut Cluster), expect: Expect) {
     expect.assert_eq(&fetch(by, corrupt));
-}
-
-fn local(c: &mut Cluster, b: i32) -> &mut isrfuzz::model::broker::Local {
-    c.runtime.partitions[0]
-        .local_mut(b)
-        .expect("hosts a replica")
 }
 
 #[test]
@@ -90,7 +79,7 @@ fn the_leader_does_not_fetch_from_itself() {
 fn nobody_fetches_from_a_fenced_leader() {
     check(
         2,
-        |c| c.brokers.iter_mut().find(|(b, _)| *b == 1).unwrap().1 = BrokerState::Fenced,
+        |c| set_broker(c, 1, BrokerState::Fenced),
         expect!["no fetch"],
     );
 }
@@ -140,19 +129,10 @@ fn shrinks(corrupt: impl FnOnce(&mut Cluster)) -> String {
     let mut c = cluster_after(&h, &h.events, &rules);
     corrupt(&mut c);
     let out = apply(&mut c, &Event::AdvanceTime { ms: 60_000 }, &rules);
-    let removed: Vec<String> = out
-        .notes()
-        .iter()
-        .filter_map(|n| match n {
-            Note::Shrink { removed, .. } => Some(format!("shrank {removed:?}")),
-            _ => None,
-        })
-        .collect();
-    if removed.is_empty() {
-        "no shrink".into()
-    } else {
-        removed.join(", ")
-    }
+    notes(&out, "no shrink", |n| match n {
+        Note::Shrink { removed, .. } => Some(format!("shrank {removed:?}")),
+        _ => None,
+    })
 }
 
 /// A fenced leader shrinks nothing. Two layers stop it: the task skips a leader that is not
@@ -162,7 +142,7 @@ fn shrinks(corrupt: impl FnOnce(&mut Cluster)) -> String {
 fn a_fenced_leader_shrinks_nothing() {
     expect!["shrank [(2, -1), (3, -1)]"].assert_eq(&shrinks(|_| {}));
     expect!["no shrink"].assert_eq(&shrinks(|c| {
-        c.brokers.iter_mut().find(|(b, _)| *b == 1).unwrap().1 = BrokerState::Fenced;
+        set_broker(c, 1, BrokerState::Fenced);
     }));
 }
 
@@ -210,15 +190,13 @@ fn produce_and_seal_need_a_live_leader_that_has_taken_leadership() {
         let mut c = cluster_after(&h, before, &rules);
         corrupt(&mut c);
         match apply(&mut c, last, &rules) {
-            isrfuzz::model::Outcome::Rejected { error, reason } => {
+            Outcome::Rejected { error, reason } => {
                 format!("{} ({reason})", error.name())
             }
             _ => "accepted".into(),
         }
     };
-    let fenced = |c: &mut Cluster| {
-        c.brokers.iter_mut().find(|(b, _)| *b == 1).unwrap().1 = BrokerState::Fenced;
-    };
+    let fenced = |c: &mut Cluster| set_broker(c, 1, BrokerState::Fenced);
     let not_taken = |c: &mut Cluster| local(c, 1).is_leader = false;
     let out = [
         run(BEHIND, &|_| {}),

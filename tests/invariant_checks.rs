@@ -8,7 +8,9 @@
 mod common;
 
 use expect_test::{expect, Expect};
-use isrfuzz::invariants::{by_id, Check, Kind, StepView, INVARIANTS};
+use isrfuzz::invariants::{
+    by_id, quiescent_violations, step_violations, Kind, StepView, INVARIANTS,
+};
 use isrfuzz::model::broker::Note;
 use isrfuzz::model::{apply, BrokerState, Cluster, Outcome};
 use isrfuzz::rules::RuleSet;
@@ -27,10 +29,7 @@ fn fired_both(
     let h = common::parse(history);
     let rules = RuleSet::parse(rules).unwrap();
     let (last, before) = h.events.split_last().unwrap();
-    let mut prev = Cluster::new(&h.brokers, h.broker_config);
-    for e in before {
-        apply(&mut prev, e, &rules);
-    }
+    let mut prev = common::cluster_after(&h, before, &rules);
     let mut next = prev.clone();
     let mut outcome = apply(&mut next, last, &rules);
     let view = |prev: &Cluster, next: &Cluster, outcome: &Outcome| -> Vec<String> {
@@ -41,13 +40,7 @@ fn fired_both(
             outcome,
             rules: &rules,
         };
-        INVARIANTS
-            .iter()
-            .filter_map(|i| match i.check {
-                Check::Step(c) => c(&v).map(|d| format!("{} ({d})", i.id)),
-                _ => None,
-            })
-            .collect()
+        step_violations(&v).map(named).collect()
     };
     assert_eq!(
         view(&prev, &next, &outcome),
@@ -63,19 +56,9 @@ fn fired_both(
 fn fired_quiescent(history: &str, corrupt: impl FnOnce(&mut Cluster)) -> String {
     let h = common::parse(history);
     let rules = RuleSet::complete();
-    let mut c = Cluster::new(&h.brokers, h.broker_config);
-    for e in &h.events {
-        apply(&mut c, e, &rules);
-    }
-    let view = |c: &Cluster| -> Vec<String> {
-        INVARIANTS
-            .iter()
-            .filter_map(|i| match i.check {
-                Check::Quiescent(q) => q(c, &rules).map(|d| format!("{} ({d})", i.id)),
-                _ => None,
-            })
-            .collect()
-    };
+    let mut c = common::cluster_after(&h, &h.events, &rules);
+    let view =
+        |c: &Cluster| -> Vec<String> { quiescent_violations(c, &rules).map(named).collect() };
     assert_eq!(
         view(&c),
         Vec::<String>::new(),
@@ -83,6 +66,10 @@ fn fired_quiescent(history: &str, corrupt: impl FnOnce(&mut Cluster)) -> String 
     );
     corrupt(&mut c);
     lines(view(&c))
+}
+
+fn named((id, detail): (&str, String)) -> String {
+    format!("{id} ({detail})")
 }
 
 fn lines(fired: Vec<String>) -> String {
@@ -370,15 +357,7 @@ fn inv1_fires_on_a_classic_follower_left_in_the_isr() {
 /// lag windows later makes INV-1 see a follower silent for too long.
 const BEHIND: &str = "brokers 1,2,3; create 1,2,3; produce 10";
 
-fn follower(c: &mut Cluster, b: i32) -> &mut isrfuzz::model::broker::Local {
-    c.runtime.partitions[0]
-        .local_mut(b)
-        .expect("hosts a replica")
-}
-
-fn set_broker(c: &mut Cluster, b: i32, s: BrokerState) {
-    c.brokers.iter_mut().find(|(id, _)| *id == b).unwrap().1 = s;
-}
+use common::{local, set_broker};
 
 #[test]
 fn inv1_judges_only_a_live_current_leader() {
@@ -424,8 +403,8 @@ fn inv1_a_follower_exactly_at_the_target_is_in_sync() {
         BEHIND,
         |c, _| {
             c.runtime.now_ms += 60_000;
-            follower(c, 2).leo = 10;
-            follower(c, 3).leo = 10;
+            local(c, 2).leo = 10;
+            local(c, 3).leo = 10;
         },
         expect![[r#"
             nothing fires
@@ -443,7 +422,7 @@ fn inv4b_a_same_leader_bump_that_starts_a_classic_fetch() {
     // its high watermark is at the seal: the extra fetch INV-4b is about (seal 0 counts).
     fired_case(
         SEAL_ZERO_BUMP,
-        |prev, _, _| follower(prev, 2).fetchers.classic = false,
+        |prev, _, _| local(prev, 2).fetchers.classic = false,
         expect![[r#"
             INV-4b (p0: leader 1 kept, epoch 1 → 2, yet follower 2 moved to the classic fetcher)
         "#]],
@@ -452,7 +431,7 @@ fn inv4b_a_same_leader_bump_that_starts_a_classic_fetch() {
     // INV-4b's business.
     fired_case(
         "brokers 1,2,3; create 1,2,3; switch; seal; list",
-        |prev, _, _| follower(prev, 2).fetchers.classic = false,
+        |prev, _, _| local(prev, 2).fetchers.classic = false,
         expect![[r#"
             nothing fires
         "#]],
@@ -460,7 +439,7 @@ fn inv4b_a_same_leader_bump_that_starts_a_classic_fetch() {
     // Only ISR followers count: the leader's own fetcher flag is another check's concern.
     fired_case(
         SEAL_ZERO_BUMP,
-        |_, next, _| follower(next, 1).fetchers.classic = true,
+        |_, next, _| local(next, 1).fetchers.classic = true,
         expect![[r#"
             nothing fires
         "#]],
@@ -516,12 +495,12 @@ const CONSOLIDATED: &str = "brokers 1,2,3; create 1,2,3; produce 10; time 15000;
 fn inv9_each_follower_on_the_consolidation_fetcher_only() {
     let cases = [
         fired_quiescent(CONSOLIDATED, |c| {
-            follower(c, 2).fetchers = Default::default();
+            local(c, 2).fetchers = Default::default();
         }),
-        fired_quiescent(CONSOLIDATED, |c| follower(c, 3).fetchers.classic = true),
+        fired_quiescent(CONSOLIDATED, |c| local(c, 3).fetchers.classic = true),
         // The leader consolidates for itself; INV-9 is about its followers.
         fired_quiescent(CONSOLIDATED, |c| {
-            follower(c, 1).fetchers.consolidation = false;
+            local(c, 1).fetchers.consolidation = false;
         }),
     ];
     expect![[r#"

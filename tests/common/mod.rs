@@ -10,8 +10,9 @@
 #![allow(dead_code)]
 
 use isrfuzz::history::History;
+use isrfuzz::model::broker::Local;
 use isrfuzz::model::event::Ids;
-use isrfuzz::model::{ElectionType, Event, LeaderRecoveryState};
+use isrfuzz::model::{apply, BrokerState, Cluster, ElectionType, Event, LeaderRecoveryState};
 use isrfuzz::oracle;
 use isrfuzz::report::verdict_line;
 use isrfuzz::rules::RuleSet;
@@ -209,4 +210,30 @@ pub fn broker_outcome(text: &str, rule_sets: &[&str]) -> String {
         let _ = writeln!(out, "  isr={} {cells}", isrs.join(" "));
     }
     out
+}
+
+/// The cluster of history `h` after `events` (all of its events, or a prefix), for tests
+/// that corrupt a state before judging or stepping it.
+pub fn cluster_after(h: &History, events: &[Event], rules: &RuleSet) -> Cluster {
+    let mut c = Cluster::new(&h.brokers, h.broker_config);
+    for e in events {
+        apply(&mut c, e, rules);
+    }
+    c
+}
+
+/// Put broker `b` in state `s` behind the model's back (corrupted-state tests).
+pub fn set_broker(c: &mut Cluster, b: i32, s: BrokerState) {
+    c.brokers
+        .iter_mut()
+        .find(|(id, _)| *id == b)
+        .expect("registered")
+        .1 = s;
+}
+
+/// Broker `b`'s replica of partition 0.
+pub fn local(c: &mut Cluster, b: i32) -> &mut Local {
+    c.runtime.partitions[0]
+        .local_mut(b)
+        .expect("hosts a replica")
 }
