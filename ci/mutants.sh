@@ -4,12 +4,12 @@
 # caught: the suite did not pass). Survivors are listed in docs/mutation.md with why each
 # is equivalent, or get a test. All 1,051 mutants: 95 min with JOBS=2 on 2 cores; shard
 # with SHARD=k/n.
-# Usage: ci/mutants.sh [file-glob ...]   (default: src/rules, src/model, src/invariants.rs)
+# Usage: ci/mutants.sh [file-glob ...]   (default: src/rules, src/model, src/check/invariants)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v cargo-mutants >/dev/null 2>&1 || cargo install --locked cargo-mutants
 globs=("$@")
-[ ${#globs[@]} -gt 0 ] || globs=('src/rules/**' 'src/model/**' 'src/invariants.rs')
+[ ${#globs[@]} -gt 0 ] || globs=('src/rules/**' 'src/model/**' 'src/check/invariants/**')
 args=()
 for g in "${globs[@]}"; do args+=(-f "$g"); done
 [ -n "${SHARD:-}" ] && args+=(--shard "$SHARD")

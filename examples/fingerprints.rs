@@ -7,8 +7,10 @@
 //! seeds, each judged under every preset against `complete`.
 //!
 //! Run before and after a change and compare: `ci/fingerprints.sh` does both.
+use isrfuzz::check::oracle;
+use isrfuzz::findings::report;
 use isrfuzz::rules::{RuleSet, PRESETS};
-use isrfuzz::{decode, oracle, report, History};
+use isrfuzz::{decode, History};
 use std::path::{Path, PathBuf};
 
 const GENERATED: u64 = 10_000;
@@ -34,7 +36,9 @@ fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
         let p = e.path();
         if p.is_dir() {
             json_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "json") && p.file_name() != Some("known.json".as_ref()) {
+        } else if p.extension().is_some_and(|x| x == "json")
+            && p.file_name() != Some("known.json".as_ref())
+        {
             out.push(p);
         }
     }

@@ -1,7 +1,8 @@
 //! Generator diagnostics: which requests the generator gets rejected, by error code,
 //! over 1000 generated histories under trunk. Run: `cargo run --example rejections`.
 //! Deliberate invalid requests are about 1 in 16; anything else large is a generator gap.
-use isrfuzz::{decode, oracle, RuleSet};
+use isrfuzz::check::oracle;
+use isrfuzz::{decode, RuleSet};
 use std::collections::BTreeMap;
 fn main() {
     let mut counts: BTreeMap<String, u32> = BTreeMap::new();

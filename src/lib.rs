@@ -5,24 +5,16 @@
 //! `oracle` (run a history under rule sets, check, compare) ← `generate` / `minimize` /
 //! `hunt` / `report` ← the `isrfuzz` binary. See ARCHITECTURE.md.
 
-pub mod bench;
+pub mod check;
 pub mod error;
-pub mod exhaust;
-pub mod fuzz;
-pub mod generate;
-pub mod history;
-pub mod hunt;
-pub mod invariants;
-pub mod minimize;
+pub mod findings;
 pub mod model;
-pub mod oracle;
-pub mod report;
 pub mod rules;
-pub mod symmetry;
+pub mod search;
 
-pub use generate::decode;
-pub use history::History;
+pub use check::history::History;
 pub use rules::RuleSet;
+pub use search::generate::decode;
 
 // The model allocates many short-lived small vectors (broker lists): glibc's malloc and
 // free were a third of all instructions under callgrind, and mimalloc removes most of

@@ -2,12 +2,13 @@
 //! found, 2 bad usage or input, 3 harness bug (the model panicked).
 
 use clap::{Parser, Subcommand};
+use isrfuzz::check::history::History;
+use isrfuzz::check::invariants::{Check, INVARIANTS};
+use isrfuzz::check::oracle;
 use isrfuzz::error::Error;
-use isrfuzz::history::History;
-use isrfuzz::hunt::{self, Config};
-use isrfuzz::invariants::{Check, INVARIANTS};
+use isrfuzz::findings::report;
 use isrfuzz::rules::{RuleSet, COMPLETE_INKLESS, COMPLETE_KRAFT, PRESETS, RULES};
-use isrfuzz::{oracle, report};
+use isrfuzz::search::hunt::{self, Config};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -196,7 +197,7 @@ fn main() -> ExitCode {
             list_bugs,
         } => {
             if list_bugs {
-                for b in isrfuzz::bench::BUGS {
+                for b in isrfuzz::search::bench::BUGS {
                     println!("{}|{}|{}|{}", b.name, b.rules, b.invariant, b.start);
                 }
                 Ok(ExitCode::SUCCESS)
@@ -260,7 +261,7 @@ fn cmd_hunt(
 ) -> Result<ExitCode, Error> {
     if let Some(id) = until
         .as_deref()
-        .filter(|id| isrfuzz::invariants::by_id(id).is_none())
+        .filter(|id| isrfuzz::check::invariants::by_id(id).is_none())
     {
         return Err(Error::Usage(format!(
             "--until: unknown invariant `{id}` (see `isrfuzz invariants`)"
@@ -393,7 +394,7 @@ fn load_input(path: &Path) -> Result<History, Error> {
         message: e.to_string(),
     };
     let size = std::fs::metadata(path).map_err(io)?.len();
-    if size > isrfuzz::history::FILE_BYTES_MAX {
+    if size > isrfuzz::check::history::FILE_BYTES_MAX {
         return Err(Error::Input {
             path: path.to_path_buf(),
             message: format!("{size} bytes, more than the limit"),
@@ -404,7 +405,7 @@ fn load_input(path: &Path) -> Result<History, Error> {
     }
     // Exactly what the fuzz targets do with the same bytes.
     let bytes = std::fs::read(path).map_err(io)?;
-    Ok(isrfuzz::fuzz::input_history(&bytes))
+    Ok(isrfuzz::search::fuzz::input_history(&bytes))
 }
 
 /// Expand folders into their `*.json` files (sorted), keep files as given.
@@ -505,11 +506,11 @@ fn cmd_promote(
     let target = match target {
         None => None,
         Some(name) => Some(
-            isrfuzz::fuzz::Target::ALL
+            isrfuzz::search::fuzz::Target::ALL
                 .into_iter()
                 .find(|t| t.name() == name)
                 .ok_or_else(|| {
-                    let names: Vec<_> = isrfuzz::fuzz::Target::ALL
+                    let names: Vec<_> = isrfuzz::search::fuzz::Target::ALL
                         .iter()
                         .map(|t| t.name())
                         .collect();
@@ -537,7 +538,7 @@ fn cmd_promote(
                     path: path.clone(),
                     message: e.to_string(),
                 })?;
-                isrfuzz::fuzz::sides_for(t, &bytes)
+                isrfuzz::search::fuzz::sides_for(t, &bytes)
             }
             None => sides_for(history, path, rules)?,
         };
@@ -614,14 +615,15 @@ fn cmd_exhaust(
         return Err(Error::Usage(format!("--depth {depth}: at most 8")));
     }
     let sides = RuleSet::parse_pair(rules).map_err(Error::Usage)?;
-    let start = &isrfuzz::exhaust::start_named(start, brokers).map_err(Error::Usage)?;
+    let start = &isrfuzz::search::exhaust::start_named(start, brokers).map_err(Error::Usage)?;
     let known = load_known_default(None)?;
     let mut any = false;
     for (i, &rules) in sides.iter().enumerate() {
         // With A:B, each side's counterexamples are replayed under the other side too.
         let other = (sides.len() == 2).then(|| sides[1 - i]);
         let t0 = std::time::Instant::now();
-        let report = isrfuzz::exhaust::explore(start, &rules, depth, max_target, states_max);
+        let report =
+            isrfuzz::search::exhaust::explore(start, &rules, depth, max_target, states_max);
         println!(
             "{rules} from `{}`: depth {} of {depth}, {} transitions, {} distinct states, {:.1} s",
             start.name,
@@ -738,14 +740,14 @@ impl CsvSink {
             .map_err(io)?;
         if fresh {
             use std::io::Write;
-            writeln!(file, "{}", isrfuzz::bench::CSV_HEADER).map_err(io)?;
+            writeln!(file, "{}", isrfuzz::search::bench::CSV_HEADER).map_err(io)?;
         }
         Ok(CsvSink {
             file: Some((path.to_path_buf(), file)),
         })
     }
 
-    fn push(&mut self, row: &isrfuzz::bench::Row) -> Result<(), Error> {
+    fn push(&mut self, row: &isrfuzz::search::bench::Row) -> Result<(), Error> {
         if let Some((path, file)) = &mut self.file {
             use std::io::Write;
             writeln!(file, "{}", row.csv()).map_err(|e| Error::Io {
@@ -758,7 +760,7 @@ impl CsvSink {
 }
 
 fn cmd_bench(opts: &BenchOpts, csv: Option<&Path>) -> Result<ExitCode, Error> {
-    use isrfuzz::bench::{self, Row, BUGS};
+    use isrfuzz::search::bench::{self, Row, BUGS};
     for part in &opts.parts {
         if !["throughput", "hunt", "exhaust"].contains(&part.as_str()) {
             return Err(Error::Usage(format!(
@@ -871,11 +873,11 @@ fn cmd_bench_report(csv: &Path, md: &Path, svg: &Path) -> Result<ExitCode, Error
     })?;
     let mut rows = Vec::new();
     for (i, line) in text.lines().enumerate() {
-        if i == 0 && line == isrfuzz::bench::CSV_HEADER || line.trim().is_empty() {
+        if i == 0 && line == isrfuzz::search::bench::CSV_HEADER || line.trim().is_empty() {
             continue;
         }
         rows.push(
-            isrfuzz::bench::Row::parse(line).map_err(|message| Error::Input {
+            isrfuzz::search::bench::Row::parse(line).map_err(|message| Error::Input {
                 path: csv.to_path_buf(),
                 message: format!("line {}: {message}", i + 1),
             })?,
@@ -894,8 +896,8 @@ fn cmd_bench_report(csv: &Path, md: &Path, svg: &Path) -> Result<ExitCode, Error
         svg.display()
     );
     for (path, body) in [
-        (md, isrfuzz::bench::markdown(&rows, &command)),
-        (svg, isrfuzz::bench::svg(&rows)),
+        (md, isrfuzz::search::bench::markdown(&rows, &command)),
+        (svg, isrfuzz::search::bench::svg(&rows)),
     ] {
         std::fs::write(path, body).map_err(|e| Error::Io {
             path: path.to_path_buf(),

@@ -290,7 +290,7 @@ fn rules_and_invariants_list_everything() {
         assert!(rules.contains(name), "{name} missing from `isrfuzz rules`");
     }
     let invariants = String::from_utf8(isrfuzz(&["invariants"]).stdout).unwrap();
-    for inv in isrfuzz::invariants::INVARIANTS {
+    for inv in isrfuzz::check::invariants::INVARIANTS {
         assert!(
             invariants.contains(&format!("{} [{}]", inv.id, inv.kind.name())),
             "{} missing",
@@ -351,7 +351,7 @@ fn raw_fuzzer_artifacts_replay_and_promote() {
         assert!(!h.expect.is_empty());
         for e in &h.expect {
             let rules = isrfuzz::RuleSet::parse(&e.rules).unwrap();
-            let verdict = isrfuzz::oracle::run(&h, &[rules], false);
+            let verdict = isrfuzz::check::oracle::run(&h, &[rules], false);
             assert_eq!(verdict.sides[0].expected(), e.violations);
         }
     }

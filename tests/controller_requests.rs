@@ -7,8 +7,8 @@
 mod common;
 
 use expect_test::{expect, Expect};
+use isrfuzz::check::oracle;
 use isrfuzz::model::Outcome;
-use isrfuzz::oracle;
 use isrfuzz::rules::RuleSet;
 use std::fmt::Write;
 
@@ -18,7 +18,7 @@ fn check(history: &str, expect: Expect) {
     let v = oracle::run(&h, &[RuleSet::complete()], true);
     let side = &v.sides[0];
     let mut out = String::new();
-    for line in isrfuzz::report::step_table(&h, side).lines() {
+    for line in isrfuzz::findings::report::step_table(&h, side).lines() {
         // Step rows only (they start with the step number): the header, the broker-side
         // lines and the verdict are pinned elsewhere.
         if line.trim_start().starts_with(|c: char| c.is_ascii_digit()) {

@@ -3,8 +3,8 @@
 //! reassignment spec gives (KAFKA-21419 in 3 operations, drop-then-re-add in 4).
 
 use expect_test::{expect, Expect};
-use isrfuzz::exhaust::{explore, starts};
 use isrfuzz::rules::RuleSet;
+use isrfuzz::search::exhaust::{explore, starts};
 
 fn check(start: &str, rules: &str, depth: usize, expect: Expect) {
     let starts = starts();

@@ -2,7 +2,7 @@
 //! the diff targets' seeds are the spec's counterexamples and must still crash them (the
 //! harness bites from the first input), fixed_holds' and decode's must not.
 
-use isrfuzz::fuzz::{input_history, judge, sides_for, Target};
+use isrfuzz::search::fuzz::{input_history, judge, sides_for, Target};
 use std::path::PathBuf;
 
 fn seeds(target: Target) -> Vec<(PathBuf, Vec<u8>)> {
@@ -56,7 +56,7 @@ fn fixed_holds_and_decode_seeds_run_clean() {
                 "{} crashes {}: {}",
                 path.display(),
                 target.name(),
-                isrfuzz::report::verdict_line(&verdict)
+                isrfuzz::findings::report::verdict_line(&verdict)
             );
         }
     }

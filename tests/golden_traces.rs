@@ -8,8 +8,8 @@
 mod common;
 
 use expect_test::{expect, Expect};
-use isrfuzz::oracle;
-use isrfuzz::report::step_table;
+use isrfuzz::check::oracle;
+use isrfuzz::findings::report::step_table;
 use isrfuzz::rules::RuleSet;
 
 fn check(history: &str, rules: &[&str], expect: Expect) {

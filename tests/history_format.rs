@@ -5,8 +5,8 @@
 mod common;
 
 use expect_test::expect;
-use isrfuzz::history::History;
-use isrfuzz::minimize::without_event;
+use isrfuzz::check::history::History;
+use isrfuzz::findings::minimize::without_event;
 
 /// Every event kind, each partition-addressed one on p1, with defaults and non-defaults.
 const EVERY_KIND: &str = "brokers 1,2,3,4; create 1,2,3; create 1,2,3 unclean; \

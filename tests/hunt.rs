@@ -3,9 +3,9 @@
 //! the residual holes of the proposed fix and the keep-old-if-empty cases on its own, and
 //! find nothing against the complete fix.
 
-use isrfuzz::hunt::{hunt, Config, Finding, Report};
 use isrfuzz::model::Event;
 use isrfuzz::rules::RuleSet;
+use isrfuzz::search::hunt::{hunt, Config, Finding, Report};
 use std::time::Duration;
 
 fn run(pairs: &[(&str, &str)], histories: u64, seed: u64) -> Report {
@@ -21,7 +21,7 @@ fn run(pairs: &[(&str, &str)], histories: u64, seed: u64) -> Report {
         out: None,
         until: None,
         origin: None,
-        known: isrfuzz::hunt::load_known(std::path::Path::new(concat!(
+        known: isrfuzz::search::hunt::load_known(std::path::Path::new(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/corpus/known.json"
         )))
@@ -146,11 +146,11 @@ fn v8_has_a_witness() {
         "/corpus/regressions/f1-unclean-election-completes.json"
     ));
     let h = isrfuzz::History::load(path).unwrap();
-    let v8 = isrfuzz::invariants::INVARIANTS
+    let v8 = isrfuzz::check::invariants::INVARIANTS
         .iter()
         .position(|i| i.id == "V8")
         .unwrap();
-    let verdict = isrfuzz::oracle::run(&h, &[RuleSet::complete()], false);
+    let verdict = isrfuzz::check::oracle::run(&h, &[RuleSet::complete()], false);
     assert!(verdict.sides[0].sometimes[v8] > 0);
 }
 
@@ -158,14 +158,14 @@ fn v8_has_a_witness() {
 /// under both the buggy and the complete rules (the model is a pure function).
 #[test]
 fn replay_is_deterministic_on_a_hunt_sample() {
-    let mut rng = isrfuzz::hunt::Rng::new(42);
+    let mut rng = isrfuzz::search::hunt::Rng::new(42);
     let mut buf = Vec::new();
     let sides = [RuleSet::trunk(), RuleSet::complete()];
     for _ in 0..300 {
         rng.fill(&mut buf);
         let h = isrfuzz::decode(&buf);
-        let a = isrfuzz::oracle::run(&h, &sides, true).fingerprint();
-        let b = isrfuzz::oracle::run(&h, &sides, true).fingerprint();
+        let a = isrfuzz::check::oracle::run(&h, &sides, true).fingerprint();
+        let b = isrfuzz::check::oracle::run(&h, &sides, true).fingerprint();
         assert_eq!(a, b, "{}", h.to_json());
     }
 }
@@ -185,8 +185,8 @@ fn a_hunt_sample_reaches_every_sometimes_property() {
     // (2-6 per 10 s `hunt`); `v8_has_a_witness` pins its committed witness instead.
     const RARE: &[&str] = &["V8"];
     let mut missed = Vec::new();
-    for (i, inv) in isrfuzz::invariants::INVARIANTS.iter().enumerate() {
-        let sometimes = inv.kind == isrfuzz::invariants::Kind::Sometimes;
+    for (i, inv) in isrfuzz::check::invariants::INVARIANTS.iter().enumerate() {
+        let sometimes = inv.kind == isrfuzz::check::invariants::Kind::Sometimes;
         if sometimes && !RARE.contains(&inv.id) && report.sometimes[i] == 0 {
             missed.push(inv.id);
         }

@@ -260,7 +260,7 @@ fn upstream_keeps_follower_recorded_beyond_seal() {
 /// restarted consolidating follower lacks until #760 (spec §3 E9).
 #[test]
 fn the_pr756_ladder() {
-    use isrfuzz::{oracle, rules::RuleSet};
+    use isrfuzz::{check::oracle, rules::RuleSet};
     let ladder = [
         "inkless-main",
         "pr756-commit1",

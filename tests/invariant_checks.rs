@@ -8,7 +8,7 @@
 mod common;
 
 use expect_test::{expect, Expect};
-use isrfuzz::invariants::{
+use isrfuzz::check::invariants::{
     by_id, quiescent_violations, step_violations, Kind, StepView, INVARIANTS,
 };
 use isrfuzz::model::broker::Note;
@@ -260,7 +260,7 @@ fn sometimes_counts_on_short_histories() {
     for text in cases {
         let h = common::parse(text);
         for rules in ["trunk", "complete"] {
-            let v = isrfuzz::oracle::run(&h, &[RuleSet::parse(rules).unwrap()], false);
+            let v = isrfuzz::check::oracle::run(&h, &[RuleSet::parse(rules).unwrap()], false);
             let counts: Vec<String> = INVARIANTS
                 .iter()
                 .zip(&v.sides[0].sometimes)
@@ -298,7 +298,7 @@ fn inv1_quiet_replicas_at_the_seal_stay_in_sync() {
     let quiet = "brokers 1,2,3; create 1,2,3; produce 10; time 15000; switch consolidating; \
                  time 15000; seal; time 200000";
     for rules in ["complete", "inkless-main"] {
-        let v = isrfuzz::oracle::run(
+        let v = isrfuzz::check::oracle::run(
             &common::parse(quiet),
             &[RuleSet::parse(rules).unwrap()],
             false,
@@ -337,8 +337,8 @@ fn inv1_fires_on_a_classic_follower_left_in_the_isr() {
          time 60000; time 60000",
     );
     let complete = [RuleSet::complete()];
-    let faulty = isrfuzz::oracle::run_with(&h, &complete, false, fault_isr_never_shrinks);
-    let clean = isrfuzz::oracle::run(&h, &complete, false);
+    let faulty = isrfuzz::check::oracle::run_with(&h, &complete, false, fault_isr_never_shrinks);
+    let clean = isrfuzz::check::oracle::run(&h, &complete, false);
     assert!(
         faulty.sides[0].violates("INV-1"),
         "{:?}",

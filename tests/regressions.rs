@@ -3,8 +3,8 @@
 //! at the listed steps. So a regression fails both when a fix breaks and when a buggy
 //! variant stops reproducing. A file without expectations fails: it would assert nothing.
 
-use isrfuzz::history::History;
-use isrfuzz::oracle;
+use isrfuzz::check::history::History;
+use isrfuzz::check::oracle;
 use isrfuzz::rules::RuleSet;
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::{Path, PathBuf};

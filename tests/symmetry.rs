@@ -4,12 +4,12 @@
 
 mod common;
 
-use isrfuzz::generate::decode_guided;
-use isrfuzz::hunt::Rng;
-use isrfuzz::invariants::{step_violations, StepView};
+use isrfuzz::check::invariants::{step_violations, StepView};
+use isrfuzz::model::symmetry::Renaming;
 use isrfuzz::model::{apply, Cluster};
 use isrfuzz::rules::RuleSet;
-use isrfuzz::symmetry::Renaming;
+use isrfuzz::search::generate::decode_guided;
+use isrfuzz::search::hunt::Rng;
 
 fn step_verdicts(view: &StepView) -> Vec<&'static str> {
     step_violations(view).map(|(id, _)| id).collect()

@@ -10,10 +10,10 @@
 
 mod common;
 
-use isrfuzz::history::History;
-use isrfuzz::invariants::{Kind, INVARIANTS};
+use isrfuzz::check::history::History;
+use isrfuzz::check::invariants::{Kind, INVARIANTS};
+use isrfuzz::check::oracle::{run, run_with, ApplyFn};
 use isrfuzz::model::{apply, Cluster, Event, Outcome, Rules};
-use isrfuzz::oracle::{run, run_with, ApplyFn};
 use isrfuzz::rules::{RuleSet, PRESETS, RULES};
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -14,6 +14,7 @@ pub mod builder;
 mod controller;
 pub mod event;
 mod ops;
+pub mod symmetry;
 
 pub use broker::{BrokerConfig, LeaderChange, Note, ReplicaState, SealAdmission, Trigger};
 pub use event::{ElectionType, Event};

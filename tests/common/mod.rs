@@ -9,12 +9,12 @@
 
 #![allow(dead_code)]
 
-use isrfuzz::history::History;
+use isrfuzz::check::history::History;
+use isrfuzz::check::oracle;
+use isrfuzz::findings::report::verdict_line;
 use isrfuzz::model::broker::Local;
 use isrfuzz::model::event::Ids;
 use isrfuzz::model::{apply, BrokerState, Cluster, ElectionType, Event, LeaderRecoveryState};
-use isrfuzz::oracle;
-use isrfuzz::report::verdict_line;
 use isrfuzz::rules::RuleSet;
 use std::fmt::Write;
 
@@ -201,7 +201,7 @@ pub fn broker_outcome(text: &str, rule_sets: &[&str]) -> String {
             "{name}: {}",
             verdict_text.split_once(' ').map_or("", |(_, v)| v)
         );
-        let cells = isrfuzz::report::broker_cells(last, 0).unwrap_or_default();
+        let cells = isrfuzz::findings::report::broker_cells(last, 0).unwrap_or_default();
         let isrs: Vec<String> = last
             .partitions
             .iter()

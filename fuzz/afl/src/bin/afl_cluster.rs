@@ -1,7 +1,7 @@
-//! AFL++ glue (persistent mode): bytes → `isrfuzz::fuzz::run_target`, the same entry point
+//! AFL++ glue (persistent mode): bytes → `isrfuzz::search::fuzz::run_target`, the same entry point
 //! as the libFuzzer target, so crash files carry over between the engines.
 fn main() {
     afl::fuzz!(|data: &[u8]| {
-        isrfuzz::fuzz::run_target(isrfuzz::fuzz::Target::Cluster, data);
+        isrfuzz::search::fuzz::run_target(isrfuzz::search::fuzz::Target::Cluster, data);
     });
 }

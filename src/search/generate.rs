@@ -13,7 +13,7 @@
 //!   some histories are all reassignments and ISR changes, others all fencing;
 //! - everything is bounded: brokers, partitions, events and faults.
 
-use crate::history::History;
+use crate::check::history::History;
 use crate::model::{
     apply, BrokerConfig, BrokerId, BrokerState, Cluster, ElectionType, Event, LeaderRecoveryState,
     SEAL_NONE, SEAL_PENDING,
@@ -496,8 +496,8 @@ impl Gen<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::invariants::INVARIANTS;
-    use crate::oracle;
+    use crate::check::invariants::INVARIANTS;
+    use crate::check::oracle;
 
     /// SplitMix64: a fixed, dependency-free byte source for tests.
     fn bytes(seed: u64, len: usize) -> Vec<u8> {
@@ -587,7 +587,8 @@ mod tests {
         // histories: hunts count it, and tests/hunt.rs replays its committed witness.
         let sometimes: Vec<usize> = (0..INVARIANTS.len())
             .filter(|&i| {
-                INVARIANTS[i].kind == crate::invariants::Kind::Sometimes && INVARIANTS[i].id != "V8"
+                INVARIANTS[i].kind == crate::check::invariants::Kind::Sometimes
+                    && INVARIANTS[i].id != "V8"
             })
             .collect();
         for seed in 0..20_000 {

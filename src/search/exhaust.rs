@@ -10,10 +10,10 @@
 //! (a TreeSet), so renaming brokers is not a symmetry of the rules and merging renamed
 //! states would be unsound; src/symmetry.rs and tests/symmetry.rs show it.
 
-use crate::history::History;
-use crate::invariants::{Check, StepView, INVARIANTS};
+use crate::check::history::History;
+use crate::check::invariants::{Check, StepView, INVARIANTS};
+use crate::check::oracle;
 use crate::model::{apply, BrokerConfig, Cluster, Event, LeaderRecoveryState};
-use crate::oracle;
 use crate::rules::RuleSet;
 use std::collections::HashMap;
 

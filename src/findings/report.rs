@@ -1,10 +1,10 @@
 //! Rendering: the step table a Kafka engineer reads, the one-line verdict and the JSON
 //! verdict. Formatting lives here only; the model and oracle never format on the hot path.
 
-use crate::history::History;
+use crate::check::history::History;
+use crate::check::oracle::{SideRun, Verdict};
 use crate::model::event::Ids;
 use crate::model::{Cluster, Note, Outcome, Partition};
-use crate::oracle::{SideRun, Verdict};
 use serde_json::json;
 use std::fmt::Write;
 

@@ -19,13 +19,13 @@
 //! new code. The sink is the engine's: with the crate feature `libfuzzer-counters` a
 //! `__libfuzzer_extra_counters` array, with `afl-map` the AFL++ shared map.
 
-use crate::generate::decode;
-use crate::history::History;
-use crate::hunt::Known;
+use crate::check::history::History;
+use crate::check::oracle::{self, Verdict};
+use crate::findings::report;
 use crate::model::Cluster;
-use crate::oracle::{self, Verdict};
-use crate::report;
 use crate::rules::{RuleSet, PRESETS};
+use crate::search::generate::decode;
+use crate::search::hunt::Known;
 use std::sync::OnceLock;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -75,7 +75,7 @@ impl Target {
 pub fn embedded_known() -> &'static [Known] {
     static KNOWN: OnceLock<Vec<Known>> = OnceLock::new();
     KNOWN.get_or_init(|| {
-        crate::hunt::parse_known(include_str!("../corpus/known.json"))
+        crate::search::hunt::parse_known(include_str!("../../corpus/known.json"))
             .expect("corpus/known.json is valid")
     })
 }

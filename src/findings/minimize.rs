@@ -2,7 +2,7 @@
 //! optional fields, as long as the failure predicate still holds. Greedy passes to a
 //! fixpoint, bounded by `ROUNDS_MAX`; every candidate must pass `History::validate`.
 
-use crate::history::History;
+use crate::check::history::History;
 use crate::model::{BrokerId, Event};
 
 const ROUNDS_MAX: usize = 16;

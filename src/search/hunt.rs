@@ -4,13 +4,13 @@
 //!
 //! Deterministic for a given seed and iteration count; time only decides when to stop.
 
+use crate::check::history::{Expectation, History};
+use crate::check::invariants::INVARIANTS;
+use crate::check::oracle::{self, Verdict};
 use crate::error::Error;
-use crate::generate::{decode_bounded, decode_guided};
-use crate::history::{Expectation, History};
-use crate::invariants::INVARIANTS;
-use crate::minimize::minimize;
-use crate::oracle::{self, Verdict};
+use crate::findings::minimize::minimize;
 use crate::rules::RuleSet;
+use crate::search::generate::{decode_bounded, decode_guided};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -89,7 +89,7 @@ pub fn parse_known(text: &str) -> Result<Vec<Known>, String> {
     }
     for k in &file.known {
         RuleSet::parse(&k.rules)?;
-        if crate::invariants::by_id(&k.invariant).is_none() {
+        if crate::check::invariants::by_id(&k.invariant).is_none() {
             return Err(format!("unknown invariant `{}`", k.invariant));
         }
     }

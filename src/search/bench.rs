@@ -17,11 +17,11 @@
 //! - `triggered_s`: when the two sides' states first differed (hunt only; empty when
 //!   the engine cannot tell).
 
-use crate::exhaust;
-use crate::generate::decode_guided;
-use crate::hunt::{self, Rng};
-use crate::oracle;
+use crate::check::oracle;
 use crate::rules::{RuleSet, PRESETS};
+use crate::search::exhaust;
+use crate::search::generate::decode_guided;
+use crate::search::hunt::{self, Rng};
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
@@ -588,7 +588,7 @@ mod tests {
         for b in BUGS {
             RuleSet::parse(b.rules).unwrap();
             assert!(
-                crate::invariants::by_id(b.invariant).is_some(),
+                crate::check::invariants::by_id(b.invariant).is_some(),
                 "{}",
                 b.invariant
             );

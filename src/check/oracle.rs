@@ -5,8 +5,8 @@
 //! Architecture invariant: a panic inside the model is a harness bug. It is caught here
 //! and reported as `Verdict::harness_bug`, never as a divergence or a violation.
 
-use crate::history::{ExpectedViolation, History};
-use crate::invariants::{quiescent_violations, Check, StepView, INVARIANTS};
+use crate::check::history::{ExpectedViolation, History};
+use crate::check::invariants::{quiescent_violations, Check, StepView, INVARIANTS};
 use crate::model::{apply, BrokerState, Cluster, Event, Outcome, Rules, NO_LEADER};
 use crate::rules::RuleSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
