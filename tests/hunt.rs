@@ -3,9 +3,11 @@
 //! the residual holes of the proposed fix and the keep-old-if-empty cases on its own, and
 //! find nothing against the complete fix.
 
+use isrfuzz::findings::triage::load_known;
+use isrfuzz::findings::{Finding, Sink};
 use isrfuzz::model::Event;
 use isrfuzz::rules::RuleSet;
-use isrfuzz::search::hunt::{hunt, Config, Finding, Report};
+use isrfuzz::search::hunt::{hunt, Config, Report};
 use std::time::Duration;
 
 fn run(pairs: &[(&str, &str)], histories: u64, seed: u64) -> Report {
@@ -18,16 +20,19 @@ fn run(pairs: &[(&str, &str)], histories: u64, seed: u64) -> Report {
         budget: Duration::from_secs(600),
         histories_max: Some(histories),
         seed,
-        out: None,
         until: None,
-        origin: None,
-        known: isrfuzz::search::hunt::load_known(std::path::Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/corpus/known.json"
-        )))
-        .unwrap(),
     };
-    hunt(&cfg, |_| {}).unwrap()
+    let known = load_known(std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/corpus/known.json"
+    )))
+    .unwrap();
+    let sink = Sink::new(
+        None,
+        known,
+        format!("found by `isrfuzz hunt --seed {seed}`"),
+    );
+    hunt(&cfg, &sink, |_| {}).unwrap()
 }
 
 fn finding<'a>(report: &'a Report, rules: &str, invariant: &str) -> &'a Finding {
@@ -158,7 +163,7 @@ fn v8_has_a_witness() {
 /// under both the buggy and the complete rules (the model is a pure function).
 #[test]
 fn replay_is_deterministic_on_a_hunt_sample() {
-    let mut rng = isrfuzz::search::hunt::Rng::new(42);
+    let mut rng = isrfuzz::search::rng::Rng::new(42);
     let mut buf = Vec::new();
     let sides = [RuleSet::trunk(), RuleSet::complete()];
     for _ in 0..300 {

@@ -9,7 +9,7 @@ use isrfuzz::model::symmetry::Renaming;
 use isrfuzz::model::{apply, Cluster};
 use isrfuzz::rules::RuleSet;
 use isrfuzz::search::generate::decode_guided;
-use isrfuzz::search::hunt::Rng;
+use isrfuzz::search::rng::Rng;
 
 fn step_verdicts(view: &StepView) -> Vec<&'static str> {
     step_violations(view).map(|(id, _)| id).collect()

@@ -1,6 +1,12 @@
-//! What happens to a violation: minimizing it, triage against the known findings, writing
-//! it as a regression history, and rendering step tables and verdicts. Every engine
-//! (hunt, exhaust, promote, the fuzz targets) goes through here; uses `check` and below.
+//! What happens to a violation: triage against the known findings, minimizing it,
+//! annotating and writing it as a regression history, and rendering step tables and
+//! verdicts. Every engine (hunt, exhaust, promote, the fuzz targets) goes through here;
+//! uses `check` and below, never `search`.
 
+pub mod finding;
 pub mod minimize;
 pub mod report;
+pub mod triage;
+
+pub use finding::{Finding, Sink};
+pub use triage::Known;

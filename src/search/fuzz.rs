@@ -22,10 +22,10 @@
 use crate::check::history::History;
 use crate::check::oracle::{self, Verdict};
 use crate::findings::report;
+use crate::findings::triage::{self, Known};
 use crate::model::Cluster;
 use crate::rules::{RuleSet, PRESETS};
 use crate::search::generate::decode;
-use crate::search::hunt::Known;
 use std::sync::OnceLock;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -75,7 +75,7 @@ impl Target {
 pub fn embedded_known() -> &'static [Known] {
     static KNOWN: OnceLock<Vec<Known>> = OnceLock::new();
     KNOWN.get_or_init(|| {
-        crate::search::hunt::parse_known(include_str!("../../corpus/known.json"))
+        triage::parse_known(include_str!("../../corpus/known.json"))
             .expect("corpus/known.json is valid")
     })
 }

@@ -4,7 +4,9 @@
 //! `findings` and below.
 
 pub mod bench;
+pub mod counterexamples;
 pub mod exhaust;
 pub mod fuzz;
 pub mod generate;
 pub mod hunt;
+pub mod rng;

@@ -1,0 +1,172 @@
+//! `isrfuzz hunt`: the in-process search, with a progress bar and a summary.
+
+use crate::cli::input::parse_pair;
+use clap::Args;
+use isrfuzz::check::invariants::{self, Check, INVARIANTS};
+use isrfuzz::error::Error;
+use isrfuzz::findings::triage::load_known_or_default;
+use isrfuzz::findings::Sink;
+use isrfuzz::rules::{RuleSet, PRESETS};
+use isrfuzz::search::hunt::{self, Config, Report};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Longest budget accepted: a week.
+const SECONDS_MAX: f64 = 7.0 * 86400.0;
+
+#[derive(Args)]
+pub struct HuntArgs {
+    /// Rule-set pair A:B (repeatable). Default: every preset against the complete fix.
+    #[arg(long = "rules", value_name = "A:B")]
+    rules: Vec<String>,
+    /// Time budget in seconds.
+    #[arg(long, default_value_t = 60.0)]
+    seconds: f64,
+    /// Random seed (default: from the clock; printed so the run can be repeated).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Folder for minimized findings (JSON histories).
+    #[arg(long, default_value = "findings")]
+    out: PathBuf,
+    /// Stop after this many histories.
+    #[arg(long, value_name = "N")]
+    max_histories: Option<u64>,
+    /// Known findings to count instead of report (default: corpus/known.json when it
+    /// exists here; `--known none` for none).
+    #[arg(long, value_name = "FILE")]
+    known: Option<PathBuf>,
+    /// Stop at the first finding of this invariant (time-to-detection measurements).
+    #[arg(long, value_name = "INVARIANT")]
+    until: Option<String>,
+}
+
+pub fn run(args: HuntArgs) -> Result<ExitCode, Error> {
+    let cfg = config(&args)?;
+    let names: Vec<String> = cfg.pairs.iter().map(|[a, b]| format!("{a}:{b}")).collect();
+    println!(
+        "hunt: seed {}, {} s, pairs {}",
+        cfg.seed,
+        args.seconds,
+        names.join(" ")
+    );
+    let origin = format!("found by `isrfuzz hunt --seed {}`", cfg.seed);
+    let known = load_known_or_default(args.known.as_deref())?;
+    let sink = Sink::new(Some(args.out), known, origin);
+    let bar = indicatif::ProgressBar::new((args.seconds * 10.0) as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:30} {elapsed}/{duration} {msg}")
+            .expect("valid template"),
+    );
+    let report = hunt::hunt(&cfg, &sink, |r| {
+        let rate = r.histories as f64 / r.elapsed.as_secs_f64().max(1e-9);
+        bar.set_position((r.elapsed.as_secs_f64() * 10.0) as u64);
+        bar.set_message(format!(
+            "{} histories, {rate:.0}/s, {} findings",
+            r.histories,
+            r.findings.len()
+        ));
+    })?;
+    bar.finish_and_clear();
+    print_report(&report);
+    Ok(if !report.harness_bugs.is_empty() {
+        ExitCode::from(3)
+    } else if report.findings.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Check the arguments and build the search's configuration.
+fn config(args: &HuntArgs) -> Result<Config, Error> {
+    if let Some(id) = args
+        .until
+        .as_deref()
+        .filter(|id| invariants::by_id(id).is_none())
+    {
+        return Err(Error::Usage(format!(
+            "--until: unknown invariant `{id}` (see `isrfuzz invariants`)"
+        )));
+    }
+    let seconds = args.seconds;
+    if !(seconds.is_finite() && (0.0..=SECONDS_MAX).contains(&seconds)) {
+        return Err(Error::Usage(format!(
+            "--seconds must be between 0 and 604800, got {seconds}"
+        )));
+    }
+    let pairs = if args.rules.is_empty() {
+        default_pairs()
+    } else {
+        args.rules
+            .iter()
+            .map(|r| parse_pair(r))
+            .collect::<Result<_, _>>()?
+    };
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    });
+    Ok(Config {
+        pairs,
+        budget: Duration::from_secs_f64(seconds),
+        histories_max: args.max_histories,
+        seed,
+        until: args.until.clone(),
+    })
+}
+
+fn default_pairs() -> Vec<[RuleSet; 2]> {
+    let complete = RuleSet::complete();
+    // `inkless-main` on the trunk base is `trunk` itself: each rule set once.
+    let mut pairs: Vec<[RuleSet; 2]> = Vec::new();
+    for p in PRESETS {
+        let rules = RuleSet::parse(p.name).expect("presets parse");
+        if !pairs.iter().any(|[a, _]| *a == rules) {
+            pairs.push([rules, complete]);
+        }
+    }
+    pairs
+}
+
+fn print_report(report: &Report) {
+    let secs = report.elapsed.as_secs_f64();
+    println!(
+        "{} histories in {secs:.1} s ({:.0}/s)",
+        report.histories,
+        report.histories as f64 / secs.max(1e-9)
+    );
+    for ((rules, invariant), n) in &report.known {
+        println!("known {rules} violates {invariant}: {n} histories (see corpus/known.json)");
+    }
+    for f in &report.findings {
+        let steps = f.history.events.len();
+        let path = f
+            .path
+            .as_deref()
+            .map_or_else(String::new, |p| p.display().to_string());
+        println!(
+            "FOUND {} violates {} (pair {}:{}) after {:.3} s / {} histories; minimized to {steps} events: {path}",
+            f.side_rules,
+            f.invariant,
+            f.pair[0],
+            f.pair[1],
+            f.elapsed.as_secs_f64(),
+            f.histories
+        );
+    }
+    for (h, bug) in &report.harness_bugs {
+        println!("HARNESS BUG: {bug}\n{}", h.to_json());
+    }
+    let sometimes: Vec<String> = INVARIANTS
+        .iter()
+        .zip(&report.sometimes)
+        .filter(|(i, _)| matches!(i.check, Check::Sometimes(_)))
+        .map(|(i, n)| format!("{}={n}", i.id))
+        .collect();
+    println!("sometimes: {}", sometimes.join(" "));
+    if report.findings.is_empty() && report.harness_bugs.is_empty() {
+        println!("no violation found");
+    }
+}

@@ -1,0 +1,74 @@
+//! The `isrfuzz` command line: one module per command, each an argument struct and a
+//! `run` that calls the library. Exit codes: 0 nothing violated, 1 something violated or
+//! found, 2 bad usage or input, 3 harness bug (the model panicked).
+
+mod bench;
+mod bench_report;
+mod exhaust;
+mod hunt;
+mod input;
+mod listing;
+mod promote;
+mod replay;
+
+use clap::{Parser, Subcommand};
+use isrfuzz::error::Error;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "isrfuzz",
+    version,
+    about = "Differential fuzzing of Kafka KRaft and Inkless replication rules"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Search random histories for invariant violations, minimize and save each finding.
+    Hunt(hunt::HuntArgs),
+    /// Run histories (JSON files or folders of them) and print step tables and verdicts.
+    Replay(replay::ReplayArgs),
+    /// Explore every history up to a depth (breadth-first, equal states merged): shortest
+    /// counterexamples, or a bound to which a rule set holds.
+    Exhaust(exhaust::ExhaustArgs),
+    /// Turn fuzzer artifacts or histories into minimized regression histories.
+    Promote(promote::PromoteArgs),
+    /// Planted-bug benchmark, in-process part: model throughput per family, and time to
+    /// detection of every planted bug by `hunt` and `exhaust`. Appends rows to a CSV
+    /// (ci/bench.sh adds libFuzzer and AFL++; `bench-report` renders the table and plot).
+    Bench(bench::BenchArgs),
+    /// Render a benchmark CSV as a Markdown table and an SVG plot.
+    BenchReport(bench_report::BenchReportArgs),
+    /// List rules, their variants with provenance, and the presets.
+    Rules,
+    /// List every invariant with its kind, rationale and source.
+    Invariants,
+}
+
+/// Run one command; a user error is printed as one line and exits 2.
+pub fn run(cli: Cli) -> ExitCode {
+    let result = match cli.command {
+        Command::Hunt(args) => hunt::run(args),
+        Command::Replay(args) => replay::run(args),
+        Command::Exhaust(args) => exhaust::run(args),
+        Command::Promote(args) => promote::run(args),
+        Command::Bench(args) => bench::run(args),
+        Command::BenchReport(args) => bench_report::run(args),
+        Command::Rules => {
+            listing::print_rules();
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Invariants => {
+            listing::print_invariants();
+            Ok(ExitCode::SUCCESS)
+        }
+    };
+    result.unwrap_or_else(|e: Error| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    })
+}

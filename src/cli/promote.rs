@@ -1,0 +1,104 @@
+//! `isrfuzz promote`: fuzzer artifacts or histories → minimized regression histories.
+
+use crate::cli::input::{check_rules, load_all, pair_of, sides_for};
+use clap::Args;
+use isrfuzz::error::Error;
+use isrfuzz::findings::triage::{load_known_or_default, Known};
+use isrfuzz::findings::{Finding, Sink};
+use isrfuzz::rules::RuleSet;
+use isrfuzz::search::fuzz::{self, Target};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct PromoteArgs {
+    #[arg(required = true, value_name = "ARTIFACT")]
+    files: Vec<PathBuf>,
+    /// Rule sets A:B or A (default: the history's own, else trunk against complete).
+    #[arg(long = "rules", value_name = "A:B")]
+    rules: Option<String>,
+    /// Where regressions go.
+    #[arg(long, default_value = "corpus/regressions")]
+    out: PathBuf,
+    /// Judge raw artifacts with this fuzz target's rule sets (e.g. `cluster`, whose
+    /// pair depends on the input's first byte), instead of `--rules`.
+    #[arg(long, value_name = "TARGET")]
+    target: Option<String>,
+}
+
+pub fn run(args: PromoteArgs) -> Result<ExitCode, Error> {
+    let target = args.target.as_deref().map(target_named).transpose()?;
+    check_rules(args.rules.as_deref())?;
+    let inputs = load_all(&args.files)?;
+    let mut known = load_known_or_default(None)?;
+    let mut written = 0;
+    for (path, history) in &inputs {
+        let sides = match target {
+            Some(t) => fuzz::sides_for(t, &std::fs::read(path).map_err(Error::io(path))?),
+            None => sides_for(history, path, args.rules.as_deref())?,
+        };
+        let pair = pair_of(&sides);
+        let origin = format!("promoted from {}", path.display());
+        let sink = Sink::new(Some(args.out.clone()), known.clone(), origin);
+        sink.create_dir()?;
+        let findings = sink.promote_all(pair, history)?;
+        if findings.is_empty() {
+            println!(
+                "{}: no new violation under {}",
+                path.display(),
+                pair.iter()
+                    .map(RuleSet::to_string)
+                    .collect::<Vec<_>>()
+                    .join(":")
+            );
+        }
+        for f in findings {
+            // Triage: one regression per (rule set, invariant) per invocation; later
+            // artifacts showing the same pair are treated as known.
+            known.push(promoted_known(&f, path));
+            print_finding(&f);
+            written += 1;
+        }
+    }
+    Ok(if written > 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn target_named(name: &str) -> Result<Target, Error> {
+    Target::ALL
+        .into_iter()
+        .find(|t| t.name() == name)
+        .ok_or_else(|| {
+            let names: Vec<_> = Target::ALL.iter().map(|t| t.name()).collect();
+            Error::Usage(format!(
+                "unknown target `{name}` (known: {})",
+                names.join(", ")
+            ))
+        })
+}
+
+fn promoted_known(f: &Finding, path: &Path) -> Known {
+    Known {
+        rules: f.side_rules.to_string(),
+        invariant: f.invariant.to_string(),
+        detail: None,
+        reason: format!("promoted in this run from {}", path.display()),
+    }
+}
+
+fn print_finding(f: &Finding) {
+    let file = f
+        .path
+        .as_deref()
+        .map_or_else(String::new, |p| p.display().to_string());
+    let state = if f.created { "wrote" } else { "already there" };
+    println!(
+        "{} violates {}: {} events, {state}: {file}",
+        f.side_rules,
+        f.invariant,
+        f.history.events.len()
+    );
+}

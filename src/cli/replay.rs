@@ -1,0 +1,72 @@
+//! `isrfuzz replay`: run histories and print step tables and verdicts (or JSON verdicts).
+
+use crate::cli::input::{check_rules, load_all, sides_for};
+use clap::Args;
+use isrfuzz::check::oracle::{self, Verdict};
+use isrfuzz::error::Error;
+use isrfuzz::findings::report;
+use isrfuzz::History;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct ReplayArgs {
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// Rule sets A:B or A (default: the file's own `rules`, else trunk against the complete fix).
+    #[arg(long = "rules", value_name = "A:B")]
+    rules: Option<String>,
+    /// Print one machine-readable verdict per file instead of tables.
+    #[arg(long)]
+    json: bool,
+    /// Run every history twice and fail (exit 3) if the two traces differ.
+    #[arg(long)]
+    check_determinism: bool,
+}
+
+pub fn run(args: ReplayArgs) -> Result<ExitCode, Error> {
+    check_rules(args.rules.as_deref())?;
+    let histories = load_all(&args.files)?;
+    let (mut violated, mut bug) = (false, false);
+    for (path, history) in &histories {
+        let sides = sides_for(history, path, args.rules.as_deref())?;
+        let verdict = oracle::run(history, &sides, true);
+        if args.check_determinism
+            && oracle::run(history, &sides, true).fingerprint() != verdict.fingerprint()
+        {
+            eprintln!(
+                "error: {}: two runs of the same history differ (harness bug)",
+                path.display()
+            );
+            bug = true;
+        }
+        violated |= verdict.any_violation();
+        bug |= verdict.harness_bug.is_some();
+        print_verdict(path, history, &verdict, args.json);
+    }
+    Ok(if bug {
+        ExitCode::from(3)
+    } else if violated {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn print_verdict(path: &Path, history: &History, verdict: &Verdict, json: bool) {
+    if json {
+        println!(
+            "{}",
+            report::verdict_json(&path.display().to_string(), verdict)
+        );
+        return;
+    }
+    println!("== {}", path.display());
+    if let Some(d) = &history.description {
+        println!("   {d}");
+    }
+    for side in &verdict.sides {
+        print!("{}", report::step_table(history, side));
+    }
+    println!("verdict: {}\n", report::verdict_line(verdict));
+}

@@ -1,0 +1,221 @@
+//! The one path from a violation to a file, shared by every engine (`hunt`, `exhaust`,
+//! `promote`, the benchmark): minimize towards the violation, annotate the history with
+//! its rule sets and expected verdict, write it without ever overwriting.
+//!
+//! Architecture invariant: nothing found is lost. A finding is written to a temporary file
+//! and hard-linked into place; its name carries the content hash, so an existing name
+//! holds the same history and is never overwritten.
+
+use crate::check::history::{Expectation, History};
+use crate::check::oracle;
+use crate::error::Error;
+use crate::findings::minimize::minimize;
+use crate::findings::triage::{self, Known};
+use crate::rules::RuleSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// A violation turned into a minimal, annotated history (and maybe a file).
+#[derive(Clone, Debug)]
+pub struct Finding {
+    pub side_rules: RuleSet,
+    pub pair: [RuleSet; 2],
+    /// Index of the violating side in `sides_of(pair)`.
+    pub side: usize,
+    pub invariant: &'static str,
+    pub history: History,
+    /// When the engine met it (before minimization), from the start of its run.
+    pub elapsed: Duration,
+    /// Histories the engine had run when it met it.
+    pub histories: u64,
+    pub path: Option<PathBuf>,
+    /// This run wrote `path` (it did not exist before).
+    pub created: bool,
+}
+
+/// Where findings go and what is already known: one per engine run.
+pub struct Sink {
+    /// `None`: findings are kept in memory only (tests, benchmarks).
+    out: Option<PathBuf>,
+    known: Vec<Known>,
+    /// How a written finding says it was found (`found by isrfuzz hunt --seed 7`).
+    origin: String,
+}
+
+impl Sink {
+    pub fn new(out: Option<PathBuf>, known: Vec<Known>, origin: impl Into<String>) -> Sink {
+        Sink {
+            out,
+            known,
+            origin: origin.into(),
+        }
+    }
+
+    /// A sink that writes nothing and knows nothing.
+    pub fn memory() -> Sink {
+        Sink::new(None, Vec::new(), "")
+    }
+
+    /// Create the output folder now, so a run fails before it searches, not after.
+    pub fn create_dir(&self) -> Result<(), Error> {
+        match &self.out {
+            Some(dir) => std::fs::create_dir_all(dir).map_err(Error::io(dir)),
+            None => Ok(()),
+        }
+    }
+
+    pub fn is_known(&self, rules: &RuleSet, invariant: &str, detail: &str) -> bool {
+        triage::is_known(&self.known, rules, invariant, detail)
+    }
+
+    /// Treat this finding as known from now on (one regression per pair and invariant).
+    pub fn add_known(&mut self, known: Known) {
+        self.known.push(known);
+    }
+
+    /// Minimize `history` towards a violation of `invariant` on `side` that is not known,
+    /// annotate it and write it. `elapsed` and `histories` are left at zero for the caller.
+    pub fn promote(
+        &self,
+        pair: [RuleSet; 2],
+        side: usize,
+        invariant: &'static str,
+        history: &History,
+    ) -> Result<Finding, Error> {
+        // Minimize towards the *new* finding: a candidate that only shows a known variant
+        // of the invariant does not count.
+        let fails = |h: &History| {
+            let verdict = oracle::run(h, sides_of(&pair), false);
+            let run = &verdict.sides[side];
+            run.violations.iter().any(|v| {
+                v.invariant == invariant && !self.is_known(&run.rules, v.invariant, &v.detail)
+            })
+        };
+        let minimal = minimize(history, fails);
+        self.record(pair, side, invariant, minimal)
+    }
+
+    /// Annotate and write a history that is already as short as it gets (exhaust's
+    /// breadth-first counterexamples).
+    pub fn record(
+        &self,
+        pair: [RuleSet; 2],
+        side: usize,
+        invariant: &'static str,
+        mut history: History,
+    ) -> Result<Finding, Error> {
+        annotate(&mut history, pair, side, invariant, &self.origin);
+        let (path, created) = match &self.out {
+            Some(dir) => {
+                std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
+                let (path, created) = write_finding(dir, &history, &pair[side], invariant)?;
+                (Some(path), created)
+            }
+            None => (None, false),
+        };
+        Ok(Finding {
+            side_rules: pair[side],
+            pair,
+            side,
+            invariant,
+            history,
+            elapsed: Duration::ZERO,
+            histories: 0,
+            path,
+            created,
+        })
+    }
+
+    /// Every violation of `history` under `pair` that is not known, each minimized and
+    /// written (never overwriting). Returns what was found.
+    pub fn promote_all(
+        &self,
+        pair: [RuleSet; 2],
+        history: &History,
+    ) -> Result<Vec<Finding>, Error> {
+        let verdict = oracle::run(history, sides_of(&pair), false);
+        if let Some(bug) = verdict.harness_bug {
+            return Err(Error::Usage(format!(
+                "harness bug (the model panicked): {bug}"
+            )));
+        }
+        let mut out: Vec<Finding> = Vec::new();
+        for (s, side) in verdict.sides.iter().enumerate() {
+            for v in &side.violations {
+                let seen = out
+                    .iter()
+                    .any(|f| f.side == s && f.invariant == v.invariant);
+                if seen || self.is_known(&side.rules, v.invariant, &v.detail) {
+                    continue;
+                }
+                out.push(self.promote(pair, s, v.invariant, history)?);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// A pair of equal rule sets is a single-sided run: no point running it twice.
+pub fn sides_of(pair: &[RuleSet; 2]) -> &[RuleSet] {
+    if pair[0] == pair[1] {
+        &pair[..1]
+    } else {
+        pair
+    }
+}
+
+/// Fill in description, rules and the expected verdict of every side.
+pub fn annotate(h: &mut History, pair: [RuleSet; 2], side: usize, invariant: &str, origin: &str) {
+    let sides = sides_of(&pair);
+    let verdict = oracle::run(h, sides, false);
+    let names: Vec<String> = sides.iter().map(RuleSet::to_string).collect();
+    h.rules = Some(names.join(":"));
+    h.description = Some(format!("{origin}: {} violates {invariant}", pair[side]));
+    h.expect = verdict
+        .sides
+        .iter()
+        .map(|s| Expectation {
+            rules: s.rules.to_string(),
+            violations: s.expected(),
+        })
+        .collect();
+}
+
+fn file_stem(rules: &RuleSet, invariant: &str, hash: u64) -> String {
+    let rules: String = rules
+        .to_string()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{rules}--{invariant}--{hash:016x}")
+}
+
+/// Write atomically and never overwrite: temp file, then a hard link that fails if the
+/// name exists. Names carry the content hash, so an existing name holds the same history.
+pub fn write_finding(
+    dir: &Path,
+    h: &History,
+    rules: &RuleSet,
+    invariant: &str,
+) -> Result<(PathBuf, bool), Error> {
+    let hash = h.content_hash();
+    let path = dir.join(format!("{}.json", file_stem(rules, invariant, hash)));
+    if path.exists() {
+        return Ok((path, false));
+    }
+    let tmp = dir.join(format!(".tmp-{}-{hash:016x}", std::process::id()));
+    std::fs::write(&tmp, h.to_json()).map_err(Error::io(&tmp))?;
+    let linked = std::fs::hard_link(&tmp, &path);
+    let _ = std::fs::remove_file(&tmp);
+    match linked {
+        Ok(()) => Ok((path, true)),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok((path, false)),
+        Err(e) => Err(Error::io(&path)(e)),
+    }
+}
