@@ -6,7 +6,9 @@
 //! and reported as `Verdict::harness_bug`, never as a divergence or a violation.
 
 use crate::check::history::{ExpectedViolation, History};
-use crate::check::invariants::{quiescent_violations, Check, StepView, INVARIANTS};
+use crate::check::invariants::{
+    count_sometimes, quiescent_violations, step_violations_except, StepView, INVARIANTS,
+};
 use crate::model::{apply, BrokerState, Cluster, Event, Outcome, Rules, NO_LEADER};
 use crate::rules::RuleSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -154,24 +156,15 @@ fn step_side(
         outcome: &outcome,
         rules: &run.rules,
     };
-    for (i, inv) in INVARIANTS.iter().enumerate() {
-        match inv.check {
-            Check::Step(check) => {
-                if run.violations.iter().any(|v| v.invariant == inv.id) {
-                    continue;
-                }
-                if let Some(detail) = check(&view) {
-                    run.violations.push(Violation {
-                        invariant: inv.id,
-                        step,
-                        detail,
-                    });
-                }
-            }
-            Check::Sometimes(fired) => run.sometimes[i] += u32::from(fired(&view)),
-            Check::Quiescent(_) => {}
-        }
-    }
+    // Collected first: the filter reads the violations the push extends.
+    let found: Vec<_> = step_violations_except(&view, |id| run.violates(id)).collect();
+    let at_step = |(invariant, detail)| Violation {
+        invariant,
+        step,
+        detail,
+    };
+    run.violations.extend(found.into_iter().map(at_step));
+    count_sometimes(&view, &mut run.sometimes);
     if record {
         run.steps.push(StepRecord {
             outcome: outcome.clone(),

@@ -11,7 +11,9 @@
 //! states would be unsound; src/symmetry.rs and tests/symmetry.rs show it.
 
 use crate::check::history::History;
-use crate::check::invariants::{Check, StepView, INVARIANTS};
+use crate::check::invariants::{
+    quiescent_pending, quiescent_violations_except, step_violations_except, StepView,
+};
 use crate::check::oracle;
 use crate::model::{apply, BrokerConfig, Cluster, Event, LeaderRecoveryState};
 use crate::rules::RuleSet;
@@ -245,16 +247,10 @@ pub fn explore_until(
 }
 
 fn check_step(view: &StepView, report: &mut Report, history: impl Fn() -> History) {
-    for inv in INVARIANTS {
-        let Check::Step(check) = inv.check else {
-            continue;
-        };
-        if report.violations.iter().any(|(id, _)| *id == inv.id) {
-            continue;
-        }
-        if check(view).is_some() {
-            report.violations.push((inv.id, history()));
-        }
+    let known = |id: &str| report.violations.iter().any(|(v, _)| *v == id);
+    let found: Vec<_> = step_violations_except(view, known).collect();
+    for (id, _) in found {
+        report.violations.push((id, history()));
     }
 }
 
@@ -264,24 +260,15 @@ fn check_quiescent(
     report: &mut Report,
     history: impl Fn() -> History,
 ) {
-    let pending: Vec<_> = INVARIANTS
-        .iter()
-        .filter(|i| {
-            matches!(i.check, Check::Quiescent(_))
-                && !report.violations.iter().any(|(id, _)| *id == i.id)
-        })
-        .collect();
-    if pending.is_empty() {
+    let known = |id: &str| report.violations.iter().any(|(v, _)| *v == id);
+    if !quiescent_pending(known) {
         return;
     }
     let mut healed = state.clone();
     oracle::heal(&mut healed, rules);
-    for inv in pending {
-        if let Check::Quiescent(check) = inv.check {
-            if check(&healed, rules).is_some() {
-                report.violations.push((inv.id, history()));
-            }
-        }
+    let found: Vec<_> = quiescent_violations_except(&healed, rules, known).collect();
+    for (id, _) in found {
+        report.violations.push((id, history()));
     }
 }
 

@@ -1,0 +1,300 @@
+//! Checks of the Inkless diskless-switch properties: lag safety, the electable prefix,
+//! shrinks of switched partitions, the fetchers and the seal (INV-1..INV-9, INV-4b), the
+//! quiescence property E2 and the vacuity counters V9–V12. The entries that name these
+//! checks are in the one list in `mod.rs`.
+
+use super::StepView;
+use crate::model::broker::{consolidating, lost_prefix, LeaderState, Local};
+use crate::model::event::Ids;
+use crate::model::{BrokerId, BrokerState, Note, SEAL_NONE, SEAL_PENDING};
+use crate::model::{Cluster, Event, NO_LEADER};
+use crate::rules::RuleSet;
+
+fn is_up(c: &Cluster, b: BrokerId) -> bool {
+    matches!(
+        c.broker_state(b),
+        Some(BrokerState::Active | BrokerState::ControlledShutdown)
+    )
+}
+
+/// The leader's local replica and leader state, when it leads with the current epoch and
+/// holds the prefix (a leader that lost it is INV-2's finding, not the others').
+fn live_leader(c: &Cluster, i: usize) -> Option<(&Local, &LeaderState)> {
+    let p = &c.partitions[i];
+    if p.leader == NO_LEADER || !is_up(c, p.leader) {
+        return None;
+    }
+    let rt = c.runtime.partitions.get(i)?;
+    let state = rt
+        .leader
+        .as_ref()
+        .filter(|s| s.broker == p.leader && s.leader_epoch == p.leader_epoch)?;
+    let local = rt.local(p.leader)?;
+    (!lost_prefix(&c.runtime.config, p, local)).then_some((local, state))
+}
+
+pub(super) fn inv1_lag_safety(s: &StepView) -> Option<String> {
+    let c = s.next;
+    let lag = c.runtime.config.replica_lag_time_max_ms;
+    (0..c.partitions.len()).find_map(|i| {
+        let p = &c.partitions[i];
+        if p.diskless && p.seal == SEAL_NONE {
+            return None;
+        }
+        let (lead, state) = live_leader(c, i)?;
+        let target = if p.seal >= 0 { p.seal } else { lead.leo };
+        p.isr.iter().filter(|&&r| r != p.leader).find_map(|&r| {
+            let local = c.runtime.partitions[i].local(r)?;
+            let silent_ms = c.runtime.now_ms - local.in_sync_ms.max(state.epoch_since_ms);
+            (local.leo < target && silent_ms >= 2 * lag).then(|| {
+                format!(
+                    "p{i}: follower {r} in isr {} at LEO {} < {target}, silent for {silent_ms} ms",
+                    Ids(&p.isr),
+                    local.leo
+                )
+            })
+        })
+    })
+}
+
+pub(super) fn inv2_electable_prefix(s: &StepView) -> Option<String> {
+    let c = s.next;
+    (0..c.partitions.len()).find_map(|i| {
+        let p = &c.partitions[i];
+        // An unclean election is an explicit choice to lose data; it is not an admission.
+        let unclean = s
+            .outcome
+            .effects()
+            .iter()
+            .any(|e| e.partition == i && e.unclean_election);
+        if p.seal < 0 || unclean {
+            return None;
+        }
+        let moved = s
+            .prev
+            .partitions
+            .get(i)
+            .is_some_and(|q| q.leader != p.leader);
+        let leader_local = c.runtime.partitions[i].local(p.leader);
+        if let Some(l) = leader_local.filter(|l| moved && lost_prefix(&c.runtime.config, p, l)) {
+            return Some(format!(
+                "p{i}: elected leader {} holds LEO {} < seal {}: the prefix is gone",
+                p.leader, l.leo, p.seal
+            ));
+        }
+        let before: &[i32] = s.prev.partitions.get(i).map_or(&[], |q| &q.isr);
+        // A restart leaves the ISR and may re-enter it within the one event.
+        let restarted = match *s.event {
+            Event::RestartBroker { broker, .. } => Some(broker),
+            _ => None,
+        };
+        // (Fencing the last ISR member leaves it in place, so a lone replica never left.)
+        let rejoined = |r: i32| Some(r) == restarted && before != [r];
+        p.isr
+            .iter()
+            .filter(|&&r| !before.contains(&r) || rejoined(r))
+            .find_map(|&r| {
+                let leo = c.runtime.partitions[i].local(r).map_or(0, |l| l.leo);
+                (leo < p.seal).then(|| {
+                    format!(
+                        "p{i}: {r} joined isr {} with LEO {leo} < seal {}",
+                        Ids(&p.isr),
+                        p.seal
+                    )
+                })
+            })
+    })
+}
+
+/// Each lag shrink of this step with its partition.
+fn shrinks<'a>(s: &'a StepView) -> impl Iterator<Item = (usize, &'a [(i32, i64)])> + 'a {
+    s.outcome.notes().iter().filter_map(|n| match n {
+        Note::Shrink {
+            partition, removed, ..
+        } => Some((*partition, removed.as_slice())),
+        _ => None,
+    })
+}
+
+pub(super) fn inv3_no_spurious_shrink(s: &StepView) -> Option<String> {
+    shrinks(s).find_map(|(i, removed)| {
+        let seal = s.next.partitions[i].seal;
+        let bad = removed.iter().find(|(_, rec)| seal >= 0 && *rec >= seal)?;
+        Some(format!(
+            "p{i}: shrank {} recorded at {} ≥ seal {seal}",
+            bad.0, bad.1
+        ))
+    })
+}
+
+pub(super) fn inv4_leader_change_evidence(s: &StepView) -> Option<String> {
+    let c = s.next;
+    shrinks(s).find_map(|(i, removed)| {
+        let seal = c.partitions[i].seal;
+        removed.iter().find_map(|&(r, rec)| {
+            let leo = c.runtime.partitions[i].local(r)?.leo;
+            let healthy =
+                c.is_active(r) && !c.runtime.stalled.contains(&r) && seal >= 0 && leo >= seal;
+            healthy.then(|| {
+                format!(
+                    "p{i}: shrank healthy follower {r} (LEO {leo} ≥ seal {seal}, recorded {rec})"
+                )
+            })
+        })
+    })
+}
+
+pub(super) fn inv5_single_writer(s: &StepView) -> Option<String> {
+    let c = s.next;
+    c.runtime.partitions.iter().enumerate().find_map(|(i, rt)| {
+        let both = rt
+            .locals
+            .iter()
+            .find(|l| l.fetchers.classic && l.fetchers.consolidation)?;
+        Some(format!(
+            "p{i}: broker {} is on the classic and the consolidation fetcher",
+            both.broker
+        ))
+    })
+}
+
+pub(super) fn inv6_at_seal_response(s: &StepView) -> Option<String> {
+    s.outcome.notes().iter().find_map(|n| {
+        let Note::Fetch { partition, follower, fetch_offset, records, hw, .. } = *n else { return None };
+        let p = &s.next.partitions[partition];
+        let applies = p.diskless && p.seal >= 0 && fetch_offset >= p.seal;
+        (applies && (records != 0 || hw != p.seal)).then(|| {
+            format!("p{partition}: fetch by {follower} at {fetch_offset} ≥ seal {} got {records} records, HW {hw}", p.seal)
+        })
+    })
+}
+
+pub(super) fn inv7_exemption(s: &StepView) -> Option<String> {
+    shrinks(s).find_map(|(i, removed)| {
+        let p = &s.next.partitions[i];
+        (p.diskless && p.seal == SEAL_NONE).then(|| {
+            format!(
+                "p{i}: lag shrink of {:?} on a seal -1 diskless partition",
+                removed
+            )
+        })
+    })
+}
+
+pub(super) fn inv8_seal_monotonic(s: &StepView) -> Option<String> {
+    s.prev
+        .partitions
+        .iter()
+        .zip(&s.next.partitions)
+        .enumerate()
+        .find_map(|(i, (a, b))| {
+            let (from, to) = (a.seal, b.seal);
+            let legal = from == to
+                || (from == SEAL_NONE && to == SEAL_PENDING)
+                || (from == SEAL_PENDING && to >= SEAL_NONE)
+                || (from >= 0 && to >= 0 && to <= from);
+            (!legal).then(|| format!("p{i}: seal {from} → {to}"))
+        })
+}
+
+pub(super) fn inv9_back_on_consolidation(c: &Cluster, _: &RuleSet) -> Option<String> {
+    (0..c.partitions.len()).find_map(|i| {
+        let p = &c.partitions[i];
+        let consolidating = consolidating(&c.runtime.config, p) && p.seal != SEAL_PENDING;
+        if !consolidating || live_leader(c, i).is_none() {
+            return None;
+        }
+        c.runtime.partitions[i]
+            .locals
+            .iter()
+            .filter(|l| l.broker != p.leader && c.is_active(l.broker))
+            .find_map(|l| {
+                (!l.fetchers.consolidation || l.fetchers.classic).then(|| {
+                    format!(
+                        "p{i} (seal {}): follower {} fetchers {:?}",
+                        p.seal, l.broker, l.fetchers
+                    )
+                })
+            })
+    })
+}
+
+pub(super) fn e2_readmission(c: &Cluster, _: &RuleSet) -> Option<String> {
+    (0..c.partitions.len()).find_map(|i| {
+        let p = &c.partitions[i];
+        if p.seal < 0 || live_leader(c, i).is_none() {
+            return None;
+        }
+        c.runtime.partitions[i].locals.iter().find_map(|l| {
+            let out = c.is_active(l.broker) && l.leo >= p.seal && !p.isr.contains(&l.broker);
+            out.then(|| {
+                format!(
+                    "p{i}: {} holds the prefix (LEO {} ≥ seal {}) but stays out of isr {}",
+                    l.broker,
+                    l.leo,
+                    p.seal,
+                    Ids(&p.isr)
+                )
+            })
+        })
+    })
+}
+
+pub(super) fn inv4b_keyed_on_leader_move(s: &StepView) -> Option<String> {
+    let c = s.next;
+    (0..c.partitions.len().min(s.prev.partitions.len())).find_map(|i| {
+        let (a, b) = (&s.prev.partitions[i], &c.partitions[i]);
+        let same_leader_bump = a.leader == b.leader && b.leader_epoch > a.leader_epoch && b.leader != NO_LEADER;
+        if !same_leader_bump || b.seal < 0 {
+            return None;
+        }
+        let before = s.prev.runtime.partitions.get(i)?;
+        c.runtime.partitions[i].locals.iter().filter(|l| l.broker != b.leader && b.isr.contains(&l.broker)).find_map(|l| {
+            let was = before.local(l.broker)?;
+            let diverted = was.fetchers.consolidation && !was.fetchers.classic && l.fetchers.classic;
+            let extra_fetch = !was.fetchers.classic && l.fetchers.classic && l.hw >= b.seal && !consolidating(&c.runtime.config, b);
+            (diverted || extra_fetch).then(|| {
+                format!("p{i}: leader {} kept, epoch {} → {}, yet follower {} moved to the classic fetcher", b.leader, a.leader_epoch, b.leader_epoch, l.broker)
+            })
+        })
+    })
+}
+
+pub(super) fn v9_seal_committed(s: &StepView) -> bool {
+    s.prev
+        .partitions
+        .iter()
+        .zip(&s.next.partitions)
+        .any(|(a, b)| a.seal == SEAL_PENDING && b.seal >= 0)
+}
+
+pub(super) fn v10_switched_shrink(s: &StepView) -> bool {
+    shrinks(s).any(|(i, _)| s.next.partitions[i].seal >= 0)
+}
+
+pub(super) fn v11_diverted(s: &StepView) -> bool {
+    s.prev
+        .runtime
+        .partitions
+        .iter()
+        .zip(&s.next.runtime.partitions)
+        .any(|(a, b)| {
+            b.locals.iter().any(|l| {
+                a.local(l.broker).is_some_and(|was| {
+                    was.fetchers.consolidation && !was.fetchers.classic && l.fetchers.classic
+                })
+            })
+        })
+}
+
+pub(super) fn v12_at_seal_answer(s: &StepView) -> bool {
+    s.outcome.notes().iter().any(|n| {
+        matches!(
+            n,
+            Note::Fetch {
+                at_seal_branch: true,
+                ..
+            }
+        )
+    })
+}

@@ -1,0 +1,405 @@
+//! Checks of the KRaft reassignment properties: the registration's shape and epochs
+//! (S0–S3), the reassignment lists against the ghost original and target (G1–G9), the
+//! quiescence property E1 and the vacuity counters V1–V8. The entries that name these
+//! checks are in the one list in `mod.rs`.
+
+use super::StepView;
+use crate::model::broker::lost_prefix;
+use crate::model::event::Ids;
+use crate::model::{
+    contains_all, has_duplicates, same_set, without, Cluster, Event, Ghost, Outcome, Partition,
+    NO_LEADER,
+};
+use crate::rules::RuleSet;
+
+/// Apply `check` to every partition that exists after the step.
+fn each_partition(
+    s: &StepView,
+    check: impl Fn(usize, Option<&Partition>, &Partition, &Ghost) -> Option<String>,
+) -> Option<String> {
+    s.next.partitions.iter().enumerate().find_map(|(i, next)| {
+        check(i, s.prev.partitions.get(i), next, &s.next.ghosts[i]).map(|d| format!("p{i}: {d}"))
+    })
+}
+
+pub(super) fn s0_shape(s: &StepView) -> Option<String> {
+    each_partition(s, |_, _, p, _| {
+        if p.replicas.is_empty() || p.isr.is_empty() {
+            return Some(format!(
+                "empty replicas {} or isr {}",
+                Ids(&p.replicas),
+                Ids(&p.isr)
+            ));
+        }
+        let lists = [
+            &p.replicas,
+            &p.isr,
+            &p.adding_replicas,
+            &p.removing_replicas,
+        ];
+        if lists.iter().any(|l| has_duplicates(l)) {
+            return Some("a list holds a broker twice".to_string());
+        }
+        if !contains_all(&p.replicas, &p.isr) {
+            return Some(format!(
+                "isr {} ⊄ replicas {}",
+                Ids(&p.isr),
+                Ids(&p.replicas)
+            ));
+        }
+        if p.leader != NO_LEADER && !p.isr.contains(&p.leader) {
+            return Some(format!("leader {} ∉ isr {}", p.leader, Ids(&p.isr)));
+        }
+        None
+    })
+}
+
+pub(super) fn s1_lists(s: &StepView) -> Option<String> {
+    let transients_allowed = s.rules.derivation.tracks_transients();
+    each_partition(s, |_, _, p, g| {
+        if !contains_all(&p.replicas, &p.adding_replicas)
+            || !contains_all(&p.replicas, &p.removing_replicas)
+        {
+            return Some(format!(
+                "adding {} or removing {} ⊄ replicas {}",
+                Ids(&p.adding_replicas),
+                Ids(&p.removing_replicas),
+                Ids(&p.replicas)
+            ));
+        }
+        let both: Vec<_> = p
+            .adding_replicas
+            .iter()
+            .copied()
+            .filter(|r| p.removing_replicas.contains(r))
+            .collect();
+        let bad = if transients_allowed {
+            both.iter().any(|r| g.original.contains(r))
+        } else {
+            !both.is_empty()
+        };
+        bad.then(|| {
+            format!(
+                "adding {} ∩ removing {} = {}",
+                Ids(&p.adding_replicas),
+                Ids(&p.removing_replicas),
+                Ids(&both)
+            )
+        })
+    })
+}
+
+pub(super) fn s2_listing(s: &StepView) -> Option<String> {
+    let truth: Vec<usize> = (0..s.next.partitions.len())
+        .filter(|&i| s.next.partitions[i].is_reassigning())
+        .collect();
+    if s.next.reassigning != truth {
+        return Some(format!(
+            "index lists {:?} but reassigning are {:?}",
+            s.next.reassigning, truth
+        ));
+    }
+    if let Outcome::Accepted {
+        listed: Some(listed),
+        ..
+    } = s.outcome
+    {
+        if *listed != truth {
+            return Some(format!(
+                "ListPartitionReassignments gave {listed:?} but reassigning are {truth:?}"
+            ));
+        }
+    }
+    None
+}
+
+pub(super) fn s3_epochs(s: &StepView) -> Option<String> {
+    each_partition(s, |_, prev, p, _| {
+        let prev = prev?;
+        let changed = prev != p;
+        if changed != (p.partition_epoch > prev.partition_epoch)
+            || p.partition_epoch < prev.partition_epoch
+        {
+            return Some(format!(
+                "partition_epoch {} → {} (changed: {changed})",
+                prev.partition_epoch, p.partition_epoch
+            ));
+        }
+        let must_bump = !contains_all(&p.replicas, &prev.replicas) || p.leader != prev.leader;
+        if p.leader_epoch < prev.leader_epoch || (must_bump && p.leader_epoch == prev.leader_epoch)
+        {
+            return Some(format!(
+                "leader_epoch {} → {} (replica left or leader moved: {must_bump})",
+                prev.leader_epoch, p.leader_epoch
+            ));
+        }
+        None
+    })
+}
+
+pub(super) fn g1_composition(s: &StepView) -> Option<String> {
+    each_partition(s, |_, _, p, g| {
+        if !p.is_reassigning() {
+            return None;
+        }
+        let known =
+            |r: &i32| g.target.contains(r) || g.original.contains(r) || g.ever_targeted.contains(r);
+        let lower_ok =
+            contains_all(&p.replicas, &g.target) && contains_all(&p.replicas, &g.original);
+        if !lower_ok || !p.replicas.iter().all(known) {
+            return Some(format!(
+                "replicas {} vs T {} O {}",
+                Ids(&p.replicas),
+                Ids(&g.target),
+                Ids(&g.original)
+            ));
+        }
+        let surviving = without(&p.replicas, &p.removing_replicas);
+        (!same_set(&surviving, &g.target)).then(|| {
+            format!(
+                "replicas − removing = {} but T = {}",
+                Ids(&surviving),
+                Ids(&g.target)
+            )
+        })
+    })
+}
+
+pub(super) fn g2_list_completeness(s: &StepView) -> Option<String> {
+    each_partition(s, |_, _, p, g| {
+        if !p.is_reassigning() {
+            return None;
+        }
+        let surviving_new = without(&without(&p.replicas, &p.removing_replicas), &g.original);
+        let missing = without(&surviving_new, &p.adding_replicas);
+        (!missing.is_empty()).then(|| {
+            format!(
+                "{} will survive, is not original {} and is not in adding {}",
+                Ids(&missing),
+                Ids(&g.original),
+                Ids(&p.adding_replicas)
+            )
+        })
+    })
+}
+
+pub(super) fn g3_adding_not_original(s: &StepView) -> Option<String> {
+    each_partition(s, |_, _, p, g| {
+        let both: Vec<_> = p
+            .adding_replicas
+            .iter()
+            .copied()
+            .filter(|r| g.original.contains(r))
+            .collect();
+        (p.is_reassigning() && !both.is_empty()).then(|| {
+            format!(
+                "adding {} holds original replicas {}",
+                Ids(&p.adding_replicas),
+                Ids(&both)
+            )
+        })
+    })
+}
+
+/// Apply `check` to every partition whose reassignment completed in this step. The ISR
+/// handed to `check` is the one completion was decided on: the record's ISR, except when
+/// the same record's election was unclean, which forcibly resets the ISR to the new leader
+/// afterwards (PartitionChangeBuilder.tryElection). That reset is the data loss the topic
+/// opted into, not a completion decision; see docs/findings.md F1.
+fn each_completion(
+    s: &StepView,
+    check: impl Fn(&Partition, &[i32], &Ghost) -> Option<String>,
+) -> Option<String> {
+    s.outcome.effects().iter().find_map(|e| {
+        let info = e.completion.as_ref()?;
+        let i = e.partition;
+        let p = &info.record;
+        let decided_isr = if e.unclean_election {
+            without(&info.isr_before, &info.removing)
+        } else {
+            p.isr.clone()
+        };
+        check(p, &decided_isr, &s.next.ghosts[i]).map(|d| format!("p{i}: {d}"))
+    })
+}
+
+pub(super) fn g4_target_fidelity(s: &StepView) -> Option<String> {
+    each_completion(s, |p, _, g| {
+        (!same_set(&p.replicas, &g.target)).then(|| {
+            format!(
+                "completed with replicas {} but T = {}",
+                Ids(&p.replicas),
+                Ids(&g.target)
+            )
+        })
+    })
+}
+
+pub(super) fn g5_safe_completion(s: &StepView) -> Option<String> {
+    each_completion(s, |p, isr, g| {
+        let out = without(&without(&g.target, &g.original), isr);
+        (!out.is_empty()).then(|| {
+            format!(
+                "completed with new replicas {} out of isr {} (replicas {})",
+                Ids(&out),
+                Ids(isr),
+                Ids(&p.replicas)
+            )
+        })
+    })
+}
+
+pub(super) fn g6_cancel_restores(s: &StepView) -> Option<String> {
+    let Event::CancelReassignment { partition } = *s.event else {
+        return None;
+    };
+    if s.outcome.is_rejected() {
+        return None;
+    }
+    let p = &s.next.partitions[partition];
+    let g = &s.next.ghosts[partition];
+    (!same_set(&p.replicas, &g.original)).then(|| {
+        format!(
+            "p{partition}: cancel left replicas {} but O = {}",
+            Ids(&p.replicas),
+            Ids(&g.original)
+        )
+    })
+}
+
+pub(super) fn g7_one_step_liveness(s: &StepView) -> Option<String> {
+    each_partition(s, |_, _, p, g| {
+        let ready = p.is_reassigning()
+            && contains_all(&p.isr, &g.target)
+            && !without(&p.isr, &p.removing_replicas).is_empty();
+        let completes = || {
+            s.rules
+                .maybe_complete(
+                    &p.replicas,
+                    &p.isr,
+                    &p.adding_replicas,
+                    &p.removing_replicas,
+                )
+                .is_some()
+        };
+        (ready && !completes()).then(|| {
+            format!(
+                "T {} ⊆ isr {} yet adding {} removing {} never completes",
+                Ids(&g.target),
+                Ids(&p.isr),
+                Ids(&p.adding_replicas),
+                Ids(&p.removing_replicas)
+            )
+        })
+    })
+}
+
+pub(super) fn g8_rf_guard(s: &StepView) -> Option<String> {
+    each_completion(s, |_, isr, g| {
+        let shrinking = g.target.len() < g.original.len();
+        (shrinking && !contains_all(isr, &g.target)).then(|| {
+            format!(
+                "RF {} → {} completed with isr {} ⊉ T {}",
+                g.original.len(),
+                g.target.len(),
+                Ids(isr),
+                Ids(&g.target)
+            )
+        })
+    })
+}
+
+pub(super) fn g9_completion_record(s: &StepView) -> Option<String> {
+    s.outcome.effects().iter().find_map(|e| {
+        let info = e.completion.as_ref()?;
+        let p = &info.record;
+        let replicas = without(&info.replicas_before, &info.removing);
+        let isr = if e.unclean_election {
+            vec![p.leader]
+        } else {
+            without(&info.isr_before, &info.removing)
+        };
+        let lists_clear = p.adding_replicas.is_empty() && p.removing_replicas.is_empty();
+        let leader_ok = p.leader == NO_LEADER || p.isr.contains(&p.leader);
+        (p.replicas != replicas || p.isr != isr || !lists_clear || !leader_ok).then(|| {
+            format!(
+                "p{}: record has replicas {} isr {} leader {}, expected replicas {} isr {}",
+                e.partition,
+                Ids(&p.replicas),
+                Ids(&p.isr),
+                p.leader,
+                Ids(&replicas),
+                Ids(&isr)
+            )
+        })
+    })
+}
+
+pub(super) fn e1_quiescent_completion(c: &Cluster, _: &RuleSet) -> Option<String> {
+    c.partitions
+        .iter()
+        .enumerate()
+        // A partition whose leader lost the classic prefix is broken; INV-2 reports why.
+        .filter(|(i, p)| {
+            let leader = c.runtime.partitions.get(*i).and_then(|rt| rt.local(p.leader));
+            !leader.is_some_and(|l| lost_prefix(&c.runtime.config, p, l))
+        })
+        .find(|(_, p)| p.is_reassigning())
+        .map(|(i, p)| {
+            format!(
+                "p{i} ({}, seal {}) still reassigning after healing: replicas {} isr {} adding {} removing {}",
+            if p.diskless { "diskless" } else { "classic" },
+            p.seal,
+                Ids(&p.replicas),
+                Ids(&p.isr),
+                Ids(&p.adding_replicas),
+                Ids(&p.removing_replicas)
+            )
+        })
+}
+
+pub(super) fn v1_override(s: &StepView) -> bool {
+    matches!(*s.event, Event::Reassign { partition, .. }
+        if !s.outcome.is_rejected() && s.prev.partitions.get(partition).is_some_and(Partition::is_reassigning))
+}
+
+pub(super) fn v2_completed(s: &StepView) -> bool {
+    s.outcome.effects().iter().any(|e| e.completion.is_some())
+}
+
+pub(super) fn v3_cancelled(s: &StepView) -> bool {
+    matches!(s.event, Event::CancelReassignment { .. }) && !s.outcome.is_rejected()
+}
+
+pub(super) fn v4_leader_changed(s: &StepView) -> bool {
+    s.prev
+        .partitions
+        .iter()
+        .zip(&s.next.partitions)
+        .any(|(a, b)| a.leader != b.leader)
+}
+
+pub(super) fn v5_isr_shrank(s: &StepView) -> bool {
+    s.prev
+        .partitions
+        .iter()
+        .zip(&s.next.partitions)
+        .any(|(a, b)| !contains_all(&b.isr, &a.isr))
+}
+
+pub(super) fn v6_rejected(s: &StepView) -> bool {
+    s.outcome.is_rejected()
+}
+
+pub(super) fn v7_transient(s: &StepView) -> bool {
+    s.next.partitions.iter().zip(&s.next.ghosts).any(|(p, g)| {
+        p.is_reassigning() && p.removing_replicas.iter().any(|r| !g.original.contains(r))
+    })
+}
+
+pub(super) fn v8_unclean_completion(s: &StepView) -> bool {
+    s.outcome
+        .effects()
+        .iter()
+        .any(|e| e.completion.is_some() && e.unclean_election)
+}
