@@ -94,22 +94,15 @@ impl History {
     }
 
     pub fn load(path: &Path) -> Result<History, Error> {
-        let io = |e: std::io::Error| Error::Io {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        };
-        let size = std::fs::metadata(path).map_err(io)?.len();
+        let size = std::fs::metadata(path).map_err(Error::io(path))?.len();
         if size > FILE_BYTES_MAX {
             return Err(Error::Input {
                 path: path.to_path_buf(),
                 message: format!("{size} bytes, more than the {FILE_BYTES_MAX}-byte limit"),
             });
         }
-        let text = std::fs::read_to_string(path).map_err(io)?;
-        History::from_json(&text).map_err(|message| Error::Input {
-            path: path.to_path_buf(),
-            message,
-        })
+        let text = std::fs::read_to_string(path).map_err(Error::io(path))?;
+        History::from_json(&text).map_err(Error::input(path))
     }
 
     /// Pretty JSON with one line per event and per expectation, so a history reads like

@@ -13,7 +13,7 @@
 
 use clap::Args;
 use isrfuzz::error::Error;
-use isrfuzz::search::bench::BUGS;
+use isrfuzz::search::bench::{Bug, BUGS};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -239,6 +239,13 @@ fn secs(x: Option<f64>, over: &str) -> String {
 /// The Markdown report: provenance, throughput, time to detection, exhaust depths.
 pub fn markdown(rows: &[Row], command: &str) -> String {
     let mut md = String::new();
+    provenance(&mut md, rows, command);
+    throughput_table(&mut md, rows);
+    detection_table(&mut md, rows);
+    md
+}
+
+fn provenance(md: &mut String, rows: &[Row], command: &str) {
     let dates: Vec<&str> = dedup(rows.iter().map(|r| r.date.as_str()));
     let machines: Vec<&str> = dedup(rows.iter().map(|r| r.machine.as_str()));
     let _ = writeln!(md, "# Benchmarks\n");
@@ -262,6 +269,9 @@ pub fn markdown(rows: &[Row], command: &str) -> String {
          `ISRFUZZ_STATE_FEEDBACK=1`. Engine times include start-up. Throughput runs the \
          diff targets on `complete:complete` so that they never stop.\n"
     );
+}
+
+fn throughput_table(md: &mut String, rows: &[Row]) {
     let _ = writeln!(md, "## Throughput\n");
     let _ = writeln!(md, "| engine | what | execs/s | relative |");
     let _ = writeln!(md, "|---|---|---:|---:|");
@@ -290,6 +300,9 @@ pub fn markdown(rows: &[Row], command: &str) -> String {
             let _ = writeln!(md, "| {engine} | {what} | {r:.0} | {rel} |");
         }
     }
+}
+
+fn detection_table(md: &mut String, rows: &[Row]) {
     let _ = writeln!(
         md,
         "\n## Time to detection\n\nMedian and max seconds from an empty corpus to the first \
@@ -315,38 +328,41 @@ pub fn markdown(rows: &[Row], command: &str) -> String {
         let _ = write!(md, "| {} | `{}` | {} |", b.name, b.rules, b.invariant);
         for &e in ENGINES {
             let s = summaries.iter().find(|s| s.engine == e && s.bug == b.name);
-            let cell = match s {
-                None => "–".to_string(),
-                Some(s) if e == "exhaust" => {
-                    let ops = rows
-                        .iter()
-                        .find(|r| r.engine == e && r.bug == b.name)
-                        .map(|r| r.execs);
-                    if s.detected > 0 {
-                        format!("{} [{}]", secs(s.median_s, "?"), ops.unwrap_or(0))
-                    } else {
-                        "not within depth".into()
-                    }
-                }
-                Some(s) => {
-                    let mut c = format!(
-                        "{} / max {} ({}/{})",
-                        secs(s.median_s, "> budget"),
-                        secs(s.max_s, "> budget"),
-                        s.detected,
-                        s.trials
-                    );
-                    if let Some(t) = s.triggered_median_s {
-                        let _ = write!(c, "; triggered {}", secs(Some(t), ""));
-                    }
-                    c
-                }
-            };
-            let _ = write!(md, " {cell} |");
+            let _ = write!(md, " {} |", detection_cell(rows, s, e, b.name));
         }
         let _ = writeln!(md);
     }
-    md
+}
+
+/// One engine's figure for one bug.
+fn detection_cell(rows: &[Row], s: Option<&Summary>, e: &str, bug: &str) -> String {
+    match s {
+        None => "–".to_string(),
+        Some(s) if e == "exhaust" => {
+            let ops = rows
+                .iter()
+                .find(|r| r.engine == e && r.bug == bug)
+                .map(|r| r.execs);
+            if s.detected > 0 {
+                format!("{} [{}]", secs(s.median_s, "?"), ops.unwrap_or(0))
+            } else {
+                "not within depth".into()
+            }
+        }
+        Some(s) => {
+            let mut c = format!(
+                "{} / max {} ({}/{})",
+                secs(s.median_s, "> budget"),
+                secs(s.max_s, "> budget"),
+                s.detected,
+                s.trials
+            );
+            if let Some(t) = s.triggered_median_s {
+                let _ = write!(c, "; triggered {}", secs(Some(t), ""));
+            }
+            c
+        }
+    }
 }
 
 fn dedup<'a>(it: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
@@ -362,14 +378,21 @@ fn dedup<'a>(it: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
 /// A dot plot: one row per bug, log-scaled seconds across, one marker per engine at the
 /// median with a line from the fastest to the slowest detection; an engine that missed
 /// most trials is drawn as a hollow marker at the right edge.
+// The plot's geometry, in pixels; seconds are log-scaled between 10^LOG_LO and 10^LOG_HI.
+const LEFT: f64 = 150.0;
+const WIDTH: f64 = 560.0;
+const ROW: f64 = 22.0;
+const TOP: f64 = 40.0;
+const LOG_LO: f64 = -4.0; // 0.1 ms
+const LOG_HI: f64 = 2.0; // 100 s
+const COLORS: [&str; 5] = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e"];
+
+/// Horizontal position of `s` seconds.
+fn x(s: f64) -> f64 {
+    LEFT + (s.max(1e-4).log10().clamp(LOG_LO, LOG_HI) - LOG_LO) / (LOG_HI - LOG_LO) * WIDTH
+}
+
 pub fn svg(rows: &[Row]) -> String {
-    const LEFT: f64 = 150.0;
-    const WIDTH: f64 = 560.0;
-    const ROW: f64 = 22.0;
-    const TOP: f64 = 40.0;
-    let (lo, hi) = (-4.0f64, 2.0f64); // 0.1 ms .. 100 s
-    let x = |s: f64| LEFT + (s.max(1e-4).log10().clamp(lo, hi) - lo) / (hi - lo) * WIDTH;
-    let colors = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e"];
     let summaries = summarize(rows);
     let height = TOP + ROW * BUGS.len() as f64 + 60.0;
     let mut s = String::new();
@@ -384,6 +407,17 @@ pub fn svg(rows: &[Row]) -> String {
         s,
         "<text x=\"10\" y=\"16\" font-size=\"12\">Time to detection: dot = median, line = fastest to slowest (to the edge if any trial missed), hollow = most trials missed</text>"
     );
+    svg_axis(&mut s);
+    for (i, b) in BUGS.iter().enumerate() {
+        svg_bug_row(&mut s, i, b, &summaries);
+    }
+    svg_legend(&mut s);
+    s.push_str("</svg>\n");
+    s
+}
+
+fn svg_axis(s: &mut String) {
+    let (lo, hi) = (LOG_LO, LOG_HI);
     for p in (lo as i32)..=(hi as i32) {
         let px = x(10f64.powi(p));
         let label = match p {
@@ -401,52 +435,58 @@ pub fn svg(rows: &[Row]) -> String {
             bottom + 14.0
         );
     }
-    for (i, b) in BUGS.iter().enumerate() {
-        let y = TOP + ROW * (i as f64 + 0.5);
-        let _ = writeln!(
-            s,
-            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{} ({})</text>",
-            LEFT - 6.0,
-            y + 4.0,
-            b.name,
-            b.invariant
-        );
-        for (e, &engine) in ENGINES.iter().enumerate() {
-            let Some(sm) = summaries
-                .iter()
-                .find(|m| m.engine == engine && m.bug == b.name)
-            else {
-                continue;
-            };
-            let dy = y - 6.0 + 3.0 * e as f64;
-            let c = colors[e];
-            if let (Some(min), true) = (sm.min_s, sm.detected > 0) {
-                let max = sm.max_s.unwrap_or(10f64.powf(hi));
+}
+
+/// One bug: per engine, a line from the fastest to the slowest trial and a dot at the median.
+fn svg_bug_row(s: &mut String, i: usize, b: &Bug, summaries: &[Summary]) {
+    let hi = LOG_HI;
+    let y = TOP + ROW * (i as f64 + 0.5);
+    let _ = writeln!(
+        s,
+        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{} ({})</text>",
+        LEFT - 6.0,
+        y + 4.0,
+        b.name,
+        b.invariant
+    );
+    for (e, &engine) in ENGINES.iter().enumerate() {
+        let Some(sm) = summaries
+            .iter()
+            .find(|m| m.engine == engine && m.bug == b.name)
+        else {
+            continue;
+        };
+        let dy = y - 6.0 + 3.0 * e as f64;
+        let c = COLORS[e];
+        if let (Some(min), true) = (sm.min_s, sm.detected > 0) {
+            let max = sm.max_s.unwrap_or(10f64.powf(hi));
+            let _ = writeln!(
+                s,
+                "<line x1=\"{:.1}\" y1=\"{dy:.1}\" x2=\"{:.1}\" y2=\"{dy:.1}\" stroke=\"{c}\"/>",
+                x(min),
+                x(max)
+            );
+        }
+        match sm.median_s {
+            Some(m) => {
                 let _ = writeln!(
                     s,
-                    "<line x1=\"{:.1}\" y1=\"{dy:.1}\" x2=\"{:.1}\" y2=\"{dy:.1}\" stroke=\"{c}\"/>",
-                    x(min),
-                    x(max)
+                    "<circle cx=\"{:.1}\" cy=\"{dy:.1}\" r=\"3\" fill=\"{c}\"/>",
+                    x(m)
                 );
             }
-            match sm.median_s {
-                Some(m) => {
-                    let _ = writeln!(
-                        s,
-                        "<circle cx=\"{:.1}\" cy=\"{dy:.1}\" r=\"3\" fill=\"{c}\"/>",
-                        x(m)
-                    );
-                }
-                None => {
-                    let _ = writeln!(
-                        s,
-                        "<circle cx=\"{:.1}\" cy=\"{dy:.1}\" r=\"3\" fill=\"white\" stroke=\"{c}\"/>",
-                        LEFT + WIDTH
-                    );
-                }
+            None => {
+                let _ = writeln!(
+                    s,
+                    "<circle cx=\"{:.1}\" cy=\"{dy:.1}\" r=\"3\" fill=\"white\" stroke=\"{c}\"/>",
+                    LEFT + WIDTH
+                );
             }
         }
     }
+}
+
+fn svg_legend(s: &mut String) {
     let ly = TOP + ROW * BUGS.len() as f64 + 34.0;
     for (e, engine) in ENGINES.iter().enumerate() {
         let lx = LEFT + e as f64 * 110.0;
@@ -454,13 +494,11 @@ pub fn svg(rows: &[Row]) -> String {
             s,
             "<circle cx=\"{lx:.1}\" cy=\"{ly:.1}\" r=\"4\" fill=\"{}\"/>\
              <text x=\"{:.1}\" y=\"{:.1}\">{engine}</text>",
-            colors[e],
+            COLORS[e],
             lx + 8.0,
             ly + 4.0
         );
     }
-    s.push_str("</svg>\n");
-    s
 }
 
 #[cfg(test)]

@@ -2,9 +2,9 @@
 //! verdict. Formatting lives here only; the model and oracle never format on the hot path.
 
 use crate::check::history::History;
-use crate::check::oracle::{SideRun, Verdict};
+use crate::check::oracle::{SideRun, StepRecord, Verdict};
 use crate::model::event::Ids;
-use crate::model::{Cluster, Note, Outcome, Partition};
+use crate::model::{Cluster, Event, Note, Outcome, Partition};
 use serde_json::json;
 use std::fmt::Write;
 
@@ -127,57 +127,7 @@ pub fn step_table(history: &History, side: &SideRun) -> String {
     );
     let mut prev: Option<&crate::model::Cluster> = None;
     for (step, (event, rec)) in history.events.iter().zip(&side.steps).enumerate() {
-        let mut shown: Vec<usize> = Vec::new();
-        if let Some(p) = event
-            .partition()
-            .filter(|&p| p < rec.state.partitions.len())
-        {
-            shown.push(p);
-        }
-        for (i, p) in rec.state.partitions.iter().enumerate() {
-            let changed = prev.is_none_or(|c| c.partitions.get(i) != Some(p));
-            if changed && !shown.contains(&i) {
-                shown.push(i);
-            }
-        }
-        let marks: Vec<&str> = side
-            .violations
-            .iter()
-            .filter(|v| v.step == step)
-            .map(|v| v.invariant)
-            .collect();
-        let marks = if marks.is_empty() {
-            String::new()
-        } else {
-            format!("!! {}", marks.join(" "))
-        };
-        let result = result_cell(&rec.outcome);
-        if shown.is_empty() {
-            let _ = writeln!(
-                out,
-                "{step:>4}  {:<34} {:<24} {marks}",
-                event.to_string(),
-                result
-            );
-        }
-        for (k, &i) in shown.iter().enumerate() {
-            let (ev, res, mk) = if k == 0 {
-                (event.to_string(), result.as_str(), marks.as_str())
-            } else {
-                (String::new(), "", "")
-            };
-            let _ = writeln!(
-                out,
-                "{step:>4}  {ev:<34} {res:<24} {}  {mk}",
-                partition_cells(i, &rec.state.partitions[i])
-            );
-            if let Some(line) = broker_cells(&rec.state, i) {
-                let _ = writeln!(out, "{:>4}  {:<34} {:<24} {line}", "", "", "");
-            }
-        }
-        for note in rec.outcome.notes() {
-            let _ = writeln!(out, "{:>4}  {:<34} {}", "", "", note_cell(note));
-        }
+        step_rows(&mut out, side, step, event, rec, prev);
         prev = Some(&rec.state);
     }
     for v in &side.violations {
@@ -189,6 +139,72 @@ pub fn step_table(history: &History, side: &SideRun) -> String {
         let _ = writeln!(out, "  {} {at}: {}", v.invariant, v.detail);
     }
     out
+}
+
+/// The partitions a step shows: the one its event names, then every one it changed.
+fn shown_partitions(event: &Event, state: &Cluster, prev: Option<&Cluster>) -> Vec<usize> {
+    let mut shown: Vec<usize> = Vec::new();
+    if let Some(p) = event.partition().filter(|&p| p < state.partitions.len()) {
+        shown.push(p);
+    }
+    for (i, p) in state.partitions.iter().enumerate() {
+        let changed = prev.is_none_or(|c| c.partitions.get(i) != Some(p));
+        if changed && !shown.contains(&i) {
+            shown.push(i);
+        }
+    }
+    shown
+}
+
+/// The rows of one step: event, result and violation marks, then one row per partition
+/// shown (with its brokers' line), then the broker side's notes.
+fn step_rows(
+    out: &mut String,
+    side: &SideRun,
+    step: usize,
+    event: &Event,
+    rec: &StepRecord,
+    prev: Option<&Cluster>,
+) {
+    let shown = shown_partitions(event, &rec.state, prev);
+    let marks: Vec<&str> = side
+        .violations
+        .iter()
+        .filter(|v| v.step == step)
+        .map(|v| v.invariant)
+        .collect();
+    let marks = if marks.is_empty() {
+        String::new()
+    } else {
+        format!("!! {}", marks.join(" "))
+    };
+    let result = result_cell(&rec.outcome);
+    if shown.is_empty() {
+        let _ = writeln!(
+            out,
+            "{step:>4}  {:<34} {:<24} {marks}",
+            event.to_string(),
+            result
+        );
+    }
+    for (k, &i) in shown.iter().enumerate() {
+        let (ev, res, mk) = if k == 0 {
+            (event.to_string(), result.as_str(), marks.as_str())
+        } else {
+            (String::new(), "", "")
+        };
+        let _ = writeln!(
+            out,
+            "{step:>4}  {ev:<34} {res:<24} {}  {mk}",
+            partition_cells(i, &rec.state.partitions[i])
+        );
+        if let Some(line) = broker_cells(&rec.state, i) {
+            let _ = writeln!(out, "{:>4}  {:<34} {:<24} {line}", "", "", "");
+        }
+    }
+    for note in rec.outcome.notes() {
+        let _ = writeln!(out, "{:>4}  {:<34} {}", "", "", note_cell(note));
+    }
 }
 
 /// `trunk violates G2@2 G5@3; transients-tracked holds; states differ from step 2`.

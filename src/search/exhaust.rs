@@ -71,9 +71,9 @@ pub fn start_named(name: &str, brokers: Option<usize>) -> Result<Start, String> 
         .find(|s| s.name == name)
         .ok_or_else(|| format!("unknown start `{name}` (known: kraft, switched)"))?;
     if let Some(n) = brokers {
-        if !(3..=BROKERS_MAX).contains(&n) {
+        if !(3..=START_BROKERS_MAX).contains(&n) {
             return Err(format!(
-                "--brokers must be 3..={BROKERS_MAX} (the partition has replicas [1,2,3]), got {n}"
+                "--brokers must be 3..={START_BROKERS_MAX} (the partition has replicas [1,2,3]), got {n}"
             ));
         }
         start.brokers = (1..=n as i32).collect();
@@ -81,8 +81,9 @@ pub fn start_named(name: &str, brokers: Option<usize>) -> Result<Start, String> 
     Ok(start)
 }
 
-/// More brokers make the reassignment alphabet (every subset) grow as 2^n.
-pub const BROKERS_MAX: usize = 7;
+/// Brokers in an exhaustive start, far below the model's `BROKERS_MAX`: the reassignment
+/// alphabet (every subset of the brokers) grows as 2^n, and the states with it.
+pub const START_BROKERS_MAX: usize = 7;
 
 /// The alphabet for a state: reassignments to every ascending subset of the brokers
 /// (sizes 1..=max_target), cancel, every AlterPartition ISR that holds the leader, and
@@ -180,70 +181,106 @@ pub fn explore_until(
     states_max: usize,
     until: Option<&str>,
 ) -> Report {
-    let found = |r: &Report| until.is_some_and(|id| r.violations.iter().any(|(v, _)| *v == id));
     let mut root = Cluster::new(&start.brokers, BrokerConfig::default());
     for e in &start.setup {
         apply(&mut root, e, rules);
     }
-    // Arena of states with parent links, for rebuilding shortest histories.
-    let mut arena: Vec<(Cluster, Option<(usize, Event)>)> = vec![(root.clone(), None)];
-    let mut seen: HashMap<Cluster, usize> = HashMap::new();
-    seen.insert(root, 0);
-    let mut frontier = vec![0usize];
-    let mut report = Report {
-        states: 1,
-        ..Report::default()
+    let mut bfs = Bfs {
+        start,
+        rules,
+        until,
+        arena: vec![(root.clone(), None)],
+        seen: HashMap::from([(root, 0)]),
+        report: Report {
+            states: 1,
+            ..Report::default()
+        },
     };
+    let mut frontier = vec![0usize];
     for d in 1..=depth {
         let mut next = Vec::new();
         for &idx in &frontier {
-            let ops = alphabet(start, &arena[idx].0, max_target);
-            for op in ops {
-                let prev = &arena[idx].0;
-                let mut state = prev.clone();
-                let outcome = apply(&mut state, &op, rules);
-                report.transitions += 1;
-                let view = StepView {
-                    prev,
-                    next: &state,
-                    event: &op,
-                    outcome: &outcome,
-                    rules,
-                };
-                let history = || rebuild(start, &arena, idx, &op);
-                check_step(&view, &mut report, history);
-                if found(&report) {
-                    report.depth_reached = d;
-                    report.states = arena.len();
-                    return report;
+            for op in alphabet(start, &bfs.arena[idx].0, max_target) {
+                match bfs.step(idx, op, states_max) {
+                    Step::Stop => {
+                        bfs.report.depth_reached = d;
+                        bfs.report.states = bfs.arena.len();
+                        return bfs.report;
+                    }
+                    Step::New(new) => next.push(new),
+                    Step::Merged => {}
                 }
-                if outcome.is_rejected() || seen.contains_key(&state) {
-                    continue;
-                }
-                if arena.len() >= states_max {
-                    report.depth_reached = d;
-                    report.states = arena.len();
-                    return report;
-                }
-                let new = arena.len();
-                check_quiescent(&state, rules, &mut report, || {
-                    rebuild(start, &arena, idx, &op)
-                });
-                if found(&report) {
-                    report.depth_reached = d;
-                    report.states = arena.len();
-                    return report;
-                }
-                seen.insert(state.clone(), new);
-                arena.push((state, Some((idx, op))));
-                next.push(new);
             }
         }
         frontier = next;
-        report.depth_reached = d;
+        bfs.report.depth_reached = d;
     }
-    report.states = arena.len();
-    report
+    bfs.report.states = bfs.arena.len();
+    bfs.report
+}
+
+/// The breadth-first search's memory: an arena of states with parent links (to rebuild
+/// shortest histories), the index of states seen, and the report so far.
+struct Bfs<'a> {
+    start: &'a Start,
+    rules: &'a RuleSet,
+    until: Option<&'a str>,
+    arena: Vec<(Cluster, Option<(usize, Event)>)>,
+    seen: HashMap<Cluster, usize>,
+    report: Report,
+}
+
+enum Step {
+    /// The `until` invariant was violated, or the state bound was reached.
+    Stop,
+    /// A state not seen before, stored at this index.
+    New(usize),
+    /// Rejected, or a state already seen.
+    Merged,
+}
+
+impl Bfs<'_> {
+    fn found(&self) -> bool {
+        self.until
+            .is_some_and(|id| self.report.violations.iter().any(|(v, _)| *v == id))
+    }
+
+    /// Apply `op` to state `idx`, check the step, and store the new state.
+    fn step(&mut self, idx: usize, op: Event, states_max: usize) -> Step {
+        let (start, rules) = (self.start, self.rules);
+        let prev = &self.arena[idx].0;
+        let mut state = prev.clone();
+        let outcome = apply(&mut state, &op, rules);
+        self.report.transitions += 1;
+        let view = StepView {
+            prev,
+            next: &state,
+            event: &op,
+            outcome: &outcome,
+            rules,
+        };
+        let arena = &self.arena;
+        check_step(&view, &mut self.report, || rebuild(start, arena, idx, &op));
+        if self.found() {
+            return Step::Stop;
+        }
+        if outcome.is_rejected() || self.seen.contains_key(&state) {
+            return Step::Merged;
+        }
+        if self.arena.len() >= states_max {
+            return Step::Stop;
+        }
+        check_quiescent(&state, rules, &mut self.report, || {
+            rebuild(start, arena, idx, &op)
+        });
+        if self.found() {
+            return Step::Stop;
+        }
+        let new = self.arena.len();
+        self.seen.insert(state.clone(), new);
+        self.arena.push((state, Some((idx, op))));
+        Step::New(new)
+    }
 }
 
 fn check_step(view: &StepView, report: &mut Report, history: impl Fn() -> History) {
