@@ -1,0 +1,231 @@
+//! The generator: raw bytes → a history that is valid by construction. One function,
+//! [`decode`], shared by `hunt`, the libFuzzer targets and the AFL++ targets, so a crash
+//! file means the same history under every engine.
+//!
+//! How it stays useful under a coverage-guided fuzzer:
+//! - operations are drawn among those that make sense in the current state of a guide
+//!   model (a partition to reassign exists, a broker to unfence is fenced, the ISR holds
+//!   the leader and only active replicas), so little input is wasted on rejections;
+//! - a few requests are made invalid on purpose (1 in 16) to exercise validation;
+//! - choice index 0 is always the harmless `list_reassignments`, and generation stops when
+//!   the input runs out, so exhausted input pads harmlessly;
+//! - swarm testing: each history first draws per-operation weights (0 disables one), so
+//!   some histories are all reassignments and ISR changes, others all fencing;
+//! - everything is bounded: brokers, partitions, events and faults.
+//!
+//! Layout, after wasmtime's `crates/fuzzing` generators (generators apart from oracles):
+//! this file holds the guide model ([`Guide`]) and the byte draws ([`Draw`]); `ops.rs`
+//! holds the one table of operations, each with its precondition and its constructor.
+//!
+//! Stability: a byte string must keep decoding to the same history (crash files in
+//! `corpus/`, `ci/fingerprints.sh`), so the order and kind of every draw is fixed. Change
+//! a constructor's draws, or the order of the table, only on purpose.
+
+mod ops;
+#[cfg(test)]
+mod tests;
+
+use crate::check::history::History;
+use crate::model::broker::Local;
+use crate::model::{apply, BrokerConfig, BrokerId, BrokerState, Cluster, Event, Partition};
+use crate::rules::RuleSet;
+use arbitrary::Unstructured;
+use ops::{pick_op, swarm_weights, OPS};
+
+pub const GEN_EVENTS_MAX: usize = 32;
+pub const GEN_BROKERS_MIN: i32 = 3;
+pub const GEN_BROKERS_MAX: i32 = 6;
+pub const GEN_PARTITIONS_MAX: usize = 3;
+pub const GEN_TARGET_MAX: usize = 5;
+/// Fence and controlled-shutdown events per history (healing is unbounded).
+pub const GEN_FAULTS_MAX: usize = 4;
+
+/// Event kinds (`Event` variants) the generator produces.
+pub const GEN_EVENT_KINDS: usize = 18;
+
+/// Decode bytes into a history, guided by the `trunk` model.
+pub fn decode(data: &[u8]) -> History {
+    decode_guided(data, &RuleSet::trunk())
+}
+
+/// Decode bytes into a history, choosing operations from the state of `guide`.
+pub fn decode_guided(data: &[u8], guide: &RuleSet) -> History {
+    decode_bounded(data, guide, GEN_EVENTS_MAX)
+}
+
+/// As `decode_guided`, with at most `events_max` events (at least the initial creation):
+/// `hunt` uses it to look for shorter witnesses of what it already found.
+pub fn decode_bounded(data: &[u8], guide: &RuleSet, events_max: usize) -> History {
+    let events_max = events_max.clamp(1, GEN_EVENTS_MAX);
+    let mut u = Unstructured::new(data);
+    let mut g = Guide::start(&mut u, guide);
+    let weights = swarm_weights(&mut u);
+    // Every iteration consumes input or adds an event; the cap makes termination obvious.
+    for _ in 0..4 * GEN_EVENTS_MAX {
+        if g.events.len() >= events_max || u.is_empty() {
+            break;
+        }
+        let op = &OPS[pick_op(&g, &mut u, &weights)];
+        if let Some(event) = (op.build)(&mut g, &mut u) {
+            g.push(event);
+        }
+    }
+    History::new(g.brokers, g.events)
+}
+
+/// The guide model: what the preconditions read and the constructors draw from. Every
+/// generated event is applied to it under the guide rule set.
+#[derive(Clone)]
+struct Guide {
+    rules: RuleSet,
+    cluster: Cluster,
+    brokers: Vec<BrokerId>,
+    events: Vec<Event>,
+    /// Fence, controlled-shutdown, stall and restart events so far.
+    faults: usize,
+    /// Requests made invalid on purpose so far (the tests bound their share).
+    invalid_on_purpose: usize,
+}
+
+impl Guide {
+    /// Draws the broker count and the initial partition. Exhausted input gives the
+    /// starting state of the reassignment scenarios: brokers [1,2,3], replicas [1,2,3].
+    fn start(u: &mut Unstructured, rules: &RuleSet) -> Guide {
+        let n = u.int(GEN_BROKERS_MIN as usize, GEN_BROKERS_MAX as usize) as i32;
+        let brokers: Vec<BrokerId> = (1..=n).collect();
+        let mut g = Guide {
+            rules: *rules,
+            cluster: Cluster::new(&brokers, BrokerConfig::default()),
+            brokers,
+            events: Vec::new(),
+            faults: 0,
+            invalid_on_purpose: 0,
+        };
+        let rf = u.pick(&[3, 2, 1, 4]);
+        let replicas = u.distinct(&g.brokers, rf);
+        let unclean_leader_election_enable = u.flag();
+        g.push(Event::CreatePartition {
+            replicas,
+            unclean_leader_election_enable,
+            diskless: false,
+            remote_storage: false,
+        });
+        g
+    }
+
+    fn push(&mut self, event: Event) {
+        apply(&mut self.cluster, &event, &self.rules);
+        self.events.push(event);
+    }
+
+    /// 1 in 16: make this request invalid on purpose.
+    fn invalid_on_purpose(&mut self, u: &mut Unstructured) -> bool {
+        let invalid = u.int(0, 15) == 15;
+        self.invalid_on_purpose += usize::from(invalid);
+        invalid
+    }
+
+    fn faults_left(&self) -> bool {
+        self.faults < GEN_FAULTS_MAX
+    }
+
+    /// Counted in events: a rejected creation still takes a partition index statically.
+    fn creations(&self) -> usize {
+        self.events
+            .iter()
+            .filter(|e| matches!(e, Event::CreatePartition { .. }))
+            .count()
+    }
+
+    fn partitions_where(&self, eligible: impl Fn(&Cluster, &Partition) -> bool) -> Vec<usize> {
+        let c = &self.cluster;
+        (0..c.partitions.len())
+            .filter(|&i| eligible(c, &c.partitions[i]))
+            .collect()
+    }
+
+    fn any_partition(&self, eligible: fn(&Cluster, &Partition) -> bool) -> bool {
+        self.cluster
+            .partitions
+            .iter()
+            .any(|p| eligible(&self.cluster, p))
+    }
+
+    /// One of the partitions `eligible` accepts, or none if it accepts none.
+    fn partition(
+        &self,
+        u: &mut Unstructured,
+        eligible: impl Fn(&Cluster, &Partition) -> bool,
+    ) -> Option<usize> {
+        u.one_of(&self.partitions_where(eligible))
+    }
+
+    fn brokers_in(&self, states: &[BrokerState]) -> Vec<BrokerId> {
+        let c = &self.cluster;
+        c.brokers
+            .iter()
+            .filter(|(_, s)| states.contains(s))
+            .map(|&(b, _)| b)
+            .collect()
+    }
+
+    fn any_broker_in(&self, states: &[BrokerState]) -> bool {
+        self.cluster.brokers.iter().any(|(_, s)| states.contains(s))
+    }
+
+    fn broker_in(&self, u: &mut Unstructured, states: &[BrokerState]) -> Option<BrokerId> {
+        u.one_of(&self.brokers_in(states))
+    }
+
+    fn any_local(&self, eligible: fn(&Local) -> bool) -> bool {
+        let rt = &self.cluster.runtime.partitions;
+        rt.iter().any(|p| p.locals.iter().any(eligible))
+    }
+
+    /// Partitions with at least one replica whose local state `eligible` accepts.
+    fn partitions_with_local(&self, eligible: fn(&Local) -> bool) -> Vec<usize> {
+        let rt = &self.cluster.runtime.partitions;
+        (0..rt.len())
+            .filter(|&i| rt[i].locals.iter().any(eligible))
+            .collect()
+    }
+}
+
+/// The draws every constructor makes, in one place so their byte consumption is fixed:
+/// integers are drawn as `usize` in an inclusive range, and a draw past the end of the
+/// input yields the range's low end (index 0, `false`).
+trait Draw {
+    fn int(&mut self, lo: usize, hi: usize) -> usize;
+    fn flag(&mut self) -> bool;
+
+    /// One of `items`, by index; `items` must not be empty.
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.int(0, items.len() - 1)]
+    }
+
+    /// One of `items`, or none when there are none (then nothing is drawn).
+    fn one_of<T: Copy>(&mut self, items: &[T]) -> Option<T> {
+        (!items.is_empty()).then(|| self.pick(items))
+    }
+
+    /// `k` distinct ids drawn from `pool`, in drawn order.
+    fn distinct(&mut self, pool: &[BrokerId], k: usize) -> Vec<BrokerId> {
+        let mut free = pool.to_vec();
+        let mut out = Vec::with_capacity(k);
+        while out.len() < k && !free.is_empty() {
+            let i = self.int(0, free.len() - 1);
+            out.push(free.remove(i));
+        }
+        out
+    }
+}
+
+impl Draw for Unstructured<'_> {
+    fn int(&mut self, lo: usize, hi: usize) -> usize {
+        self.int_in_range(lo..=hi).unwrap_or(lo)
+    }
+
+    fn flag(&mut self) -> bool {
+        self.arbitrary::<bool>().unwrap_or(false)
+    }
+}

@@ -1,0 +1,353 @@
+//! The operation table: for each operation, when it applies in the guide model's state
+//! and how it draws its event from the bytes, declared side by side in [`OPS`].
+//!
+//! Each precondition is written once. A precondition on one partition (or one broker
+//! state) is a named item: the row's `applies` asks whether any partition satisfies it,
+//! and the constructor draws among those that do, so the two cannot drift apart.
+
+use super::{Draw, Guide, GEN_BROKERS_MAX, GEN_PARTITIONS_MAX, GEN_TARGET_MAX};
+use crate::model::broker::Local;
+use crate::model::{
+    BrokerId, BrokerState, Cluster, ElectionType, Event, LeaderRecoveryState, Partition, SEAL_NONE,
+    SEAL_PENDING,
+};
+use arbitrary::Unstructured;
+
+/// One operation of the generator.
+pub(super) struct OpSpec {
+    /// The `op` tag of the events it builds, as in history files (the tests hold each
+    /// constructor to it).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub name: &'static str,
+    /// Whether it makes sense in the guide model's current state. Only applicable
+    /// operations are drawn, so a constructor may rely on its precondition.
+    pub applies: fn(&Guide) -> bool,
+    /// Draws the event; `None` when the state leaves nothing to draw (then no event).
+    pub build: fn(&mut Guide, &mut Unstructured) -> Option<Event>,
+}
+
+/// Every operation, in draw order: a byte's meaning depends on this order, so append
+/// new operations rather than insert them. Index 0 must stay the harmless
+/// `list_reassignments`: it is always applicable, and a draw past the end of the input
+/// picks it. One line per row, unformatted, so that it reads as a table.
+#[rustfmt::skip]
+pub(super) const OPS: &[OpSpec] = &[
+    // name                 applies when                                       constructor
+    op("list_reassignments",    |_| true,                                          list),
+    op("reassign",              |_| true,                                          reassign),
+    op("cancel_reassignment",   |g| g.any_partition(reassigning),                  cancel),
+    op("alter_partition",       |g| g.any_partition(has_leader),                   alter_partition),
+    op("fence_broker",          |g| g.faults_left() && g.any_broker_in(FENCEABLE), fence),
+    op("unfence_broker",        |g| g.any_broker_in(FENCED),                       unfence),
+    op("controlled_shutdown",   |g| g.faults_left() && g.any_broker_in(ACTIVE),    shutdown),
+    op("elect_leaders",         |g| g.any_partition(election_needed),              elect),
+    op("create_partition",      |g| g.creations() < GEN_PARTITIONS_MAX,            create),
+    op("produce",               |g| g.any_partition(accepts_produce),              produce),
+    op("advance_time",          |_| true,                                          advance_time),
+    op("follower_fetch",        |g| g.any_local(fetching_classic),                 fetch),
+    op("switch_start",          |g| g.any_partition(switchable),                   switch_start),
+    op("seal_commit",           |g| g.any_partition(seal_pending),                 seal_commit),
+    op("alter_diskless_switch", |g| g.any_partition(switching_diskless),           alter_switch),
+    op("stall_broker",          Guide::faults_left,                                stall),
+    op("resume_broker",         |g| !g.cluster.runtime.stalled.is_empty(),         resume),
+    op("restart_broker",        Guide::faults_left,                                restart),
+];
+
+const fn op(
+    name: &'static str,
+    applies: fn(&Guide) -> bool,
+    build: fn(&mut Guide, &mut Unstructured) -> Option<Event>,
+) -> OpSpec {
+    OpSpec {
+        name,
+        applies,
+        build,
+    }
+}
+
+/// Swarm testing: a weight per operation (0 disables it), drawn once per history.
+/// `list_reassignments` keeps weight 1 so some operation is always applicable.
+pub(super) fn swarm_weights(u: &mut Unstructured) -> [u32; OPS.len()] {
+    let mut w = [0u32; OPS.len()];
+    w[0] = 1;
+    for slot in w.iter_mut().skip(1) {
+        *slot = u.int(0, 3) as u32;
+    }
+    if w[1..].iter().all(|&x| x == 0) {
+        w[1..].fill(1);
+    }
+    w
+}
+
+/// Index into [`OPS`] of an applicable operation, drawn by weight.
+pub(super) fn pick_op(g: &Guide, u: &mut Unstructured, weights: &[u32; OPS.len()]) -> usize {
+    let live: Vec<(usize, u32)> = (0..OPS.len())
+        .filter(|&i| weights[i] > 0 && (OPS[i].applies)(g))
+        .map(|i| (i, weights[i]))
+        .collect();
+    let total: u32 = live.iter().map(|(_, w)| w).sum();
+    let mut pick = u.int(0, total as usize - 1) as u32;
+    for (i, w) in live {
+        if pick < w {
+            return i;
+        }
+        pick -= w;
+    }
+    0
+}
+
+// Preconditions on one partition.
+
+fn reassigning(_: &Cluster, p: &Partition) -> bool {
+    p.is_reassigning()
+}
+
+fn has_leader(_: &Cluster, p: &Partition) -> bool {
+    p.leader >= 0
+}
+
+/// ElectLeaders would do something: a leaderless partition with an active replica
+/// (unclean), or an in-sync, active preferred replica that does not lead (preferred).
+fn election_needed(c: &Cluster, p: &Partition) -> bool {
+    if p.leader < 0 {
+        return p.replicas.iter().any(|&r| c.is_active(r));
+    }
+    p.replicas
+        .first()
+        .is_some_and(|&r| r != p.leader && p.isr.contains(&r) && c.is_active(r))
+}
+
+/// A leader that is not waiting for a seal to commit.
+fn accepts_produce(_: &Cluster, p: &Partition) -> bool {
+    p.leader >= 0 && p.seal != SEAL_PENDING
+}
+
+/// A led classic partition with no diskless switch under way.
+fn switchable(_: &Cluster, p: &Partition) -> bool {
+    !p.diskless && p.seal == SEAL_NONE && p.leader >= 0
+}
+
+fn seal_pending(_: &Cluster, p: &Partition) -> bool {
+    p.seal == SEAL_PENDING
+}
+
+/// Diskless with a seal pending or committed: the switch can still be altered.
+fn switching_diskless(_: &Cluster, p: &Partition) -> bool {
+    p.diskless && p.seal != SEAL_NONE
+}
+
+// Preconditions on one broker or one replica.
+
+const FENCEABLE: &[BrokerState] = &[BrokerState::Active, BrokerState::ControlledShutdown];
+const ACTIVE: &[BrokerState] = &[BrokerState::Active];
+const FENCED: &[BrokerState] = &[BrokerState::Fenced];
+
+fn fetching_classic(l: &Local) -> bool {
+    l.fetchers.classic
+}
+
+// Constructors, in table order.
+
+fn list(_: &mut Guide, _: &mut Unstructured) -> Option<Event> {
+    Some(Event::ListReassignments)
+}
+
+fn reassign(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
+    let partition = g.partition(u, |_, _| true)?;
+    let size = u.int(1, GEN_TARGET_MAX.min(g.brokers.len()));
+    let mut target = u.distinct(&g.brokers, size);
+    let mut allow_replication_factor_change = true;
+    if g.invalid_on_purpose(u) {
+        match u.int(0, 3) {
+            0 => target.clear(),
+            1 => target.push(target[0]),
+            2 => target.push(GEN_BROKERS_MAX + 1),
+            _ => allow_replication_factor_change = false,
+        }
+    }
+    Some(Event::Reassign {
+        partition,
+        target,
+        allow_replication_factor_change,
+    })
+}
+
+/// The invalid draw comes first: an invalid request may cancel any partition.
+fn cancel(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
+    let invalid = g.invalid_on_purpose(u);
+    let partition = g.partition(u, |c, p| invalid || reassigning(c, p))?;
+    Some(Event::CancelReassignment { partition })
+}
+
+/// Valid: the leader plus any active replicas; "everyone caught up" is a likely pick.
+fn alter_partition(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
+    let partition = g.partition(u, has_leader)?;
+    let p = g.cluster.partitions[partition].clone();
+    let caught_up = u.int(0, 3) == 0;
+    let mut isr = vec![p.leader];
+    for &r in &p.replicas {
+        if r != p.leader && g.cluster.is_active(r) && (caught_up || u.flag()) {
+            isr.push(r);
+        }
+    }
+    let (mut broker, mut leader_epoch) = (None, None);
+    if g.invalid_on_purpose(u) {
+        match u.int(0, 3) {
+            0 => isr.retain(|&r| r != p.leader),
+            1 => isr.push(u.pick(&g.brokers)),
+            2 => leader_epoch = Some(p.leader_epoch - 1),
+            _ => broker = Some(u.pick(&g.brokers)),
+        }
+    }
+    Some(Event::AlterPartition {
+        partition,
+        isr,
+        broker,
+        leader_epoch,
+        partition_epoch: None,
+        leader_recovery_state: LeaderRecoveryState::Recovered,
+    })
+}
+
+fn fence(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
+    let broker = g.broker_in(u, FENCEABLE)?;
+    g.faults += 1;
+    Some(Event::FenceBroker { broker })
+}
+
+fn unfence(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
+    let broker = g.broker_in(u, FENCED)?;
+    Some(Event::UnfenceBroker { broker })
+}
+
+fn shutdown(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
+    let broker = g.broker_in(u, ACTIVE)?;
+    g.faults += 1;
+    Some(Event::ControlledShutdown { broker })
+}
+
+/// The invalid draw comes first: an invalid request may target any partition. The
+/// election type follows the partition: unclean if it has no leader, else preferred.
+fn elect(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
+    let invalid = g.invalid_on_purpose(u);
+    let partition = g.partition(u, |c, p| invalid || election_needed(c, p))?;
+    let election = if g.cluster.partitions[partition].leader < 0 {
+        ElectionType::Unclean
+    } else {
+        ElectionType::Preferred
+    };
+    Some(Event::ElectLeaders {
+        partition,
+        election,
+    })
+}
+
+/// Replicas among the active brokers; an invalid request (drawn only if some broker is
+/// active) may place them on any broker.
+fn create(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
+    let active: Vec<BrokerId> = g
+        .brokers
+        .iter()
+        .copied()
+        .filter(|&b| g.cluster.is_active(b))
+        .collect();
+    let pool = if active.is_empty() || g.invalid_on_purpose(u) {
+        g.brokers.clone()
+    } else {
+        active
+    };
+    let rf = u.int(1, 3.min(pool.len()));
+    let replicas = u.distinct(&pool, rf);
+    // Classic, born diskless, or born diskless and consolidating.
+    let kind = u.int(0, 2);
+    Some(Event::CreatePartition {
+        replicas,
+        unclean_leader_election_enable: kind == 0 && u.flag(),
+        diskless: kind > 0,
+        remote_storage: kind == 2,
+    })
+}
+
+fn produce(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
+    let partition = g.partition(u, accepts_produce)?;
+    Some(Event::Produce {
+        partition,
+        records: u.pick(&[10, 1, 5, 100]),
+    })
+}
+
+/// Steps around the follower lag limit, so ISR shrinks happen and sometimes do not.
+fn advance_time(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
+    let lag = g.cluster.runtime.config.replica_lag_time_max_ms;
+    Some(Event::AdvanceTime {
+        ms: u.pick(&[lag / 2, lag, 2 * lag, lag / 4]).max(1),
+    })
+}
+
+fn fetch(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
+    let partition = u.one_of(&g.partitions_with_local(fetching_classic))?;
+    let fetchers: Vec<BrokerId> = g.cluster.runtime.partitions[partition]
+        .locals
+        .iter()
+        .filter(|l| fetching_classic(l))
+        .map(|l| l.broker)
+        .collect();
+    let broker = u.pick(&fetchers);
+    Some(Event::FollowerFetch { partition, broker })
+}
+
+fn switch_start(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
+    let partition = g.partition(u, switchable)?;
+    Some(Event::SwitchStart {
+        partition,
+        consolidating: u.flag(),
+    })
+}
+
+fn seal_commit(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
+    let partition = g.partition(u, seal_pending)?;
+    Some(Event::SealCommit { partition })
+}
+
+/// Moves the seal to none, pending, half the current seal, or the leader's log end.
+fn alter_switch(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
+    let partition = g.partition(u, switching_diskless)?;
+    let current = g.cluster.partitions[partition].seal;
+    let leader_leo = g.cluster.runtime.partitions[partition]
+        .locals
+        .iter()
+        .map(|l| l.leo)
+        .max()
+        .unwrap_or(0);
+    let seal = match u.int(0, 3) {
+        0 => SEAL_NONE,
+        1 => SEAL_PENDING,
+        2 if current >= 0 => current / 2,
+        _ => leader_leo,
+    };
+    Some(Event::AlterDisklessSwitch { partition, seal })
+}
+
+/// Any broker; stalling one that is already stalled resumes it (still counted as a fault).
+fn stall(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
+    let broker = u.pick(&g.brokers);
+    g.faults += 1;
+    Some(if g.cluster.runtime.stalled.contains(&broker) {
+        Event::ResumeBroker { broker }
+    } else {
+        Event::StallBroker { broker }
+    })
+}
+
+fn resume(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
+    let broker = u.pick(&g.cluster.runtime.stalled);
+    Some(Event::ResumeBroker { broker })
+}
+
+fn restart(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
+    g.faults += 1;
+    Some(Event::RestartBroker {
+        broker: u.pick(&g.brokers),
+        unclean: u.flag(),
+    })
+}

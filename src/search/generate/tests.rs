@@ -1,0 +1,245 @@
+//! The generator's own tests (its oracles live in `check/`): decoding is deterministic and
+//! valid, the operation table keeps its promises, and deliberate invalidity stays rare.
+
+use super::ops::{pick_op, swarm_weights, OpSpec, OPS};
+use super::*;
+use crate::check::invariants::INVARIANTS;
+use crate::check::oracle;
+use std::collections::HashSet;
+
+/// SplitMix64: a fixed, dependency-free byte source for tests.
+fn bytes(seed: u64, len: usize) -> Vec<u8> {
+    let mut x = seed;
+    (0..len)
+        .map(|_| {
+            x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            (z ^ (z >> 31)) as u8
+        })
+        .collect()
+}
+
+#[test]
+fn empty_input_is_the_spec_starting_state() {
+    let h = decode(&[]);
+    assert_eq!(h.brokers, vec![1, 2, 3]);
+    assert_eq!(
+        h.events,
+        vec![Event::CreatePartition {
+            replicas: vec![1, 2, 3],
+            unclean_leader_election_enable: false,
+            diskless: false,
+            remote_storage: false
+        }]
+    );
+    h.validate().unwrap();
+}
+
+#[test]
+fn decoding_is_deterministic() {
+    for seed in 0..50 {
+        let data = bytes(seed, 300);
+        assert_eq!(decode(&data), decode(&data));
+    }
+}
+
+#[test]
+fn every_history_is_valid_and_bounded() {
+    for seed in 0..2000 {
+        let h = decode(&bytes(seed, (seed % 400) as usize));
+        h.validate().unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        assert!(h.events.len() <= GEN_EVENTS_MAX);
+        assert!(
+            h.brokers.len() <= GEN_BROKERS_MAX as usize
+                && h.brokers.len() >= GEN_BROKERS_MIN as usize
+        );
+        let faults = h
+            .events
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e,
+                    Event::FenceBroker { .. } | Event::ControlledShutdown { .. }
+                )
+            })
+            .count();
+        assert!(faults <= GEN_FAULTS_MAX);
+    }
+}
+
+/// Valid by construction: under the guide rule set, rejections are the deliberate ones
+/// (about 1 in 16 requests) plus the few the state makes unavoidable.
+#[test]
+fn most_requests_are_accepted_but_some_are_rejected() {
+    let v6 = INVARIANTS.iter().position(|i| i.id == "V6").unwrap();
+    let (mut rejected, mut steps) = (0u32, 0usize);
+    for seed in 0..1000 {
+        let h = decode(&bytes(seed, 256));
+        let verdict = oracle::run(&h, &[RuleSet::trunk()], false);
+        rejected += verdict.sides[0].sometimes[v6];
+        steps += h.events.len();
+    }
+    let rate = f64::from(rejected) / steps as f64;
+    assert!(rate > 0.01 && rate < 0.15, "rejection rate {rate}");
+}
+
+/// Every operation and every vacuity property is reached within a bounded sample
+/// (the rarest, V8, needs a few thousand histories).
+#[test]
+fn reaches_every_operation_and_sometimes_property() {
+    let mut seen_ops = std::collections::HashSet::new();
+    let mut fired = vec![0u32; INVARIANTS.len()];
+    // V8 (a completion inside an unclean election) comes about once per 25,000
+    // histories: hunts count it, and tests/hunt.rs replays its committed witness.
+    let sometimes: Vec<usize> = (0..INVARIANTS.len())
+        .filter(|&i| {
+            INVARIANTS[i].kind == crate::check::invariants::Kind::Sometimes
+                && INVARIANTS[i].id != "V8"
+        })
+        .collect();
+    for seed in 0..20_000 {
+        let guide = if seed % 2 == 0 {
+            RuleSet::trunk()
+        } else {
+            RuleSet::complete()
+        };
+        let h = decode_guided(&bytes(seed, 256), &guide);
+        for e in &h.events {
+            seen_ops.insert(std::mem::discriminant(e));
+        }
+        // trunk + inkless-main never shrinks a diskless partition (V10): count both sides.
+        let verdict = oracle::run(&h, &[RuleSet::trunk(), RuleSet::complete()], false);
+        for side in &verdict.sides {
+            for (f, n) in fired.iter_mut().zip(&side.sometimes) {
+                *f += n;
+            }
+        }
+        if seen_ops.len() == GEN_EVENT_KINDS && sometimes.iter().all(|&i| fired[i] > 0) {
+            return;
+        }
+    }
+    assert_eq!(
+        seen_ops.len(),
+        GEN_EVENT_KINDS,
+        "some event kind is never generated"
+    );
+    for &i in &sometimes {
+        assert!(fired[i] > 0, "{} never fired", INVARIANTS[i].id);
+    }
+}
+
+#[test]
+fn guide_rule_set_changes_the_history_only_through_state() {
+    // Same bytes, two guides: both histories are valid and start the same way.
+    let data = bytes(7, 200);
+    let a = decode_guided(&data, &RuleSet::trunk());
+    let b = decode_guided(&data, &RuleSet::complete());
+    a.validate().unwrap();
+    b.validate().unwrap();
+    assert_eq!(a.events[0], b.events[0]);
+}
+
+/// The `op` tag of an event, as in history files.
+fn tag(event: &Event) -> String {
+    serde_json::to_value(event).unwrap()["op"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// The tags `op` may build: its name, and for a stall of a stalled broker, a resume.
+fn builds_its_own_kind(op: &OpSpec, event: &Event) -> bool {
+    let t = tag(event);
+    t == op.name || (op.name == "stall_broker" && t == "resume_broker")
+}
+
+/// `decode_bounded`'s loop, step by step: before each step, `check` sees the guide and
+/// the remaining input; after it, the index of the operation drawn. Returns the guide.
+fn drive(
+    data: &[u8],
+    mut check: impl FnMut(&Guide, &[u8]),
+    mut drawn: impl FnMut(&Guide, usize),
+) -> Guide {
+    let mut u = Unstructured::new(data);
+    let mut g = Guide::start(&mut u, &RuleSet::trunk());
+    let weights = swarm_weights(&mut u);
+    for _ in 0..4 * GEN_EVENTS_MAX {
+        if g.events.len() >= GEN_EVENTS_MAX || u.is_empty() {
+            break;
+        }
+        check(&g, u.peek_bytes(u.len()).unwrap());
+        let i = pick_op(&g, &mut u, &weights);
+        drawn(&g, i);
+        if let Some(event) = (OPS[i].build)(&mut g, &mut u) {
+            g.push(event);
+        }
+    }
+    g
+}
+
+#[test]
+fn list_reassignments_stays_index_zero_and_harmless() {
+    let mut u = Unstructured::new(&[]);
+    let mut g = Guide::start(&mut u, &RuleSet::trunk());
+    assert_eq!(OPS[0].name, "list_reassignments");
+    assert!((OPS[0].applies)(&g));
+    let before = g.cluster.clone();
+    let event = (OPS[0].build)(&mut g, &mut u).unwrap();
+    assert_eq!(event, Event::ListReassignments);
+    g.push(event);
+    assert_eq!(g.cluster, before);
+}
+
+#[test]
+fn op_names_are_distinct() {
+    let names: HashSet<&str> = OPS.iter().map(|op| op.name).collect();
+    assert_eq!(names.len(), OPS.len());
+}
+
+/// The table's promise: a drawn operation applies, an applicable one always builds an
+/// event (its precondition suffices for its constructor) of its own kind, every
+/// operation is drawn and every event kind is built within a bounded sample.
+#[test]
+fn applicable_operations_build_their_own_kind() {
+    let (mut drawn_ops, mut kinds) = (HashSet::new(), HashSet::new());
+    for seed in 0..500 {
+        let data = bytes(seed, 256);
+        let check = |g: &Guide, rest: &[u8]| {
+            for op in OPS.iter().filter(|op| (op.applies)(g)) {
+                let (mut g, mut u) = (g.clone(), Unstructured::new(rest));
+                let event = (op.build)(&mut g, &mut u)
+                    .unwrap_or_else(|| panic!("seed {seed}: {} applies, builds none", op.name));
+                assert!(builds_its_own_kind(op, &event), "{}: {event:?}", op.name);
+            }
+        };
+        let drawn = |g: &Guide, i: usize| {
+            assert!((OPS[i].applies)(g), "seed {seed}: drew {}", OPS[i].name);
+            drawn_ops.insert(i);
+        };
+        let g = drive(&data, check, drawn);
+        assert_eq!(g.events, decode(&data).events, "drive() is decode's loop");
+        kinds.extend(g.events.iter().map(tag));
+    }
+    assert_eq!(drawn_ops.len(), OPS.len(), "some operation is never drawn");
+    assert_eq!(
+        kinds.len(),
+        GEN_EVENT_KINDS,
+        "some event kind is never built"
+    );
+}
+
+/// At most one invalid-on-purpose draw per event, 1 in 16 each, and only some
+/// operations draw one: deliberate invalidity stays a small share of the history.
+#[test]
+fn deliberately_invalid_requests_are_a_small_share() {
+    let (mut invalid, mut built) = (0usize, 0usize);
+    for seed in 0..1000 {
+        let g = drive(&bytes(seed, 256), |_, _| {}, |_, _| {});
+        invalid += g.invalid_on_purpose;
+        built += g.events.len() - 1;
+    }
+    let share = invalid as f64 / built as f64;
+    assert!(share > 0.005 && share < 1.0 / 16.0, "invalid share {share}");
+}
