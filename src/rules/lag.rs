@@ -5,22 +5,39 @@
 
 use crate::model::ReplicaState;
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
-pub enum Lag {
-    /// `uncapped`: classic Kafka, `¬(rec.leo = LEO_L ∨ now − lcu ≤ lag)`. On a consolidating
-    /// partition the leader's LEO outgrows every follower's record (CE-b1).
-    Uncapped,
-    /// `leader-cap` (commit 150ec6ed61): compare with `min(LEO_L, cap)`. A follower
-    /// recorded above the seal fails the equality (CE-b2).
-    LeaderCap,
-    /// `both-caps` (commit 5f22fac12b): as `leader-cap`, and any record at or above the cap
-    /// is in sync.
-    BothCaps,
+rule! {
+    pub enum Lag {
+        id: "lag",
+        family: Inkless,
+        field: lag,
+        summary: "when a follower in the ISR is out of sync (spec §2(b))",
+        variants: {
+            /// `uncapped`: classic Kafka, `¬(rec.leo = LEO_L ∨ now − lcu ≤ lag)`. On a
+            /// consolidating partition the leader's LEO outgrows every follower's record (CE-b1).
+            Uncapped {
+                name: "uncapped",
+                summary: "not (rec.leo = LEO_L or now − lcu ≤ lag)",
+                provenance: "Partition.isFollowerOutOfSync at a5128f5095; ReplicaState.isCaughtUp",
+            },
+            /// `leader-cap` (commit 150ec6ed61): compare with `min(LEO_L, cap)`. A follower
+            /// recorded above the seal fails the equality (CE-b2).
+            LeaderCap {
+                name: "leader-cap",
+                summary: "compare rec.leo with min(LEO_L, seal)",
+                provenance: "aiven/inkless #756 commit 150ec6ed61, Partition.getOutOfSyncReplicas(leaderEndOffsetCap)",
+            },
+            /// `both-caps` (commit 5f22fac12b): as `leader-cap`, and any record at or above the cap
+            /// is in sync.
+            BothCaps {
+                name: "both-caps",
+                summary: "leader cap, and rec.leo ≥ seal is always in sync",
+                provenance: "aiven/inkless #756 commit 5f22fac12b, Partition.isFollowerOutOfSync",
+            },
+        },
+    }
 }
 
 impl Lag {
-    pub const ALL: [Lag; 3] = [Lag::Uncapped, Lag::LeaderCap, Lag::BothCaps];
-
     pub fn out_of_sync(
         self,
         rec: &ReplicaState,
