@@ -3,8 +3,6 @@
 //! core/src/main/scala/kafka/server/ReplicaManager.scala, `applyLocalFollowersDelta`
 //! (`previousLeaderId`, `leaderChanged`, `consolidationLeaderEvidenceFetch`).
 
-use crate::model::{LeaderChange as Knobs, Trigger};
-
 rule! {
     pub enum LeaderChange {
         id: "leader-change",
@@ -53,18 +51,39 @@ rule! {
 }
 
 impl LeaderChange {
-    pub fn knobs(self) -> Knobs {
-        let (catch_up, divert, evict_consolidation) = match self {
-            LeaderChange::None => (Trigger::Never, Trigger::Never, true),
-            LeaderChange::CatchUpFetch => (Trigger::LeaderMoved, Trigger::Never, true),
-            LeaderChange::Diversion => (Trigger::LeaderMoved, Trigger::LeaderMoved, true),
-            LeaderChange::EpochBump => (Trigger::EpochBump, Trigger::EpochBump, true),
-            LeaderChange::DiversionNoEvict => (Trigger::LeaderMoved, Trigger::LeaderMoved, false),
-        };
-        Knobs {
-            catch_up,
-            divert,
-            evict_consolidation,
+    /// B1 of `applyLocalFollowersDelta`: whether a switched, non-consolidating follower in
+    /// the ISR and at the seal fetches once on this delta anyway (#756 `leaderChanged`), so
+    /// that a new leader hears from it before its records expire.
+    pub fn catch_up_fetch_on_delta(self, leader_moved: bool, new_leader_epoch: bool) -> bool {
+        match self {
+            LeaderChange::None => false,
+            LeaderChange::CatchUpFetch
+            | LeaderChange::Diversion
+            | LeaderChange::DiversionNoEvict => leader_moved,
+            LeaderChange::EpochBump => new_leader_epoch,
+        }
+    }
+
+    /// B2: whether a consolidating follower goes to the classic fetcher on this delta
+    /// (#756 `consolidationLeaderEvidenceFetch`), so the new leader records it, instead of
+    /// restarting on consolidation, which the leader never sees.
+    pub fn divert_consolidating_follower(self, leader_moved: bool, new_leader_epoch: bool) -> bool {
+        match self {
+            LeaderChange::None | LeaderChange::CatchUpFetch => false,
+            LeaderChange::Diversion | LeaderChange::DiversionNoEvict => leader_moved,
+            LeaderChange::EpochBump => new_leader_epoch,
+        }
+    }
+
+    /// Whether a diverted partition is removed from the consolidation fetcher as well as
+    /// started on the classic one.
+    pub fn evicts_consolidation_on_divert(self) -> bool {
+        match self {
+            LeaderChange::DiversionNoEvict => false,
+            LeaderChange::None
+            | LeaderChange::CatchUpFetch
+            | LeaderChange::Diversion
+            | LeaderChange::EpochBump => true,
         }
     }
 }

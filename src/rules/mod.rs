@@ -33,7 +33,7 @@ pub use shrink::Shrink;
 pub use switched_reassignment::SwitchedReassignment;
 pub use unfence_expansion::UnfenceExpansion;
 
-use crate::model::{self, AlterPlan, BrokerId, Partition, ReplicaState, Rules};
+use crate::model::{AlterPlan, BrokerId, Partition, ReplicaState, Rules};
 
 /// One variant per rule: the KRaft controller's two, then Inkless's seven.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
@@ -119,8 +119,18 @@ impl Rules for RuleSet {
             .out_of_sync(rec, leader_leo, cap, now_ms, lag_max_ms)
     }
 
-    fn leader_change(&self) -> model::LeaderChange {
-        self.leader_change.knobs()
+    fn catch_up_fetch_on_delta(&self, leader_moved: bool, new_leader_epoch: bool) -> bool {
+        self.leader_change
+            .catch_up_fetch_on_delta(leader_moved, new_leader_epoch)
+    }
+
+    fn divert_consolidating_follower(&self, leader_moved: bool, new_leader_epoch: bool) -> bool {
+        self.leader_change
+            .divert_consolidating_follower(leader_moved, new_leader_epoch)
+    }
+
+    fn evicts_consolidation_on_divert(&self) -> bool {
+        self.leader_change.evicts_consolidation_on_divert()
     }
 
     fn follower_reads_local_log(
@@ -134,8 +144,30 @@ impl Rules for RuleSet {
             .reads_local_log(consolidating, seal, fetch_offset, leader_leo)
     }
 
-    fn seal_admission(&self) -> model::SealAdmission {
-        self.seal_admission.knobs()
+    fn records_at_seal_fetch(&self, fetch_offset: i64, seal: i64, leader_leo: i64) -> bool {
+        self.seal_admission
+            .records_at_seal_fetch(fetch_offset, seal, leader_leo)
+    }
+
+    fn in_sync_for_expansion(
+        &self,
+        rec: &ReplicaState,
+        at_seal_branch: bool,
+        seal: i64,
+        leader_hw: i64,
+        leader_epoch_start_offset: i64,
+    ) -> bool {
+        self.seal_admission.in_sync_for_expansion(
+            rec,
+            at_seal_branch,
+            seal,
+            leader_hw,
+            leader_epoch_start_offset,
+        )
+    }
+
+    fn isr_gated_routing(&self) -> bool {
+        self.seal_admission.isr_gated_routing()
     }
 
     fn one_step_reassignment(&self, part: &Partition) -> bool {

@@ -4,7 +4,7 @@
 //! (e74ed8ba0d), ISR-gated routing in `applyLocalFollowersDelta` / `isReadyForConsolidation`
 //! (79cd459a1d) and in `ReplicaFetcherThread.processPartitionData` (7c1ded7742).
 
-use crate::model::SealAdmission as Knobs;
+use crate::model::ReplicaState;
 
 rule! {
     pub enum SealAdmission {
@@ -33,11 +33,42 @@ rule! {
 }
 
 impl SealAdmission {
-    pub fn knobs(self) -> Knobs {
-        let on = self == SealAdmission::Pr760;
-        Knobs {
-            at_seal: on,
-            isr_gated_routing: on,
+    /// Whether the leader records a follower fetch answered by the at-seal branch, as a
+    /// fetch at the seal. Only a follower at or above the seal is recorded; with #760 only
+    /// while the leader holds the whole classic prefix (`LEO_L ≥ s`), the precondition of
+    /// `maybeExpandIsrAtSeal`.
+    pub fn records_at_seal_fetch(self, fetch_offset: i64, seal: i64, leader_leo: i64) -> bool {
+        let leader_holds_prefix = match self {
+            SealAdmission::Generic => true,
+            SealAdmission::Pr760 => leader_leo >= seal,
+        };
+        fetch_offset >= seal && leader_holds_prefix
+    }
+
+    /// Whether a follower outside the ISR may join it. Generic: `Partition.isFollowerInSync`,
+    /// `rec.leo ≥ HW_L` and `≥ leaderEpochStartOffset`. With #760, a fetch the at-seal
+    /// branch answered is judged by `maybeExpandIsrAtSeal` instead: `rec.leo ≥ s`.
+    pub fn in_sync_for_expansion(
+        self,
+        rec: &ReplicaState,
+        at_seal_branch: bool,
+        seal: i64,
+        leader_hw: i64,
+        leader_epoch_start_offset: i64,
+    ) -> bool {
+        if at_seal_branch && self == SealAdmission::Pr760 {
+            return rec.leo >= seal;
+        }
+        rec.leo >= leader_hw && rec.leo >= leader_epoch_start_offset
+    }
+
+    /// #760 routing (`applyLocalFollowersDelta`, `isReadyForConsolidation`,
+    /// `ReplicaFetcherThread.processPartitionData`): a switched follower leaves the classic
+    /// fetcher for consolidation only once it is in the ISR.
+    pub fn isr_gated_routing(self) -> bool {
+        match self {
+            SealAdmission::Generic => false,
+            SealAdmission::Pr760 => true,
         }
     }
 }
