@@ -38,6 +38,8 @@ rule! {
 }
 
 impl Lag {
+    /// `isFollowerOutOfSync` on the leader's record of a follower; `cap` is the cap the
+    /// `shrink` rule passes (-1: none).
     pub fn out_of_sync(
         self,
         rec: &ReplicaState,
@@ -47,14 +49,18 @@ impl Lag {
         lag_max_ms: i64,
     ) -> bool {
         let capped = cap >= 0;
-        let target = if capped && self != Lag::Uncapped {
+        let leader_capped = if capped {
             leader_leo.min(cap)
         } else {
             leader_leo
         };
-        if self == Lag::BothCaps && capped && rec.leo >= cap {
-            return false;
+        match self {
+            Lag::Uncapped => !rec.is_caught_up(leader_leo, now_ms, lag_max_ms),
+            Lag::LeaderCap => !rec.is_caught_up(leader_capped, now_ms, lag_max_ms),
+            Lag::BothCaps => {
+                let at_or_above_cap = capped && rec.leo >= cap;
+                !at_or_above_cap && !rec.is_caught_up(leader_capped, now_ms, lag_max_ms)
+            }
         }
-        !rec.is_caught_up(target, now_ms, lag_max_ms)
     }
 }

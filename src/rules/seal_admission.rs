@@ -56,10 +56,12 @@ impl SealAdmission {
         leader_hw: i64,
         leader_epoch_start_offset: i64,
     ) -> bool {
-        if at_seal_branch && self == SealAdmission::Pr760 {
-            return rec.leo >= seal;
+        let generic = rec.leo >= leader_hw && rec.leo >= leader_epoch_start_offset;
+        match self {
+            SealAdmission::Generic => generic,
+            SealAdmission::Pr760 if at_seal_branch => rec.leo >= seal,
+            SealAdmission::Pr760 => generic,
         }
-        rec.leo >= leader_hw && rec.leo >= leader_epoch_start_offset
     }
 
     /// #760 routing (`applyLocalFollowersDelta`, `isReadyForConsolidation`,

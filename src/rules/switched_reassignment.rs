@@ -31,6 +31,10 @@ rule! {
 
 impl SwitchedReassignment {
     pub fn one_step(self, p: &Partition) -> bool {
-        p.diskless && (self == SwitchedReassignment::OneStep || p.seal == SEAL_NONE)
+        let every_diskless_topic = match self {
+            SwitchedReassignment::OneStep => true,
+            SwitchedReassignment::Staged => false,
+        };
+        p.diskless && (every_diskless_topic || p.seal == SEAL_NONE)
     }
 }

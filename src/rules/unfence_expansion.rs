@@ -31,6 +31,10 @@ rule! {
 
 impl UnfenceExpansion {
     pub fn adds_to_isr(self, p: &Partition) -> bool {
-        p.diskless && (self == UnfenceExpansion::Pre754 || p.seal == SEAL_NONE)
+        let every_diskless_partition = match self {
+            UnfenceExpansion::Pre754 => true,
+            UnfenceExpansion::Pr754 => false,
+        };
+        p.diskless && (every_diskless_partition || p.seal == SEAL_NONE)
     }
 }
