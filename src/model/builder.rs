@@ -49,6 +49,56 @@ pub struct Built {
     pub unclean_election: bool,
 }
 
+/// A `PartitionChangeRecord`: each field `None` when the record leaves it as it is.
+#[derive(Default)]
+struct ChangeRecord {
+    leader: Option<BrokerId>,
+    isr: Option<Vec<BrokerId>>,
+    replicas: Option<Vec<BrokerId>>,
+    removing: Option<Vec<BrokerId>>,
+    adding: Option<Vec<BrokerId>>,
+    leader_recovery_state: Option<LeaderRecoveryState>,
+}
+
+impl ChangeRecord {
+    /// A record that sets nothing is not written (`build` returns `None`).
+    fn is_empty(&self) -> bool {
+        self.leader.is_none()
+            && self.isr.is_none()
+            && self.replicas.is_none()
+            && self.removing.is_none()
+            && self.adding.is_none()
+            && self.leader_recovery_state.is_none()
+    }
+
+    /// `PartitionRegistration.merge`: a set leader bumps leaderEpoch; partitionEpoch
+    /// always +1.
+    fn merge(self, part: &Partition) -> Partition {
+        let mut next = part.clone();
+        if let Some(l) = self.leader {
+            next.leader = l;
+            next.leader_epoch += 1;
+        }
+        next.partition_epoch += 1;
+        if let Some(v) = self.isr {
+            next.isr = v;
+        }
+        if let Some(v) = self.replicas {
+            next.replicas = v;
+        }
+        if let Some(v) = self.removing {
+            next.removing_replicas = v;
+        }
+        if let Some(v) = self.adding {
+            next.adding_replicas = v;
+        }
+        if let Some(s) = self.leader_recovery_state {
+            next.leader_recovery_state = s;
+        }
+        next
+    }
+}
+
 pub struct ChangeBuilder<'a> {
     part: &'a Partition,
     rules: &'a dyn Rules,
@@ -131,73 +181,22 @@ impl<'a> ChangeBuilder<'a> {
     pub fn build(mut self) -> Option<Built> {
         let part = self.part;
         let completion = self.complete_reassignment_if_needed();
-
-        // tryElection
-        let mut record_leader: Option<BrokerId> = None;
-        let mut record_isr: Option<Vec<BrokerId>> = None;
-        let mut record_lrs: Option<LeaderRecoveryState> = None;
-        let (leader, unclean) = self.elect();
-        let unclean_election = leader != part.leader && unclean;
-        if leader != part.leader {
-            record_leader = Some(leader);
-            if unclean {
-                // An unclean election forcibly sets the ISR to the new leader alone.
-                record_isr = Some(vec![leader]);
-                if part.leader_recovery_state != LeaderRecoveryState::Recovering {
-                    record_lrs = Some(LeaderRecoveryState::Recovering);
-                }
-            }
-        }
+        let (mut record, unclean_election) = self.try_election();
         // triggerLeaderEpochBumpForReplicaReassignmentIfNeeded
-        if record_leader.is_none() && !contains_all(&self.target_replicas, &part.replicas) {
-            record_leader = Some(part.leader);
+        if record.leader.is_none() && !contains_all(&self.target_replicas, &part.replicas) {
+            record.leader = Some(part.leader);
         }
-        if record_isr.is_none() && !self.target_isr.is_empty() && self.target_isr != part.isr {
-            record_isr = Some(std::mem::take(&mut self.target_isr));
+        if record.isr.is_none() && !self.target_isr.is_empty() && self.target_isr != part.isr {
+            record.isr = Some(std::mem::take(&mut self.target_isr));
         }
-        // setAssignmentChanges
-        let record_replicas = (!self.target_replicas.is_empty()
-            && self.target_replicas != part.replicas)
-            .then(|| std::mem::take(&mut self.target_replicas));
-        let record_removing = (self.target_removing != part.removing_replicas)
-            .then(|| std::mem::take(&mut self.target_removing));
-        let record_adding = (self.target_adding != part.adding_replicas)
-            .then(|| std::mem::take(&mut self.target_adding));
+        self.set_assignment_changes(&mut record);
         if self.target_lrs != part.leader_recovery_state {
-            record_lrs = Some(self.target_lrs);
+            record.leader_recovery_state = Some(self.target_lrs);
         }
-
-        let no_op = record_leader.is_none()
-            && record_isr.is_none()
-            && record_replicas.is_none()
-            && record_removing.is_none()
-            && record_adding.is_none()
-            && record_lrs.is_none();
-        if no_op {
+        if record.is_empty() {
             return None;
         }
-        // PartitionRegistration.merge: a set leader bumps leaderEpoch; partitionEpoch always +1.
-        let mut next = part.clone();
-        if let Some(l) = record_leader {
-            next.leader = l;
-            next.leader_epoch += 1;
-        }
-        next.partition_epoch += 1;
-        if let Some(v) = record_isr {
-            next.isr = v;
-        }
-        if let Some(v) = record_replicas {
-            next.replicas = v;
-        }
-        if let Some(v) = record_removing {
-            next.removing_replicas = v;
-        }
-        if let Some(v) = record_adding {
-            next.adding_replicas = v;
-        }
-        if let Some(s) = record_lrs {
-            next.leader_recovery_state = s;
-        }
+        let next = record.merge(part);
         let completion = completion.map(|info| CompletionInfo {
             record: Box::new(next.clone()),
             ..info
@@ -207,6 +206,38 @@ impl<'a> ChangeBuilder<'a> {
             completion,
             unclean_election,
         })
+    }
+
+    /// `tryElection`: the record's leader when it changes, and on an unclean election the
+    /// ISR of the new leader alone and RECOVERING. Also whether the election was unclean.
+    fn try_election(&self) -> (ChangeRecord, bool) {
+        let part = self.part;
+        let mut record = ChangeRecord::default();
+        let (leader, unclean) = self.elect();
+        if leader == part.leader {
+            return (record, false);
+        }
+        record.leader = Some(leader);
+        if unclean {
+            // An unclean election forcibly sets the ISR to the new leader alone.
+            record.isr = Some(vec![leader]);
+            if part.leader_recovery_state != LeaderRecoveryState::Recovering {
+                record.leader_recovery_state = Some(LeaderRecoveryState::Recovering);
+            }
+        }
+        (record, unclean)
+    }
+
+    /// `setAssignmentChanges`: replicas (unless empty), removing and adding, when changed.
+    fn set_assignment_changes(&mut self, record: &mut ChangeRecord) {
+        let part = self.part;
+        record.replicas = (!self.target_replicas.is_empty()
+            && self.target_replicas != part.replicas)
+            .then(|| std::mem::take(&mut self.target_replicas));
+        record.removing = (self.target_removing != part.removing_replicas)
+            .then(|| std::mem::take(&mut self.target_removing));
+        record.adding = (self.target_adding != part.adding_replicas)
+            .then(|| std::mem::take(&mut self.target_adding));
     }
 
     /// `completeReassignmentIfNeeded`, with the completion rule of this rule set.

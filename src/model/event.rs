@@ -12,6 +12,16 @@ pub enum ElectionType {
     Unclean,
 }
 
+impl ElectionType {
+    /// The step tables' name of the election.
+    fn name(self) -> &'static str {
+        match self {
+            ElectionType::Preferred => "preferred",
+            ElectionType::Unclean => "unclean",
+        }
+    }
+}
+
 fn yes() -> bool {
     true
 }
@@ -244,16 +254,9 @@ impl fmt::Display for Event {
                 remote_storage,
             } => {
                 write!(f, "create {}", Ids(replicas))?;
-                if *unclean_leader_election_enable {
-                    f.write_str(" unclean.enable")?;
-                }
-                if *diskless {
-                    f.write_str(" diskless")?;
-                }
-                if *remote_storage {
-                    f.write_str(" remote")?;
-                }
-                Ok(())
+                flag(f, *unclean_leader_election_enable, " unclean.enable")?;
+                flag(f, *diskless, " diskless")?;
+                flag(f, *remote_storage, " remote")
             }
             Event::Reassign {
                 partition,
@@ -261,10 +264,7 @@ impl fmt::Display for Event {
                 allow_replication_factor_change,
             } => {
                 write!(f, "reassign p{partition} {}", Ids(target))?;
-                if !allow_replication_factor_change {
-                    f.write_str(" keep-rf")?;
-                }
-                Ok(())
+                flag(f, !allow_replication_factor_change, " keep-rf")
             }
             Event::CancelReassignment { partition } => write!(f, "cancel p{partition}"),
             Event::AlterPartition {
@@ -276,19 +276,11 @@ impl fmt::Display for Event {
                 leader_recovery_state,
             } => {
                 write!(f, "alter_partition p{partition} isr={}", Ids(isr))?;
-                if let Some(b) = broker {
-                    write!(f, " from={b}")?;
-                }
-                if let Some(e) = leader_epoch {
-                    write!(f, " le={e}")?;
-                }
-                if let Some(e) = partition_epoch {
-                    write!(f, " pe={e}")?;
-                }
-                if *leader_recovery_state == LeaderRecoveryState::Recovering {
-                    f.write_str(" recovering")?;
-                }
-                Ok(())
+                optional(f, " from=", broker)?;
+                optional(f, " le=", leader_epoch)?;
+                optional(f, " pe=", partition_epoch)?;
+                let recovering = *leader_recovery_state == LeaderRecoveryState::Recovering;
+                flag(f, recovering, " recovering")
             }
             Event::FenceBroker { broker } => write!(f, "fence {broker}"),
             Event::UnfenceBroker { broker } => write!(f, "unfence {broker}"),
@@ -296,13 +288,7 @@ impl fmt::Display for Event {
             Event::ElectLeaders {
                 partition,
                 election,
-            } => {
-                let kind = match election {
-                    ElectionType::Preferred => "preferred",
-                    ElectionType::Unclean => "unclean",
-                };
-                write!(f, "elect p{partition} {kind}")
-            }
+            } => write!(f, "elect p{partition} {}", election.name()),
             Event::ListReassignments => f.write_str("list"),
             Event::Produce { partition, records } => write!(f, "produce p{partition} +{records}"),
             Event::AdvanceTime { ms } => write!(f, "time +{ms}ms"),
@@ -313,11 +299,8 @@ impl fmt::Display for Event {
                 partition,
                 consolidating,
             } => {
-                write!(
-                    f,
-                    "switch p{partition}{}",
-                    if *consolidating { " consolidating" } else { "" }
-                )
+                write!(f, "switch p{partition}")?;
+                flag(f, *consolidating, " consolidating")
             }
             Event::SealCommit { partition } => write!(f, "seal_commit p{partition}"),
             Event::AlterDisklessSwitch { partition, seal } => {
@@ -326,12 +309,29 @@ impl fmt::Display for Event {
             Event::StallBroker { broker } => write!(f, "stall {broker}"),
             Event::ResumeBroker { broker } => write!(f, "resume {broker}"),
             Event::RestartBroker { broker, unclean } => {
-                write!(
-                    f,
-                    "restart {broker}{}",
-                    if *unclean { " unclean" } else { "" }
-                )
+                write!(f, "restart {broker}")?;
+                flag(f, *unclean, " unclean")
             }
         }
+    }
+}
+
+/// A step table's optional flag: `text` when `on`.
+fn flag(f: &mut fmt::Formatter<'_>, on: bool, text: &str) -> fmt::Result {
+    if on {
+        f.write_str(text)?;
+    }
+    Ok(())
+}
+
+/// A step table's optional field: `prefix` and the value, when there is one.
+fn optional<T: fmt::Display>(
+    f: &mut fmt::Formatter<'_>,
+    prefix: &str,
+    value: &Option<T>,
+) -> fmt::Result {
+    match value {
+        Some(v) => write!(f, "{prefix}{v}"),
+        None => Ok(()),
     }
 }

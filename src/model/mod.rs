@@ -16,7 +16,7 @@ pub mod event;
 mod ops;
 pub mod symmetry;
 
-pub use broker::{BrokerConfig, LeaderChange, Note, ReplicaState, SealAdmission, Trigger};
+pub use broker::{BrokerConfig, Note, ReplicaState};
 pub use event::{ElectionType, Event};
 pub use ops::apply;
 
@@ -49,8 +49,18 @@ pub trait Rules {
         now_ms: i64,
         lag_max_ms: i64,
     ) -> bool;
-    /// Rule `leader-change` (c): what followers do when a delta arrives.
-    fn leader_change(&self) -> LeaderChange;
+    /// Rule `leader-change` (c), branch B1 of `ReplicaManager.applyLocalFollowersDelta`:
+    /// whether a switched, non-consolidating follower that is in the ISR and at the seal
+    /// still fetches once on this delta. `leader_moved`: the follower had seen a leader and
+    /// the delta names another (`previousLeaderId`); `new_leader_epoch`: the delta raises
+    /// the leader epoch the follower applied.
+    fn catch_up_fetch_on_delta(&self, leader_moved: bool, new_leader_epoch: bool) -> bool;
+    /// Rule `leader-change` (c), branch B2: whether a consolidating follower is diverted to
+    /// the classic fetcher on this delta instead of restarting on consolidation.
+    fn divert_consolidating_follower(&self, leader_moved: bool, new_leader_epoch: bool) -> bool;
+    /// Rule `leader-change` (c): whether a diverted follower also leaves the consolidation
+    /// fetcher (else both fetchers append to its log).
+    fn evicts_consolidation_on_divert(&self) -> bool;
     /// Rule `seal-fetch` (d): whether a follower fetch on a diskless topic is read from the
     /// leader's local log (else the at-seal branch answers).
     fn follower_reads_local_log(
@@ -60,8 +70,24 @@ pub trait Rules {
         fetch_offset: i64,
         leader_leo: i64,
     ) -> bool;
-    /// Rule `seal-admission` (d, #760).
-    fn seal_admission(&self) -> SealAdmission;
+    /// Rule `seal-admission` (d, #760): whether the leader records a follower fetch that
+    /// the at-seal branch answered, as a fetch at the seal.
+    fn records_at_seal_fetch(&self, fetch_offset: i64, seal: i64, leader_leo: i64) -> bool;
+    /// Rule `seal-admission`: whether a follower outside the ISR is in sync enough for the
+    /// leader to add it (`Partition.maybeExpandIsr`, or `maybeExpandIsrAtSeal` after a
+    /// fetch the at-seal branch answered).
+    fn in_sync_for_expansion(
+        &self,
+        rec: &ReplicaState,
+        at_seal_branch: bool,
+        seal: i64,
+        leader_hw: i64,
+        leader_epoch_start_offset: i64,
+    ) -> bool;
+    /// Rule `seal-admission`: whether ISR membership routes a switched follower (#760): it
+    /// goes to consolidation only once in the ISR, is re-routed on every delta until then,
+    /// and each re-routing removes it from both fetchers first.
+    fn isr_gated_routing(&self) -> bool;
     /// Rule `switched-reassignment` (e): whether a reassignment of a diskless topic takes
     /// the one-step path (replicas and ISR set to the target at once).
     fn one_step_reassignment(&self, part: &Partition) -> bool;

@@ -10,29 +10,47 @@
 
 use crate::model::{contains_all, without, BrokerId};
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
-pub enum Completion {
-    /// `3.0-3.7`: adding ⊆ I' only (tag 3.7.0; inline in PartitionChangeBuilder in 3.0–3.4).
-    V3_0To3_7,
-    /// `3.8-4.2`: R' ⊆ I', every surviving replica in sync (KAFKA-15665, commit 756f44a3e5).
-    V3_8To4_2,
-    /// `4.3+`: adding ⊆ I', and when |adding| < |removing| (the RF-reduction guard) also
-    /// R' ⊆ I' (KAFKA-19975, commit 3d267d4536; apache trunk d79bd502ec).
-    V4_3Plus,
-    /// `keep-isr`, WRONG on purpose (a planted bug, no upstream source): the 4.3+ test, but
-    /// the record drops removing from the replicas only, leaving removed replicas in the
-    /// ISR. G9 (the completion record's shape) is what catches it.
-    KeepIsr,
+rule! {
+    pub enum Completion {
+        id: "completion",
+        family: Kraft,
+        field: completion,
+        summary: "when completeReassignmentIfNeeded finishes a reassignment (spec §3.1)",
+        variants: {
+            /// `3.0-3.7`: adding ⊆ I' only (tag 3.7.0; inline in PartitionChangeBuilder in
+            /// 3.0–3.4).
+            V3_0To3_7 {
+                name: "3.0-3.7",
+                summary: "adding ⊆ ISR − removing",
+                provenance: "PartitionReassignmentReplicas.maybeCompleteReassignment at tag 3.7.0 (inline in PartitionChangeBuilder in 3.0–3.4)",
+            },
+            /// `3.8-4.2`: R' ⊆ I', every surviving replica in sync (KAFKA-15665, commit
+            /// 756f44a3e5).
+            V3_8To4_2 {
+                name: "3.8-4.2",
+                summary: "replicas − removing ⊆ ISR − removing",
+                provenance: "KAFKA-15665, commit 756f44a3e5 (first in 3.8.0)",
+            },
+            /// `4.3+`: adding ⊆ I', and when |adding| < |removing| (the RF-reduction guard) also R'
+            /// ⊆ I' (KAFKA-19975, commit 3d267d4536; apache trunk d79bd502ec).
+            V4_3Plus {
+                name: "4.3+",
+                summary: "adding ⊆ ISR − removing, plus the RF-reduction guard: if |adding| < |removing| then replicas − removing ⊆ ISR − removing",
+                provenance: "KAFKA-19975, commit 3d267d4536 (branch 4.3); apache trunk d79bd502ec",
+            },
+            /// `keep-isr`, WRONG on purpose (a planted bug, no upstream source): the 4.3+ test, but
+            /// the record drops removing from the replicas only, leaving removed replicas in the
+            /// ISR. G9 (the completion record's shape) is what catches it.
+            KeepIsr {
+                name: "keep-isr",
+                summary: "WRONG on purpose: the 4.3+ test, but the record keeps removed replicas in the ISR",
+                provenance: "planted bug for G9 (no upstream source); tests/witnesses.rs",
+            },
+        },
+    }
 }
 
 impl Completion {
-    pub const ALL: [Completion; 4] = [
-        Completion::V3_0To3_7,
-        Completion::V3_8To4_2,
-        Completion::V4_3Plus,
-        Completion::KeepIsr,
-    ];
-
     /// `adding`/`removing` are the effective sets used by the tests; `removing_all` is
     /// what completion drops (they differ only when transients are tracked in both).
     pub fn maybe_complete(

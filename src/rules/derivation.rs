@@ -9,31 +9,64 @@
 
 use crate::model::{sorted_difference, without, AlterPlan, BrokerId, Partition};
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
-pub enum Derivation {
-    /// `trunk`: adding = target − replicas and removing = replicas − target, both against
-    /// the *current* replicas (which already hold in-flight adding replicas); an empty derived
-    /// set keeps the old one. KAFKA-21419: an override promotes still-adding replicas.
-    Trunk,
-    /// `kafka-21419`: the fix the report proposes, adding = target − (replicas − adding),
-    /// with upstream's keep-if-empty guards left in place.
-    Kafka21419,
-    /// `kafka-21419-always-write`: the proposed fix plus always writing both sets, even when
-    /// empty (spec §2.3, the required companion). Still fails on drop-then-re-add.
-    Kafka21419AlwaysWrite,
-    /// `zk-style`, design A (spec §2.3): like the ZooKeeper controller's
-    /// `ReplicaAssignment.reassignTo` (core/.../ControllerContext.scala, apache 1eb7644349):
-    /// on override, drop transients (old adding replicas not in the new target) from the
-    /// replicas and the ISR at once; adding = target − O, removing = O − target.
-    ZkStyle,
-    /// `transients-tracked`, design B (spec §2.3): transients stay in both adding and
-    /// removing; completion works on adding − removing and removing − adding.
-    TransientsTracked,
-    /// `previous-target`, WRONG on purpose (a planted bug, no upstream source): adding =
-    /// target − (replicas − removing), i.e. against the previous *target* instead of the
-    /// original replicas, always written. Re-adding an original replica that the previous
-    /// target dropped lists it as adding, which G3 forbids (a cancel would then lose it).
-    PreviousTarget,
+rule! {
+    pub enum Derivation {
+        id: "derivation",
+        family: Kraft,
+        field: derivation,
+        summary: "how an alter-reassignment call derives adding/removing replicas (spec kafka-reassignment.md §2)",
+        variants: {
+            /// `trunk`: adding = target − replicas and removing = replicas − target, both against
+            /// the *current* replicas (which already hold in-flight adding replicas); an empty
+            /// derived set keeps the old one. KAFKA-21419: an override promotes still-adding
+            /// replicas.
+            Trunk {
+                name: "trunk",
+                summary: "adding = target − current replicas, removing = current − target; an empty derived set keeps the old one (KAFKA-21419)",
+                provenance: "metadata/.../controller/PartitionReassignmentReplicas.java constructor + ReplicationControlManager.changePartitionReassignment, apache trunk d79bd502ec (unchanged since KAFKA-12803, 3.0)",
+            },
+            /// `kafka-21419`: the fix the report proposes, adding = target − (replicas − adding),
+            /// with upstream's keep-if-empty guards left in place.
+            Kafka21419 {
+                name: "kafka-21419",
+                summary: "the report's fix: adding = target − (replicas − adding); keep-if-empty guards kept",
+                provenance: "KAFKA-21419 report (shared/seeds/002); no upstream commit as of d79bd502ec",
+            },
+            /// `kafka-21419-always-write`: the proposed fix plus always writing both sets, even
+            /// when empty (spec §2.3, the required companion). Still fails on drop-then-re-add.
+            Kafka21419AlwaysWrite {
+                name: "kafka-21419-always-write",
+                summary: "the report's fix plus always writing adding and removing, even when empty",
+                provenance: "spec kafka-reassignment.md §2.3 (required companion of the KAFKA-21419 fix)",
+            },
+            /// `zk-style`, design A (spec §2.3): like the ZooKeeper controller's
+            /// `ReplicaAssignment.reassignTo` (core/.../ControllerContext.scala, apache
+            /// 1eb7644349): on override, drop transients (old adding replicas not in the new
+            /// target) from the replicas and the ISR at once; adding = target − O, removing = O −
+            /// target.
+            ZkStyle {
+                name: "zk-style",
+                summary: "design A: drop transients from replicas and ISR at once; adding = target − O, removing = O − target",
+                provenance: "spec §2.3 design A, after ZK ControllerContext.ReplicaAssignment.reassignTo + KafkaController.updateCurrentReassignment (apache 1eb7644349)",
+            },
+            /// `transients-tracked`, design B (spec §2.3): transients stay in both adding and
+            /// removing; completion works on adding − removing and removing − adding.
+            TransientsTracked {
+                name: "transients-tracked",
+                summary: "design B: transients stay in adding and removing; completion uses adding − removing and removing − adding",
+                provenance: "spec kafka-reassignment.md §2.3 design B",
+            },
+            /// `previous-target`, WRONG on purpose (a planted bug, no upstream source): adding =
+            /// target − (replicas − removing), i.e. against the previous *target* instead of the
+            /// original replicas, always written. Re-adding an original replica that the previous
+            /// target dropped lists it as adding, which G3 forbids (a cancel would then lose it).
+            PreviousTarget {
+                name: "previous-target",
+                summary: "WRONG on purpose: adding = target − (replicas − removing), the previous target instead of O; always written",
+                provenance: "planted bug for G3 (no upstream source); tests/witnesses.rs",
+            },
+        },
+    }
 }
 
 fn non_empty(v: Vec<BrokerId>) -> Option<Vec<BrokerId>> {
@@ -48,15 +81,6 @@ fn target_then(target: &[BrokerId], removing: &[BrokerId]) -> Vec<BrokerId> {
 }
 
 impl Derivation {
-    pub const ALL: [Derivation; 6] = [
-        Derivation::Trunk,
-        Derivation::Kafka21419,
-        Derivation::Kafka21419AlwaysWrite,
-        Derivation::ZkStyle,
-        Derivation::TransientsTracked,
-        Derivation::PreviousTarget,
-    ];
-
     pub fn plan(self, part: &Partition, target: &[BrokerId]) -> AlterPlan {
         let current = &part.replicas;
         let removing = sorted_difference(current, target);

@@ -5,22 +5,41 @@
 
 use crate::model::ReplicaState;
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
-pub enum Lag {
-    /// `uncapped`: classic Kafka, `¬(rec.leo = LEO_L ∨ now − lcu ≤ lag)`. On a consolidating
-    /// partition the leader's LEO outgrows every follower's record (CE-b1).
-    Uncapped,
-    /// `leader-cap` (commit 150ec6ed61): compare with `min(LEO_L, cap)`. A follower
-    /// recorded above the seal fails the equality (CE-b2).
-    LeaderCap,
-    /// `both-caps` (commit 5f22fac12b): as `leader-cap`, and any record at or above the cap
-    /// is in sync.
-    BothCaps,
+rule! {
+    pub enum Lag {
+        id: "lag",
+        family: Inkless,
+        field: lag,
+        summary: "when a follower in the ISR is out of sync (spec §2(b))",
+        variants: {
+            /// `uncapped`: classic Kafka, `¬(rec.leo = LEO_L ∨ now − lcu ≤ lag)`. On a
+            /// consolidating partition the leader's LEO outgrows every follower's record (CE-b1).
+            Uncapped {
+                name: "uncapped",
+                summary: "not (rec.leo = LEO_L or now − lcu ≤ lag)",
+                provenance: "Partition.isFollowerOutOfSync at a5128f5095; ReplicaState.isCaughtUp",
+            },
+            /// `leader-cap` (commit 150ec6ed61): compare with `min(LEO_L, cap)`. A follower
+            /// recorded above the seal fails the equality (CE-b2).
+            LeaderCap {
+                name: "leader-cap",
+                summary: "compare rec.leo with min(LEO_L, seal)",
+                provenance: "aiven/inkless #756 commit 150ec6ed61, Partition.getOutOfSyncReplicas(leaderEndOffsetCap)",
+            },
+            /// `both-caps` (commit 5f22fac12b): as `leader-cap`, and any record at or above the cap
+            /// is in sync.
+            BothCaps {
+                name: "both-caps",
+                summary: "leader cap, and rec.leo ≥ seal is always in sync",
+                provenance: "aiven/inkless #756 commit 5f22fac12b, Partition.isFollowerOutOfSync",
+            },
+        },
+    }
 }
 
 impl Lag {
-    pub const ALL: [Lag; 3] = [Lag::Uncapped, Lag::LeaderCap, Lag::BothCaps];
-
+    /// `isFollowerOutOfSync` on the leader's record of a follower; `cap` is the cap the
+    /// `shrink` rule passes (-1: none).
     pub fn out_of_sync(
         self,
         rec: &ReplicaState,
@@ -30,14 +49,18 @@ impl Lag {
         lag_max_ms: i64,
     ) -> bool {
         let capped = cap >= 0;
-        let target = if capped && self != Lag::Uncapped {
+        let leader_capped = if capped {
             leader_leo.min(cap)
         } else {
             leader_leo
         };
-        if self == Lag::BothCaps && capped && rec.leo >= cap {
-            return false;
+        match self {
+            Lag::Uncapped => !rec.is_caught_up(leader_leo, now_ms, lag_max_ms),
+            Lag::LeaderCap => !rec.is_caught_up(leader_capped, now_ms, lag_max_ms),
+            Lag::BothCaps => {
+                let at_or_above_cap = capped && rec.leo >= cap;
+                !at_or_above_cap && !rec.is_caught_up(leader_capped, now_ms, lag_max_ms)
+            }
         }
-        !rec.is_caught_up(target, now_ms, lag_max_ms)
     }
 }

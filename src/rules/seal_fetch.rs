@@ -5,19 +5,32 @@
 
 use crate::model::SEAL_PENDING;
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
-pub enum SealFetch {
-    /// `local-log` (#756 branch and main): on a consolidating leader any fetch below the
-    /// leader's LEO reads the local log, even at or above the seal (CE-d).
-    LocalLog,
-    /// `at-seal-exclusion` (#760, commit 13ae69df5c): a follower at or above a committed
-    /// seal is answered by the at-seal branch (no records, HW = seal).
-    AtSealExclusion,
+rule! {
+    pub enum SealFetch {
+        id: "seal-fetch",
+        family: Inkless,
+        field: seal_fetch,
+        summary: "whether a follower fetch at or above the seal on a consolidating leader reads the local log (spec §2(d))",
+        variants: {
+            /// `local-log` (#756 branch and main): on a consolidating leader any fetch below the
+            /// leader's LEO reads the local log, even at or above the seal (CE-d).
+            LocalLog {
+                name: "local-log",
+                summary: "any fetch below the leader's LEO reads the local log",
+                provenance: "ReplicaManager.fetchMessages at main and 5f22fac12b",
+            },
+            /// `at-seal-exclusion` (#760, commit 13ae69df5c): a follower at or above a committed
+            /// seal is answered by the at-seal branch (no records, HW = seal).
+            AtSealExclusion {
+                name: "at-seal-exclusion",
+                summary: "a follower at or above a committed seal gets the at-seal answer",
+                provenance: "aiven/inkless #760 commit 13ae69df5c",
+            },
+        },
+    }
 }
 
 impl SealFetch {
-    pub const ALL: [SealFetch; 2] = [SealFetch::LocalLog, SealFetch::AtSealExclusion];
-
     pub fn reads_local_log(
         self,
         consolidating: bool,

@@ -4,21 +4,37 @@
 
 use crate::model::{Partition, SEAL_NONE};
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
-pub enum SwitchedReassignment {
-    /// `one-step` (before #757): every diskless topic sets replicas and ISR to the target
-    /// at once, so a new replica with an empty log can be elected (CE-e).
-    OneStep,
-    /// `staged` (#757, 9082a19e2f): only a born-diskless topic (seal -1) goes one step; a
-    /// switched or pending one is staged, new replicas earn the ISR by fetching.
-    Staged,
+rule! {
+    pub enum SwitchedReassignment {
+        id: "switched-reassignment",
+        family: Inkless,
+        field: switched_reassignment,
+        summary: "whether reassigning a diskless topic sets replicas and ISR at once (spec §2(e))",
+        variants: {
+            /// `one-step` (before #757): every diskless topic sets replicas and ISR to the target
+            /// at once, so a new replica with an empty log can be elected (CE-e).
+            OneStep {
+                name: "one-step",
+                summary: "every diskless topic goes one step",
+                provenance: "ReplicationControlManager.changePartitionReassignment before #757",
+            },
+            /// `staged` (#757, 9082a19e2f): only a born-diskless topic (seal -1) goes one step; a
+            /// switched or pending one is staged, new replicas earn the ISR by fetching.
+            Staged {
+                name: "staged",
+                summary: "only born-diskless (seal -1) goes one step",
+                provenance: "aiven/inkless #757 9082a19e2f (isBornDiskless)",
+            },
+        },
+    }
 }
 
 impl SwitchedReassignment {
-    pub const ALL: [SwitchedReassignment; 2] =
-        [SwitchedReassignment::OneStep, SwitchedReassignment::Staged];
-
     pub fn one_step(self, p: &Partition) -> bool {
-        p.diskless && (self == SwitchedReassignment::OneStep || p.seal == SEAL_NONE)
+        let every_diskless_topic = match self {
+            SwitchedReassignment::OneStep => true,
+            SwitchedReassignment::Staged => false,
+        };
+        p.diskless && (every_diskless_topic || p.seal == SEAL_NONE)
     }
 }

@@ -1,0 +1,235 @@
+//! Metadata deltas on the broker side (`ReplicaManager.applyDelta`): every live broker
+//! applies the newest registration of each partition, as leader (`makeLeader`) or follower
+//! (`applyLocalFollowersDelta`, rule `leader-change`; routing by rule `seal-admission`).
+
+use super::{
+    consolidating, is_up, refresh_in_sync, Fetchers, LeaderState, Local, PartitionRuntime,
+};
+use crate::model::{BrokerId, BrokerState, Cluster, Rules, NO_LEADER};
+
+/// Apply the newest registrations on every live broker (fenced brokers are down and catch
+/// up when unfenced). Creates the local replica of a new assignment, drops removed ones.
+pub fn sync(c: &mut Cluster, rules: &dyn Rules) {
+    while c.runtime.partitions.len() < c.partitions.len() {
+        c.runtime.partitions.push(PartitionRuntime::default());
+    }
+    // One broker-side entry per partition, never more: the two sides compare runtimes.
+    assert_eq!(c.runtime.partitions.len(), c.partitions.len());
+    for p in 0..c.partitions.len() {
+        sync_partition(c, rules, p);
+    }
+    refresh_in_sync(c);
+}
+
+fn sync_partition(c: &mut Cluster, rules: &dyn Rules, p: usize) {
+    // Fast path (this runs after every event, for every partition): every replica has
+    // already applied the current registration, so there is nothing to play.
+    let (part, rt) = (&c.partitions[p], &c.runtime.partitions[p]);
+    let settled = rt.locals.len() == part.replicas.len()
+        && rt.locals.iter().all(|l| {
+            l.applied_partition_epoch == part.partition_epoch && part.replicas.contains(&l.broker)
+        });
+    if settled {
+        return;
+    }
+    let now = c.runtime.now_ms;
+    let part = c.partitions[p].clone();
+    let rt = &mut c.runtime.partitions[p];
+    rt.locals.retain(|l| part.replicas.contains(&l.broker));
+    for &b in &part.replicas {
+        if rt.local(b).is_none() {
+            rt.locals.push(Local::fresh(b, now));
+        }
+    }
+    rt.locals.sort_unstable_by_key(|l| l.broker);
+    if rt
+        .leader
+        .as_ref()
+        .is_some_and(|l| l.broker != part.leader || !part.replicas.contains(&l.broker))
+    {
+        rt.leader = None;
+    }
+    let brokers: Vec<BrokerId> = part.replicas.clone();
+    for b in brokers {
+        if !is_up(c, b) {
+            continue;
+        }
+        let local = c.runtime.partitions[p].local(b).expect("created above");
+        if local.applied_partition_epoch == part.partition_epoch {
+            continue;
+        }
+        let new_leader_epoch = part.leader_epoch > local.applied_leader_epoch;
+        if part.leader == b {
+            make_leader(c, p, b, new_leader_epoch);
+        } else {
+            follower_delta(c, rules, p, b, new_leader_epoch);
+        }
+        let local = c.runtime.partitions[p].local_mut(b).expect("created above");
+        local.previous_leader = Some(part.leader);
+        local.applied_leader_epoch = part.leader_epoch;
+        local.applied_partition_epoch = part.partition_epoch;
+    }
+}
+
+/// `Partition.makeLeader` + `ReplicaManager.applyLocalLeadersDelta`: reset the recorded
+/// state when the leader epoch rises, reconcile a switched leader, (re)start the leader's
+/// own consolidation on a consolidating topic.
+fn make_leader(c: &mut Cluster, p: usize, b: BrokerId, new_leader_epoch: bool) {
+    let now = c.runtime.now_ms;
+    let part = c.partitions[p].clone();
+    let consolidating = consolidating(&c.runtime.config, &part);
+    let rt = &mut c.runtime.partitions[p];
+    let local = rt.local_mut(b).expect("leader hosts a replica");
+    let is_new_leader = !local.is_leader;
+    local.is_leader = true;
+    local.fetchers.classic = false;
+    let leo = local.leo;
+    if new_leader_epoch || rt.leader.is_none() {
+        let mut state = match rt.leader.take() {
+            // Only the broker that leads now can have state here (`sync_partition` drops
+            // any other's; demotion and restart drop it too), so it is never a new leader.
+            Some(s) => {
+                assert!(
+                    !is_new_leader,
+                    "p{p}: leader state left over for new leader {b}"
+                );
+                s
+            }
+            None => LeaderState {
+                broker: b,
+                leader_epoch: part.leader_epoch,
+                leader_epoch_start_offset: leo,
+                since_ms: now,
+                epoch_since_ms: now,
+                recorded: Vec::new(),
+            },
+        };
+        state.epoch_since_ms = now;
+        state.leader_epoch = part.leader_epoch;
+        state.leader_epoch_start_offset = leo;
+        if is_new_leader {
+            state.since_ms = now;
+        }
+        for &r in part.replicas.iter().filter(|&&r| r != b) {
+            state
+                .rec_mut(r)
+                .reset(now, leo, is_new_leader, part.isr.contains(&r));
+        }
+        state.recorded.retain(|(r, _)| part.replicas.contains(r));
+        rt.leader = Some(state);
+    }
+    let local = rt.local_mut(b).expect("leader hosts a replica");
+    if part.seal >= 0 {
+        // maybeReconcileSwitchedLeader: a non-consolidating leader holds exactly the
+        // classic prefix; the high watermark is raised to the seal.
+        if !consolidating && local.leo > part.seal {
+            local.leo = part.seal;
+        }
+        local.hw = local.hw.max(part.seal).min(local.leo);
+    }
+    let seal_ready = part.seal == -1 || part.seal >= 0;
+    local.fetchers.consolidation = consolidating && seal_ready;
+}
+
+/// What a follower's delta is judged on: the new registration as the follower sees it,
+/// and how it differs from the last one it applied.
+struct FollowerView {
+    leader: BrokerId,
+    seal: i64,
+    in_isr: bool,
+    consolidating: bool,
+    controlled_shutdown: bool,
+    /// `previousLeaderId` was set and differs from the new leader.
+    leader_moved: bool,
+    /// The delta raises the leader epoch this follower applied.
+    new_leader_epoch: bool,
+}
+
+/// `ReplicaManager.applyLocalFollowersDelta`, branches B1 and B2 (spec §2(c)).
+fn follower_delta(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    p: usize,
+    r: BrokerId,
+    new_leader_epoch: bool,
+) {
+    let part = &c.partitions[p];
+    let consolidating = consolidating(&c.runtime.config, part);
+    let controlled_shutdown = c.broker_state(r) == Some(BrokerState::ControlledShutdown);
+    let rt = &mut c.runtime.partitions[p];
+    if rt.leader.as_ref().is_some_and(|l| l.broker == r) {
+        rt.leader = None;
+    }
+    let local = rt.local_mut(r).expect("follower hosts a replica");
+    let view = FollowerView {
+        leader: part.leader,
+        seal: part.seal,
+        in_isr: part.isr.contains(&r),
+        consolidating,
+        controlled_shutdown,
+        leader_moved: local
+            .previous_leader
+            .is_some_and(|prev| prev != part.leader),
+        new_leader_epoch,
+    };
+    local.is_leader = false;
+    if part.diskless && !consolidating {
+        switched_follower_delta(rules, &view, local);
+    } else {
+        classic_or_consolidating_follower_delta(rules, &view, local);
+    }
+}
+
+/// B1: a switched, non-consolidating follower (a born-diskless one, seal -1, has no classic
+/// log and neither clause below starts a fetch for it).
+fn switched_follower_delta(rules: &dyn Rules, v: &FollowerView, local: &mut Local) {
+    let s = v.seal;
+    // A committed seal: catch up, or (per the rule) prove itself to a moved leader.
+    let catch_up = s >= 0
+        && !v.controlled_shutdown
+        && (local.hw < s
+            || !v.in_isr
+            || rules.catch_up_fetch_on_delta(v.leader_moved, v.new_leader_epoch));
+    // Pending (#600): restart on every new leader epoch.
+    let pending_restart = s == -2 && v.new_leader_epoch;
+    if catch_up || pending_restart {
+        local.fetchers.classic = true;
+    }
+}
+
+/// B2: a classic or consolidating follower restarts its fetchers on a new leader epoch
+/// (with #760 also on every delta while a switched one waits for the ISR): on
+/// consolidation when it is ready for it and not diverted, else on the classic fetcher.
+fn classic_or_consolidating_follower_delta(rules: &dyn Rules, v: &FollowerView, local: &mut Local) {
+    if v.controlled_shutdown && (v.leader == NO_LEADER || !v.in_isr) {
+        local.fetchers = Fetchers::default();
+        return;
+    }
+    let s = v.seal;
+    let gated = rules.isr_gated_routing();
+    let held_for_isr = gated && v.consolidating && s >= 0 && !v.in_isr;
+    if !(v.new_leader_epoch || held_for_isr) {
+        return;
+    }
+    let diverted =
+        v.consolidating && rules.divert_consolidating_follower(v.leader_moved, v.new_leader_epoch);
+    let ready = v.consolidating && (s == -1 || (s >= 0 && local.leo >= s && (!gated || v.in_isr)));
+    let to_consolidation = ready && !diverted;
+    // Removal before the restart: each manager drops its own subset; the fixed diversion
+    // also drops diverted partitions from consolidation; #760 drops the whole set from both.
+    if gated {
+        local.fetchers = Fetchers::default();
+    } else if to_consolidation {
+        local.fetchers.consolidation = false;
+    } else {
+        local.fetchers.classic = false;
+        if diverted && rules.evicts_consolidation_on_divert() {
+            local.fetchers.consolidation = false;
+        }
+    }
+    if to_consolidation {
+        local.fetchers.consolidation = true;
+    } else if v.leader != NO_LEADER {
+        local.fetchers.classic = true;
+    }
+}

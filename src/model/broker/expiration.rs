@@ -1,0 +1,134 @@
+//! Time on the broker side: the clock, the background activity between events
+//! (consolidation appends, follower fetches) and the `isr-expiration` task (rules `shrink`
+//! and `lag`).
+
+use super::{alter_isr, follower_fetch, is_up, lost_prefix, refresh_in_sync, Note};
+use crate::model::{BrokerId, Cluster, Rules, NO_LEADER};
+
+/// Advance the clock by `ms`, in steps that stop at every run of the ISR-expiration task
+/// (every `replica.lag.time.max.ms / 2`). Before each step, the background activity runs:
+/// consolidation appends, then follower fetches, for every broker that is up and not stalled.
+pub fn advance_time(c: &mut Cluster, rules: &dyn Rules, ms: i64, notes: &mut Vec<Note>) {
+    let period = (c.runtime.config.replica_lag_time_max_ms / 2).max(1);
+    if c.runtime.next_expiration_ms == 0 {
+        c.runtime.next_expiration_ms = period;
+    }
+    let end = c.runtime.now_ms + ms.max(0);
+    loop {
+        background(c, rules, notes);
+        let next = c.runtime.next_expiration_ms.min(end);
+        c.runtime.now_ms = next;
+        if next == c.runtime.next_expiration_ms {
+            isr_expiration(c, rules, notes);
+            c.runtime.next_expiration_ms += period;
+        }
+        if c.runtime.now_ms >= end {
+            break;
+        }
+    }
+    background(c, rules, notes);
+}
+
+/// Rounds of fetches per step: a fetch can admit a follower, whose next fetch then moves
+/// the high watermark. Bounded so a step always ends.
+const FETCH_ROUNDS: usize = 2;
+
+fn background(c: &mut Cluster, rules: &dyn Rules, notes: &mut Vec<Note>) {
+    refresh_in_sync(c);
+    for p in 0..c.partitions.len() {
+        consolidate(c, p);
+    }
+    for _ in 0..FETCH_ROUNDS {
+        for p in 0..c.partitions.len() {
+            let followers: Vec<BrokerId> = c.runtime.partitions[p]
+                .locals
+                .iter()
+                .filter(|l| l.fetchers.classic)
+                .map(|l| l.broker)
+                .collect();
+            for r in followers {
+                follower_fetch(c, rules, p, r, notes);
+            }
+        }
+    }
+    refresh_in_sync(c);
+}
+
+/// E3: every replica on the consolidation fetcher appends up to the diskless log end;
+/// its high watermark follows the diskless one. Never touches the leader's records.
+fn consolidate(c: &mut Cluster, p: usize) {
+    let brokers: Vec<BrokerId> = c.runtime.partitions[p]
+        .locals
+        .iter()
+        .map(|l| l.broker)
+        .collect();
+    for b in brokers {
+        if !is_up(c, b) || c.runtime.stalled.contains(&b) {
+            continue;
+        }
+        let rt = &mut c.runtime.partitions[p];
+        let end = rt.diskless_end;
+        let local = rt.local_mut(b).expect("listed");
+        if local.fetchers.consolidation && local.leo < end {
+            local.leo = end;
+        }
+        if local.fetchers.consolidation {
+            local.hw = end.min(local.leo);
+        }
+    }
+}
+
+/// The `isr-expiration` task on every leader (rules `shrink` and `lag`).
+fn isr_expiration(c: &mut Cluster, rules: &dyn Rules, notes: &mut Vec<Note>) {
+    let now = c.runtime.now_ms;
+    let lag = c.runtime.config.replica_lag_time_max_ms;
+    for p in 0..c.partitions.len() {
+        let part = c.partitions[p].clone();
+        if part.leader == NO_LEADER || !is_up(c, part.leader) {
+            continue;
+        }
+        let Some(cap) = rules.isr_shrink_cap(&part) else {
+            continue;
+        };
+        let rt = &c.runtime.partitions[p];
+        let Some(state) = rt
+            .leader
+            .as_ref()
+            .filter(|s| s.leader_epoch == part.leader_epoch)
+        else {
+            continue;
+        };
+        let lead = rt.local(state.broker).expect("listed");
+        if lost_prefix(&c.runtime.config, &part, lead) {
+            continue;
+        }
+        let leader_leo = lead.leo;
+        let removed: Vec<(BrokerId, i64)> = part
+            .isr
+            .iter()
+            .filter(|&&r| r != part.leader)
+            .filter_map(|&r| match state.rec(r) {
+                Some(rec) => rules
+                    .out_of_sync(rec, leader_leo, cap, now, lag)
+                    .then_some((r, rec.leo)),
+                None => Some((r, -1)),
+            })
+            .collect();
+        if removed.is_empty() {
+            continue;
+        }
+        let isr: Vec<BrokerId> = part
+            .isr
+            .iter()
+            .copied()
+            .filter(|r| !removed.iter().any(|(x, _)| x == r))
+            .collect();
+        if alter_isr(c, rules, p, isr) {
+            notes.push(Note::Shrink {
+                partition: p,
+                leader: part.leader,
+                removed,
+            });
+        }
+    }
+}

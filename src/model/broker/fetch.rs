@@ -1,0 +1,201 @@
+//! One follower fetch (E4): the leader's answer (rule `seal-fetch`), its record of the
+//! follower, the follower's processing of the answer (eviction at the seal), and the ISR
+//! expansion the fetch can earn (rule `seal-admission`).
+
+use super::{active_unstalled, alter_isr, consolidating, is_up, lost_prefix, Note, ReplicaState};
+use crate::model::{BrokerId, Cluster, Rules, NO_LEADER};
+
+/// A follower fetch the leader answers: from where, against which leader log end, and
+/// whether the local log answers it (else the at-seal branch).
+struct FetchRequest {
+    leader: BrokerId,
+    fetch_offset: i64,
+    leader_leo: i64,
+    seal: i64,
+    local_path: bool,
+}
+
+/// E4: one classic fetch from follower `r` at its log end, answered by the leader and
+/// applied on the follower (`ReplicaManager.fetchMessages`, rule `seal-fetch`; then
+/// `ReplicaFetcherThread.processPartitionData`).
+pub fn follower_fetch(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    p: usize,
+    r: BrokerId,
+    notes: &mut Vec<Note>,
+) {
+    let Some(req) = fetch_request(c, rules, p, r) else {
+        return;
+    };
+    let (o, leader_leo, s) = (req.fetch_offset, req.leader_leo, req.seal);
+    let (records, hw, recorded_at) = if req.local_path {
+        if o > leader_leo {
+            // Out of range: the follower truncates to the leader's end; nothing recorded.
+            let f = c.runtime.partitions[p].local_mut(r).expect("listed");
+            f.leo = leader_leo;
+            f.hw = f.hw.min(leader_leo);
+            return;
+        }
+        (leader_leo - o, None, Some(o))
+    } else if s >= 0 {
+        let recorded = rules.records_at_seal_fetch(o, s, leader_leo).then_some(s);
+        (0, Some(s), recorded)
+    } else {
+        return;
+    };
+    if let Some(at) = recorded_at {
+        let now = c.runtime.now_ms;
+        let rt = &mut c.runtime.partitions[p];
+        rt.leader
+            .as_mut()
+            .expect("checked")
+            .rec_mut(r)
+            .update(at, now, leader_leo);
+        maybe_increment_leader_hw(c, p);
+    }
+    let leader_hw = c.runtime.partitions[p]
+        .local(req.leader)
+        .expect("listed")
+        .hw;
+    let hw = hw.unwrap_or(leader_hw);
+    {
+        let f = c.runtime.partitions[p].local_mut(r).expect("listed");
+        f.leo += records;
+        f.hw = hw.clamp(0, f.leo);
+    }
+    notes.push(Note::Fetch {
+        partition: p,
+        follower: r,
+        fetch_offset: o,
+        records,
+        hw,
+        at_seal_branch: !req.local_path,
+    });
+    // The follower processes the answer with the metadata it has (the ISR before any
+    // expansion this fetch earns: AlterPartition reaches it later as a delta).
+    maybe_evict(c, rules, p, r);
+    if recorded_at.is_some() {
+        maybe_expand_isr(c, rules, p, r, !req.local_path, notes);
+    }
+}
+
+/// Whether follower `r` fetches at all: both up, `r` active, unstalled and on the classic
+/// fetcher, the leader serving its current epoch with its prefix, the topic not born
+/// diskless (nothing to replicate classically). Then which branch answers.
+fn fetch_request(c: &Cluster, rules: &dyn Rules, p: usize, r: BrokerId) -> Option<FetchRequest> {
+    let part = &c.partitions[p];
+    let leader = part.leader;
+    if leader == NO_LEADER || leader == r || !is_up(c, leader) || !active_unstalled(c, r) {
+        return None;
+    }
+    let rt = &c.runtime.partitions[p];
+    let (Some(lead), Some(fol)) = (rt.local(leader), rt.local(r)) else {
+        return None;
+    };
+    if !lead.is_leader
+        || lead.applied_leader_epoch != part.leader_epoch
+        || !fol.fetchers.classic
+        || rt.leader.is_none()
+        || lost_prefix(&c.runtime.config, part, lead)
+        || (part.diskless && part.seal == -1)
+    {
+        return None;
+    }
+    let (o, leader_leo) = (fol.leo, lead.leo);
+    let consb = consolidating(&c.runtime.config, part);
+    Some(FetchRequest {
+        leader,
+        fetch_offset: o,
+        leader_leo,
+        seal: part.seal,
+        local_path: !part.diskless
+            || rules.follower_reads_local_log(consb, part.seal, o, leader_leo),
+    })
+}
+
+/// `Partition.maybeIncrementLeaderHW` for classic and pending partitions: the smallest
+/// recorded offset over the ISR (the leader counts its own end). Never moves down.
+fn maybe_increment_leader_hw(c: &mut Cluster, p: usize) {
+    let part = &c.partitions[p];
+    if part.diskless && part.seal != -2 {
+        return; // switched: the seal and consolidation own the high watermark
+    }
+    let rt = &c.runtime.partitions[p];
+    let Some(state) = rt.leader.as_ref() else {
+        return;
+    };
+    let Some(lead) = rt.local(state.broker) else {
+        return;
+    };
+    let mut hw = lead.leo;
+    for &r in part.isr.iter().filter(|&&r| r != state.broker) {
+        hw = hw.min(state.rec(r).map_or(-1, |s| s.leo));
+    }
+    let lead = c.runtime.partitions[p]
+        .local_mut(part.leader)
+        .expect("listed");
+    if hw > lead.hw {
+        lead.hw = hw;
+    }
+}
+
+/// Generic expansion (`Partition.maybeExpandIsr`, `isFollowerInSync`) or, at the seal with
+/// #760, `maybeExpandIsrAtSeal`. Goes to the controller as an AlterPartition.
+fn maybe_expand_isr(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    p: usize,
+    r: BrokerId,
+    at_seal_branch: bool,
+    notes: &mut Vec<Note>,
+) {
+    let part = &c.partitions[p];
+    if part.isr.contains(&r) || !c.is_active(r) {
+        return;
+    }
+    let rt = &c.runtime.partitions[p];
+    let state = rt.leader.as_ref().expect("fetch answered by a leader");
+    let rec = state.rec(r).copied().unwrap_or(ReplicaState::EMPTY);
+    let lead = rt.local(state.broker).expect("listed");
+    if !rules.in_sync_for_expansion(
+        &rec,
+        at_seal_branch,
+        part.seal,
+        lead.hw,
+        state.leader_epoch_start_offset,
+    ) {
+        return;
+    }
+    let mut isr = part.isr.clone();
+    isr.push(r);
+    if alter_isr(c, rules, p, isr) {
+        notes.push(Note::Expand {
+            partition: p,
+            follower: r,
+        });
+        if let Some(l) = c.runtime.partitions[p].local_mut(r) {
+            l.in_sync_ms = c.runtime.now_ms;
+        }
+    }
+}
+
+/// `ReplicaFetcherThread.processPartitionData` at the seal: hand a caught-up switched
+/// partition back to consolidation (or drop the fetcher on a non-consolidating topic).
+fn maybe_evict(c: &mut Cluster, rules: &dyn Rules, p: usize, r: BrokerId) {
+    let part = &c.partitions[p];
+    let s = part.seal;
+    let consb = consolidating(&c.runtime.config, part);
+    let in_isr = part.isr.contains(&r);
+    let gated = rules.isr_gated_routing();
+    let rt = &mut c.runtime.partitions[p];
+    let f = rt.local_mut(r).expect("listed");
+    let evict =
+        part.diskless && s >= 0 && f.leo >= s && if gated { in_isr } else { consb || in_isr };
+    if evict {
+        f.fetchers.classic = false;
+        if consb {
+            f.fetchers.consolidation = true;
+        }
+    }
+}

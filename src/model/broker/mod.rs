@@ -1,0 +1,336 @@
+//! The broker side: what each broker holds for each partition (local log end and high
+//! watermark, which fetcher the partition is on, the previous leader it saw), what the
+//! leader records about each follower (`ReplicaState`), the clock and the ISR-expiration
+//! task. Spec: shared/spec/inkless-isr.md §1–§3; upstream aiven/inkless (paths below are
+//! under core/src/main/scala/kafka/ unless they say otherwise).
+//!
+//! The broker side reacts to the controller's registrations through [`sync`], which plays
+//! the metadata delta on every live broker, as `ReplicaManager.applyDelta` does. Time moves
+//! only through [`advance_time`], which runs the background activity the model does not
+//! make explicit (follower fetches, consolidation appends) and the `isr-expiration` task.
+//!
+//! This file holds the state and the helpers the others share; `delta.rs` plays a
+//! registration on a broker (`makeLeader`, `applyLocalFollowersDelta`), `fetch.rs` one
+//! follower fetch, `expiration.rs` the clock, the background activity and the
+//! `isr-expiration` task. Every rule decision is a `Rules` call: the knobs live in
+//! `src/rules/`.
+
+mod delta;
+mod expiration;
+mod fetch;
+
+pub use delta::sync;
+pub use expiration::advance_time;
+pub use fetch::follower_fetch;
+
+use super::{BrokerId, BrokerState, Cluster, Partition, Rules};
+
+/// Fixed for a history (the history header's `broker_config`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BrokerConfig {
+    /// `replica.lag.time.max.ms`; the ISR-expiration task runs every half of it.
+    pub replica_lag_time_max_ms: i64,
+    /// `diskless.remote.storage.consolidation.enable` on every broker.
+    pub consolidation_enable: bool,
+}
+
+impl Default for BrokerConfig {
+    fn default() -> Self {
+        BrokerConfig {
+            replica_lag_time_max_ms: 30_000,
+            consolidation_enable: true,
+        }
+    }
+}
+
+pub const LAG_MAX_MS_MIN: i64 = 2;
+pub const LAG_MAX_MS_MAX: i64 = 3_600_000;
+
+/// `ReplicaState` (server/src/main/java/org/apache/kafka/server/replica/ReplicaState.java):
+/// what the leader recorded of a follower's fetches.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub struct ReplicaState {
+    /// The fetch offset of the last accepted follower fetch; -1 after a new-leader reset.
+    pub leo: i64,
+    pub last_fetch_leader_leo: i64,
+    pub last_fetch_time_ms: i64,
+    pub last_caught_up_time_ms: i64,
+}
+
+impl ReplicaState {
+    pub const EMPTY: ReplicaState = ReplicaState {
+        leo: -1,
+        last_fetch_leader_leo: 0,
+        last_fetch_time_ms: 0,
+        last_caught_up_time_ms: 0,
+    };
+
+    /// `Replica.updateFetchStateOrThrow(o, t, e)`.
+    pub fn update(&mut self, fetch_offset: i64, now_ms: i64, leader_leo: i64) {
+        if fetch_offset >= leader_leo {
+            self.last_caught_up_time_ms = self.last_caught_up_time_ms.max(now_ms);
+        } else if fetch_offset >= self.last_fetch_leader_leo {
+            self.last_caught_up_time_ms = self.last_caught_up_time_ms.max(self.last_fetch_time_ms);
+        }
+        self.leo = fetch_offset;
+        self.last_fetch_leader_leo = leader_leo.max(self.last_fetch_leader_leo);
+        self.last_fetch_time_ms = now_ms;
+    }
+
+    /// `Replica.resetReplicaState(now, leaderEpochStartOffset, isNewLeader, inIsr)`.
+    pub fn reset(
+        &mut self,
+        now_ms: i64,
+        leader_epoch_start_offset: i64,
+        is_new_leader: bool,
+        in_isr: bool,
+    ) {
+        self.last_caught_up_time_ms = if in_isr { now_ms } else { 0 };
+        if is_new_leader {
+            self.leo = -1;
+            self.last_fetch_leader_leo = -1;
+            self.last_fetch_time_ms = 0;
+        } else {
+            self.last_fetch_leader_leo = leader_epoch_start_offset;
+            self.last_fetch_time_ms = if in_isr { now_ms } else { 0 };
+        }
+    }
+
+    /// `ReplicaState.isCaughtUp`: note the *equality* on the offset leg.
+    pub fn is_caught_up(&self, leader_leo: i64, now_ms: i64, lag_max_ms: i64) -> bool {
+        self.leo == leader_leo || now_ms - self.last_caught_up_time_ms <= lag_max_ms
+    }
+}
+
+/// Which fetchers hold the partition on this broker. Both at once breaks INV-5.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, Default)]
+pub struct Fetchers {
+    /// `ReplicaFetcherManager` (classic fetch from the leader).
+    pub classic: bool,
+    /// `ConsolidationFetcherManager` (appends from object storage).
+    pub consolidation: bool,
+}
+
+/// One broker's copy of one partition.
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
+pub struct Local {
+    pub broker: BrokerId,
+    pub leo: i64,
+    pub hw: i64,
+    pub fetchers: Fetchers,
+    /// `Partition.leaderReplicaIdOpt` before the delta: `None` for a fresh Partition
+    /// (after a restart), `Some(-1)` after a NO_LEADER delta.
+    pub previous_leader: Option<BrokerId>,
+    /// Epochs of the last registration this broker applied (-1: none yet).
+    pub applied_leader_epoch: i32,
+    pub applied_partition_epoch: i32,
+    pub is_leader: bool,
+    /// Harness ghost for INV-1: the last time this replica's log reached the partition's
+    /// lag target (the seal once committed, else the leader's log end), or it joined the ISR.
+    pub in_sync_ms: i64,
+}
+
+impl Local {
+    pub fn fresh(broker: BrokerId, now_ms: i64) -> Local {
+        Local {
+            broker,
+            leo: 0,
+            hw: 0,
+            fetchers: Fetchers::default(),
+            previous_leader: None,
+            applied_leader_epoch: -1,
+            applied_partition_epoch: -1,
+            is_leader: false,
+            in_sync_ms: now_ms,
+        }
+    }
+}
+
+/// Leader-only state for a partition (`Partition` on the leading broker).
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
+pub struct LeaderState {
+    pub broker: BrokerId,
+    pub leader_epoch: i32,
+    /// `leaderEpochStartOffset`: the leader's LEO when it took this epoch.
+    pub leader_epoch_start_offset: i64,
+    /// When this broker became leader, and when it last took a new leader epoch (which
+    /// resets the records, restarting every ISR follower's grace period).
+    pub since_ms: i64,
+    pub epoch_since_ms: i64,
+    /// The recorded state of each remote replica, sorted by broker.
+    pub recorded: Vec<(BrokerId, ReplicaState)>,
+}
+
+impl LeaderState {
+    pub fn rec(&self, r: BrokerId) -> Option<&ReplicaState> {
+        self.recorded.iter().find(|(b, _)| *b == r).map(|(_, s)| s)
+    }
+
+    fn rec_mut(&mut self, r: BrokerId) -> &mut ReplicaState {
+        if let Some(i) = self.recorded.iter().position(|(b, _)| *b == r) {
+            return &mut self.recorded[i].1;
+        }
+        self.recorded.push((r, ReplicaState::EMPTY));
+        self.recorded.sort_unstable_by_key(|(b, _)| *b);
+        let i = self
+            .recorded
+            .iter()
+            .position(|(b, _)| *b == r)
+            .expect("just inserted");
+        &mut self.recorded[i].1
+    }
+}
+
+/// The broker side of one partition.
+#[derive(Clone, PartialEq, Eq, Debug, Hash, Default)]
+pub struct PartitionRuntime {
+    /// One entry per broker hosting a replica, sorted by broker.
+    pub locals: Vec<Local>,
+    pub leader: Option<LeaderState>,
+    /// End of the diskless log in object storage (offsets from the seal up).
+    pub diskless_end: i64,
+}
+
+impl PartitionRuntime {
+    pub fn local(&self, b: BrokerId) -> Option<&Local> {
+        self.locals.iter().find(|l| l.broker == b)
+    }
+
+    pub fn local_mut(&mut self, b: BrokerId) -> Option<&mut Local> {
+        self.locals.iter_mut().find(|l| l.broker == b)
+    }
+}
+
+/// The whole broker side.
+#[derive(Clone, PartialEq, Eq, Debug, Hash, Default)]
+pub struct Runtime {
+    pub config: BrokerConfig,
+    pub now_ms: i64,
+    /// The next run of the `isr-expiration` task.
+    pub next_expiration_ms: i64,
+    /// Brokers that are alive but whose fetchers make no progress.
+    pub stalled: Vec<BrokerId>,
+    pub partitions: Vec<PartitionRuntime>,
+}
+
+/// What the broker side did in a step, for the invariants and the step table.
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
+pub enum Note {
+    /// A follower fetch and its answer.
+    Fetch {
+        partition: usize,
+        follower: BrokerId,
+        fetch_offset: i64,
+        records: i64,
+        hw: i64,
+        at_seal_branch: bool,
+    },
+    /// The ISR-expiration task removed these replicas (with the leader's recorded offset).
+    Shrink {
+        partition: usize,
+        leader: BrokerId,
+        removed: Vec<(BrokerId, i64)>,
+    },
+    /// The leader added a follower to the ISR after a fetch.
+    Expand {
+        partition: usize,
+        follower: BrokerId,
+    },
+}
+
+/// The consolidating predicate on brokers: `consB(T) = brokerFlag ∧ diskless ∧ remote storage`.
+pub fn consolidating(config: &BrokerConfig, p: &Partition) -> bool {
+    config.consolidation_enable && p.diskless && p.remote_storage
+}
+
+/// A non-consolidating leader of a switched partition whose log ends below the seal cannot
+/// rebuild the classic prefix (`maybeReconcileSwitchedLeader` fences it): it serves no
+/// fetch and runs no ISR change. A consolidating one rebuilds from remote storage.
+pub fn lost_prefix(config: &BrokerConfig, p: &Partition, leader: &Local) -> bool {
+    p.seal >= 0 && !consolidating(config, p) && leader.leo < p.seal
+}
+
+/// Stamp `in_sync_ms` on every replica whose log has reached its partition's lag target.
+fn refresh_in_sync(c: &mut Cluster) {
+    let now = c.runtime.now_ms;
+    for (p, rt) in c.partitions.iter().zip(c.runtime.partitions.iter_mut()) {
+        let leader_leo = rt.local(p.leader).map_or(0, |l| l.leo);
+        let target = if p.seal >= 0 { p.seal } else { leader_leo };
+        for l in &mut rt.locals {
+            if l.leo >= target {
+                l.in_sync_ms = now;
+            }
+        }
+    }
+}
+
+fn is_up(c: &Cluster, b: BrokerId) -> bool {
+    matches!(
+        c.broker_state(b),
+        Some(BrokerState::Active | BrokerState::ControlledShutdown)
+    )
+}
+
+fn active_unstalled(c: &Cluster, b: BrokerId) -> bool {
+    c.is_active(b) && !c.runtime.stalled.contains(&b)
+}
+
+/// An AlterPartition from the leader with its current epochs, through the controller.
+fn alter_isr(c: &mut Cluster, rules: &dyn Rules, p: usize, isr: Vec<BrokerId>) -> bool {
+    let part = &c.partitions[p];
+    let request = super::Event::AlterPartition {
+        partition: p,
+        isr,
+        broker: None,
+        leader_epoch: None,
+        partition_epoch: None,
+        // A leader elected uncleanly has recovered by the time it changes the ISR.
+        leader_recovery_state: super::LeaderRecoveryState::Recovered,
+    };
+    let before = part.partition_epoch;
+    super::controller::apply_controller(c, &request, rules);
+    let changed = c.partitions[p].partition_epoch != before;
+    sync(c, rules);
+    changed
+}
+
+/// A broker process restarts: fresh `Partition` objects (no previous leader, no applied
+/// delta, no fetcher), the log kept, or cut back to the high watermark after an unclean
+/// shutdown. It applies the current registrations when it is next up.
+pub fn reset_process(c: &mut Cluster, broker: BrokerId, unclean: bool) {
+    let now = c.runtime.now_ms;
+    for rt in &mut c.runtime.partitions {
+        if rt.leader.as_ref().is_some_and(|l| l.broker == broker) {
+            rt.leader = None;
+        }
+        if let Some(local) = rt.local_mut(broker) {
+            let leo = if unclean { local.hw } else { local.leo };
+            *local = Local {
+                leo,
+                hw: local.hw.min(leo),
+                ..Local::fresh(broker, now)
+            };
+        }
+    }
+    c.runtime.stalled.retain(|&b| b != broker);
+}
+
+/// An explicit `alter_partition` event is the history asserting that the leader saw the
+/// added followers caught up (it is how controller-only histories move replicas into the
+/// ISR). Make the broker side agree: each added follower's log reaches the leader's end.
+/// Expansions the broker side earns itself (fetch → `maybe_expand_isr`) do not come here.
+pub fn caught_up_by_assertion(c: &mut Cluster, p: usize, isr_before: &[BrokerId]) {
+    let part = &c.partitions[p];
+    let Some(rt) = c.runtime.partitions.get_mut(p) else {
+        return;
+    };
+    let leader_leo = rt.local(part.leader).map_or(0, |l| l.leo);
+    let target = leader_leo.max(part.seal);
+    for &r in part.isr.iter().filter(|r| !isr_before.contains(r)) {
+        if let Some(l) = rt.local_mut(r) {
+            l.leo = l.leo.max(target);
+            l.in_sync_ms = c.runtime.now_ms;
+        }
+    }
+}

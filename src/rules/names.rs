@@ -1,0 +1,161 @@
+//! Rule sets by name: parsing `item(+item)*` and `A:B`, and the short display name.
+//! Every rule is read and set through its registry entry (`RuleInfo::get` / `set`).
+
+use super::presets::{preset_named, Preset, BASE, COMPLETE_INKLESS, COMPLETE_KRAFT, PRESETS};
+use super::{Family, RuleSet, RULES};
+use std::fmt;
+
+impl RuleSet {
+    /// Take the rules of `family` from `other`.
+    fn take_family(&mut self, other: &RuleSet, family: Family) {
+        for rule in RULES.iter().filter(|r| r.family == family) {
+            (rule.set)(self, (rule.get)(other));
+        }
+    }
+
+    /// Take a preset's rules: those of its family.
+    fn take_preset(&mut self, preset: &Preset) {
+        self.take_family(&preset.rules, preset.family);
+    }
+
+    /// How many rules of `family` differ between the two.
+    fn differences(&self, other: &RuleSet, family: Family) -> usize {
+        RULES
+            .iter()
+            .filter(|r| r.family == family && (r.get)(self) != (r.get)(other))
+            .count()
+    }
+
+    /// `derivation=trunk completion=4.3+ ...`: every rule with its variant.
+    pub fn describe(&self) -> String {
+        let names: Vec<String> = RULES
+            .iter()
+            .map(|r| format!("{}={}", r.id, r.variant_of(self).name))
+            .collect();
+        names.join(" ")
+    }
+
+    /// Parse `item(+item)*`, where an item is a preset (which sets its family's rules),
+    /// `complete`, or `rule=variant`. Preset names may themselves contain `+`
+    /// (`pr756+pr760`): the longest matching run of items wins. Starts from trunk +
+    /// inkless-main.
+    pub fn parse(text: &str) -> Result<RuleSet, String> {
+        let items: Vec<&str> = text.split('+').map(str::trim).collect();
+        let mut rules = BASE;
+        let mut i = 0;
+        while i < items.len() {
+            i = match longest_preset_run(&items, i) {
+                Some((j, name)) => {
+                    rules.take_named(&name);
+                    j
+                }
+                None => rules.take_override(&items, i)?,
+            };
+        }
+        Ok(rules)
+    }
+
+    /// Take `complete` (both complete presets) or the preset `name`, which exists.
+    fn take_named(&mut self, name: &str) {
+        if name == "complete" {
+            for part in [COMPLETE_KRAFT, COMPLETE_INKLESS] {
+                self.take_preset(preset_named(part).expect("complete presets exist"));
+            }
+        } else {
+            self.take_preset(preset_named(name).expect("matched"));
+        }
+    }
+
+    /// Set the `rule=variant` override that starts at `items[i]`, and return where the
+    /// next item starts. Variant names may contain `+` too (`completion=4.3+`): the
+    /// longest run of items that names a variant wins.
+    fn take_override(&mut self, items: &[&str], i: usize) -> Result<usize, String> {
+        let j = (i + 1..=items.len())
+            .rev()
+            .find(|&j| {
+                let mut probe = *self;
+                probe.set(&items[i..j].join("+")).is_ok()
+            })
+            .unwrap_or(i + 1);
+        self.set(&items[i..j].join("+"))?;
+        Ok(j)
+    }
+
+    fn set(&mut self, item: &str) -> Result<(), String> {
+        let Some((rule, variant)) = item.split_once('=') else {
+            let names: Vec<_> = PRESETS.iter().map(|p| p.name).collect();
+            return Err(format!(
+                "unknown preset `{item}` (known: {}, complete)",
+                names.join(", ")
+            ));
+        };
+        let Some(r) = RULES.iter().find(|r| r.id == rule) else {
+            let ids: Vec<_> = RULES.iter().map(|r| r.id).collect();
+            return Err(format!("unknown rule `{rule}` (known: {})", ids.join(", ")));
+        };
+        let Some(v) = r.position(variant) else {
+            let names: Vec<_> = r.variants.iter().map(|v| v.name).collect();
+            return Err(format!(
+                "unknown variant `{variant}` of rule `{rule}` (known: {})",
+                names.join(", ")
+            ));
+        };
+        (r.set)(self, v);
+        Ok(())
+    }
+
+    /// Parse `A:B` (two sides) or `A` (one side).
+    pub fn parse_pair(text: &str) -> Result<Vec<RuleSet>, String> {
+        let sides: Vec<&str> = text.split(':').collect();
+        if sides.len() > 2 || sides.iter().any(|s| s.trim().is_empty()) {
+            return Err(format!("expected A or A:B, got `{text}`"));
+        }
+        sides.into_iter().map(RuleSet::parse).collect()
+    }
+}
+
+/// The longest run of items from `items[i]` that names a preset or `complete`: the end of
+/// the run and the name.
+fn longest_preset_run(items: &[&str], i: usize) -> Option<(usize, String)> {
+    (i + 1..=items.len()).rev().find_map(|j| {
+        let name = items[i..j].join("+");
+        (name == "complete" || preset_named(&name).is_some()).then_some((j, name))
+    })
+}
+
+/// A short name: `complete`, or per family the closest preset (the KRaft one omitted when
+/// it is `trunk`, the Inkless one when it is `inkless-main`), plus `+rule=variant`
+/// overrides for what still differs.
+impl fmt::Display for RuleSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if *self == RuleSet::complete() {
+            return f.write_str("complete");
+        }
+        // Per family, the preset that leaves the fewest rules to override (the first
+        // one on a tie, so the base presets win over their descendants).
+        let pick = |family| {
+            PRESETS
+                .iter()
+                .filter(|p| p.family == family)
+                .min_by_key(|p| p.rules.differences(self, family))
+        };
+        let (k, i) = (
+            pick(Family::Kraft).expect("trunk"),
+            pick(Family::Inkless).expect("inkless-main"),
+        );
+        let mut base = BASE;
+        base.take_preset(k);
+        base.take_preset(i);
+        let mut parts: Vec<String> = Vec::new();
+        if k.name != "trunk" || i.name == "inkless-main" {
+            parts.push(k.name.to_string());
+        }
+        if i.name != "inkless-main" {
+            parts.push(i.name.to_string());
+        }
+        for rule in RULES.iter().filter(|r| (r.get)(&base) != (r.get)(self)) {
+            parts.push(format!("{}={}", rule.id, rule.variant_of(self).name));
+        }
+        f.write_str(&parts.join("+"))
+    }
+}
