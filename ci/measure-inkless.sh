@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Time to first detection of each Inkless counterexample class (spec inkless-isr.md §4),
+# Time to first detection of each Inkless counterexample class (docs/model/inkless.md#counterexamples),
 # by the built-in hunt, buggy variant against the complete rule set, over 10 seeds:
 # median and max seconds, and how many seeds found it within the budget.
 # Usage: ci/measure-inkless.sh [budget-seconds-per-run]

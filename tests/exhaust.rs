@@ -1,6 +1,6 @@
 //! Bounded exhaustive exploration: pinned state counts (a model change that alters them is
 //! noticed, as stateright pins its examples' counts), and the shortest counterexamples the
-//! reassignment spec gives (KAFKA-21419 in 3 operations, drop-then-re-add in 4).
+//! reassignment histories give (docs/model/reassignment.md#histories) (KAFKA-21419 in 3 operations, drop-then-re-add in 4).
 
 use expect_test::{expect, Expect};
 use isrfuzz::rules::RuleSet;

@@ -1,5 +1,5 @@
 //! The committed seed corpora (corpus/<target>/) do what each target expects of them:
-//! the diff targets' seeds are the spec's counterexamples and must still crash them (the
+//! the diff targets' seeds are the counterexample histories of docs/model/ (reassignment.md#histories, inkless.md#counterexamples) and must still crash them (the
 //! harness bites from the first input), fixed_holds' and decode's must not.
 
 use isrfuzz::search::fuzz::{input_history, judge, sides_for, Target};

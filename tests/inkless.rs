@@ -1,4 +1,4 @@
-//! Scenario tests for the Inkless rules (spec inkless-isr.md §4 counterexamples and the
+//! Scenario tests for the Inkless rules (docs/model/inkless.md#counterexamples and the
 //! five #756 upstream tests), each under the rule sets that tell the variants apart.
 //! Histories use the notation of tests/common; `lag` is replica_lag_time_max_ms (30 s by
 //! default, so the ISR-expiration task runs every 15 s).
@@ -257,7 +257,7 @@ fn upstream_keeps_follower_recorded_beyond_seal() {
 /// the fixes landed; a cell lists the invariants violated. Each fix clears the row before
 /// it, and a later row only turns red once the earlier fix is in (CE-c2 needs #756's shrink
 /// of switched partitions, CE-d needs commit 3's diversion). E2 is the re-admission a
-/// restarted consolidating follower lacks until #760 (spec §3 E9).
+/// restarted consolidating follower lacks until #760 (docs/model/inkless.md#e2).
 #[test]
 fn the_pr756_ladder() {
     use isrfuzz::{check::oracle, rules::RuleSet};

@@ -1,4 +1,4 @@
-//! Scenario tests: the spec's histories (kafka-reassignment.md §2.4, §4.3) and the
+//! Scenario tests: the histories of docs/model/reassignment.md#histories and #worked-derivations and the
 //! upstream tests it lists (§6), each run under every preset. The expected text is the
 //! final state and verdict per preset; a variant swapped for a sibling changes it.
 
@@ -146,7 +146,7 @@ fn history_5_cancel_after_drop() {
     );
 }
 
-/// Review finding: the literal G5 fails on 3.8–4.2 through G4 (kraft-review.md).
+/// Review finding: the literal G5 fails on 3.8–4.2 through G4 (docs/model/reassignment.md#g5).
 #[test]
 fn g5_on_3_8_via_keep_old_removing() {
     check(

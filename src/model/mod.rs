@@ -4,7 +4,7 @@
 //! State first, operations after, as in stateright's examples. Every change to a partition
 //! goes through [`builder::ChangeBuilder`], the model's `PartitionChangeBuilder`, so that
 //! reassignment completion, leader election and epoch bumps run on every change, whichever
-//! operation caused it (spec `kafka-reassignment.md` §1.2).
+//! operation caused it (docs/model/reassignment.md#change-builder).
 //!
 //! Architecture invariant: nothing in this module does I/O, reads a clock or draws random
 //! numbers. `apply` is a pure function of (state, event, rule set).
@@ -35,7 +35,7 @@ pub trait Rules {
         removing: &[BrokerId],
     ) -> Option<(Vec<BrokerId>, Vec<BrokerId>)>;
 
-    // Inkless broker-side rules (spec inkless-isr.md §2).
+    // Inkless broker-side rules (docs/model/inkless.md).
 
     /// Rule `shrink` (a): `None` when the ISR-expiration task skips the partition, else the
     /// offset cap it passes to the lag check (-1: none).
@@ -137,7 +137,7 @@ pub enum LeaderRecoveryState {
 }
 
 /// One `PartitionRegistration` (metadata/.../metadata/PartitionRegistration.java), without
-/// directories and ELR (the model runs with ELR disabled, as the spec's own model does).
+/// directories and ELR (the model runs with ELR disabled: docs/model/README.md#what-is-not-modelled).
 #[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub struct Partition {
     /// Full assignment in order; `replicas[0]` is the preferred leader.
@@ -174,7 +174,7 @@ impl Partition {
 }
 
 /// Ghost values the harness tracks for the invariants; Kafka stores none of them
-/// (spec §4.1). Not part of the compared state.
+/// (docs/model/reassignment.md#ghosts). Not part of the compared state.
 #[derive(Clone, PartialEq, Eq, Debug, Hash, Default)]
 pub struct Ghost {
     /// O: `replicas` when the current chain of alter calls started on a quiet partition.

@@ -1,5 +1,5 @@
 //! Rule `completion`: when `PartitionChangeBuilder.completeReassignmentIfNeeded` finishes a
-//! reassignment. Spec: kafka-reassignment.md §3.1. Upstream:
+//! reassignment. Model: docs/model/reassignment.md#completion. Upstream:
 //! metadata/src/main/java/org/apache/kafka/controller/PartitionReassignmentReplicas.java,
 //! `maybeCompleteReassignment`.
 //!
@@ -15,7 +15,7 @@ rule! {
         id: "completion",
         family: Kraft,
         field: completion,
-        summary: "when completeReassignmentIfNeeded finishes a reassignment (spec §3.1)",
+        summary: "when completeReassignmentIfNeeded finishes a reassignment (docs/model/reassignment.md#completion)",
         variants: {
             /// `3.0-3.7`: adding ⊆ I' only (tag 3.7.0; inline in PartitionChangeBuilder in
             /// 3.0–3.4).

@@ -57,7 +57,7 @@ impl RuleInfo {
 ///         id: "lag",
 ///         family: Inkless,
 ///         field: lag,
-///         summary: "when a follower in the ISR is out of sync (spec §2(b))",
+///         summary: "when a follower in the ISR is out of sync (docs/model/inkless.md#lag-check)",
 ///         variants: {
 ///             /// What the variant models, and why it matters.
 ///             Uncapped {

@@ -1,6 +1,6 @@
 //! Rule `derivation`: how an alter-reassignment call derives `replicas`, `adding_replicas`
 //! and `removing_replicas` from the current registration and the target, and whether it
-//! writes empty sets. Spec: kafka-reassignment.md §2.
+//! writes empty sets. Model: docs/model/reassignment.md#derivation.
 //!
 //! Each variant's doc names what it mirrors. Upstream for `trunk`:
 //! metadata/src/main/java/org/apache/kafka/controller/PartitionReassignmentReplicas.java
@@ -14,7 +14,7 @@ rule! {
         id: "derivation",
         family: Kraft,
         field: derivation,
-        summary: "how an alter-reassignment call derives adding/removing replicas (spec kafka-reassignment.md §2)",
+        summary: "how an alter-reassignment call derives adding/removing replicas (docs/model/reassignment.md#derivation)",
         variants: {
             /// `trunk`: adding = target − replicas and removing = replicas − target, both against
             /// the *current* replicas (which already hold in-flight adding replicas); an empty
@@ -30,16 +30,16 @@ rule! {
             Kafka21419 {
                 name: "kafka-21419",
                 summary: "the report's fix: adding = target − (replicas − adding); keep-if-empty guards kept",
-                provenance: "KAFKA-21419 report (shared/seeds/002); no upstream commit as of d79bd502ec",
+                provenance: "KAFKA-21419 report, https://issues.apache.org/jira/browse/KAFKA-21419 (docs/model/reassignment.md#proposed-fix); no upstream commit as of d79bd502ec",
             },
             /// `kafka-21419-always-write`: the proposed fix plus always writing both sets, even
-            /// when empty (spec §2.3, the required companion). Still fails on drop-then-re-add.
+            /// when empty (docs/model/reassignment.md#always-write, the required companion). Still fails on drop-then-re-add.
             Kafka21419AlwaysWrite {
                 name: "kafka-21419-always-write",
                 summary: "the report's fix plus always writing adding and removing, even when empty",
-                provenance: "spec kafka-reassignment.md §2.3 (required companion of the KAFKA-21419 fix)",
+                provenance: "docs/model/reassignment.md#always-write (required companion of the KAFKA-21419 fix; no upstream commit)",
             },
-            /// `zk-style`, design A (spec §2.3): like the ZooKeeper controller's
+            /// `zk-style`, design A (docs/model/reassignment.md#design-a): like the ZooKeeper controller's
             /// `ReplicaAssignment.reassignTo` (core/.../ControllerContext.scala, apache
             /// 1eb7644349): on override, drop transients (old adding replicas not in the new
             /// target) from the replicas and the ISR at once; adding = target − O, removing = O −
@@ -47,14 +47,14 @@ rule! {
             ZkStyle {
                 name: "zk-style",
                 summary: "design A: drop transients from replicas and ISR at once; adding = target − O, removing = O − target",
-                provenance: "spec §2.3 design A, after ZK ControllerContext.ReplicaAssignment.reassignTo + KafkaController.updateCurrentReassignment (apache 1eb7644349)",
+                provenance: "docs/model/reassignment.md#design-a, after ZK ControllerContext.ReplicaAssignment.reassignTo + KafkaController.updateCurrentReassignment (apache 1eb7644349)",
             },
-            /// `transients-tracked`, design B (spec §2.3): transients stay in both adding and
+            /// `transients-tracked`, design B (docs/model/reassignment.md#design-b): transients stay in both adding and
             /// removing; completion works on adding − removing and removing − adding.
             TransientsTracked {
                 name: "transients-tracked",
                 summary: "design B: transients stay in adding and removing; completion uses adding − removing and removing − adding",
-                provenance: "spec kafka-reassignment.md §2.3 design B",
+                provenance: "docs/model/reassignment.md#design-b (no upstream commit)",
             },
             /// `previous-target`, WRONG on purpose (a planted bug, no upstream source): adding =
             /// target − (replicas − removing), i.e. against the previous *target* instead of the
@@ -179,7 +179,7 @@ impl Derivation {
 
 #[cfg(test)]
 mod tests {
-    //! The worked derivations of spec kafka-reassignment.md §2.4 (start: replicas
+    //! The worked derivations of docs/model/reassignment.md#worked-derivations (start: replicas
     //! [1,2,3], in flight [1,2,4] = replicas [1,2,4,3], adding [4], removing [3]), one
     //! row per override, every variant side by side. `-` means "setter not called".
     use super::*;

@@ -1,4 +1,4 @@
-//! Rule `lag` (Inkless, spec inkless-isr.md §2(b)): when a follower in the ISR is out of
+//! Rule `lag` (Inkless, docs/model/inkless.md#lag-check): when a follower in the ISR is out of
 //! sync, judged by the leader from its recorded `ReplicaState`. Upstream: aiven/inkless
 //! core/src/main/scala/kafka/cluster/Partition.scala, `isFollowerOutOfSync` /
 //! `getOutOfSyncReplicas(maxLagMs, leaderEndOffsetCap)`; `ReplicaState.isCaughtUp`.
@@ -10,7 +10,7 @@ rule! {
         id: "lag",
         family: Inkless,
         field: lag,
-        summary: "when a follower in the ISR is out of sync (spec §2(b))",
+        summary: "when a follower in the ISR is out of sync (docs/model/inkless.md#lag-check)",
         variants: {
             /// `uncapped`: classic Kafka, `¬(rec.leo = LEO_L ∨ now − lcu ≤ lag)`. On a
             /// consolidating partition the leader's LEO outgrows every follower's record (CE-b1).

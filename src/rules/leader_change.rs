@@ -1,4 +1,4 @@
-//! Rule `leader-change` (Inkless, spec inkless-isr.md §2(c)): what a follower of a
+//! Rule `leader-change` (Inkless, docs/model/inkless.md#leader-change): what a follower of a
 //! switched partition does when a metadata delta arrives. Upstream: aiven/inkless
 //! core/src/main/scala/kafka/server/ReplicaManager.scala, `applyLocalFollowersDelta`
 //! (`previousLeaderId`, `leaderChanged`, `consolidationLeaderEvidenceFetch`).
@@ -8,7 +8,7 @@ rule! {
         id: "leader-change",
         family: Inkless,
         field: leader_change,
-        summary: "what a follower of a switched partition does on a metadata delta (spec §2(c))",
+        summary: "what a follower of a switched partition does on a metadata delta (docs/model/inkless.md#leader-change)",
         variants: {
             /// `none` (main, the #756 base): an at-seal follower in the ISR schedules no fetch and
             /// a consolidating follower restarts on consolidation, so the new leader never hears
@@ -37,14 +37,14 @@ rule! {
             EpochBump {
                 name: "epoch-bump",
                 summary: "WRONG on purpose: keyed on a new leader epoch instead of a leader move",
-                provenance: "argued against in #756 (spec CE-c4)",
+                provenance: "argued against in #756 commit 150ec6ed61 (docs/model/inkless.md#ce-c4)",
             },
             /// `diversion-no-evict` (wrong on purpose, CE-c3): diverts but leaves the old
             /// consolidation fetcher running, so two writers append to one log.
             DiversionNoEvict {
                 name: "diversion-no-evict",
                 summary: "WRONG on purpose: divert without evicting the consolidation fetcher",
-                provenance: "argued against in #756 commit 5f22fac12b (spec CE-c3)",
+                provenance: "argued against in #756 commit 5f22fac12b (docs/model/inkless.md#ce-c3)",
             },
         },
     }

@@ -1,4 +1,4 @@
-//! Rule `seal-admission` (Inkless, spec inkless-isr.md §2(d), §2(f)): how a switched
+//! Rule `seal-admission` (Inkless, docs/model/inkless.md#at-seal-admission): how a switched
 //! follower at the seal gets (back) into the ISR, and when it leaves the classic fetcher.
 //! Upstream: aiven/inkless PR #760 (82c0e1a2e5): `Partition.maybeExpandIsrAtSeal`
 //! (e74ed8ba0d), ISR-gated routing in `applyLocalFollowersDelta` / `isReadyForConsolidation`
@@ -11,7 +11,7 @@ rule! {
         id: "seal-admission",
         family: Inkless,
         field: seal_admission,
-        summary: "how a switched follower at the seal re-enters the ISR and leaves the classic fetcher (spec §2(d), §2(f))",
+        summary: "how a switched follower at the seal re-enters the ISR and leaves the classic fetcher (docs/model/inkless.md#at-seal-admission)",
         variants: {
             /// `generic` (before #760): only `maybeExpandIsr` (`rec.leo ≥ HW_L` and `≥
             /// leaderEpochStartOffset`), which a consolidating leader's frontier keeps out of

@@ -1,4 +1,4 @@
-//! Rule `seal-fetch` (Inkless, spec inkless-isr.md §2(d)): whether a follower fetch on a
+//! Rule `seal-fetch` (Inkless, docs/model/inkless.md#at-seal-fetch): whether a follower fetch on a
 //! diskless topic is served from the leader's local log or by the at-seal branch.
 //! Upstream: aiven/inkless core/src/main/scala/kafka/server/ReplicaManager.scala,
 //! `fetchMessages` (`shouldReadFromUnifiedLog`, `followerAtOrAboveSeal`).
@@ -10,7 +10,7 @@ rule! {
         id: "seal-fetch",
         family: Inkless,
         field: seal_fetch,
-        summary: "whether a follower fetch at or above the seal on a consolidating leader reads the local log (spec §2(d))",
+        summary: "whether a follower fetch at or above the seal on a consolidating leader reads the local log (docs/model/inkless.md#at-seal-fetch)",
         variants: {
             /// `local-log` (#756 branch and main): on a consolidating leader any fetch below the
             /// leader's LEO reads the local log, even at or above the seal (CE-d).

@@ -1,4 +1,4 @@
-//! Rule `shrink` (Inkless, spec inkless-isr.md §2(a)): which partitions the leader's
+//! Rule `shrink` (Inkless, docs/model/inkless.md#isr-expiration): which partitions the leader's
 //! `isr-expiration` task evaluates, and the offset cap it passes to the lag check.
 //! Upstream: aiven/inkless core/src/main/scala/kafka/server/ReplicaManager.scala,
 //! `maybeShrinkIsr`.
@@ -10,7 +10,7 @@ rule! {
         id: "shrink",
         family: Inkless,
         field: shrink,
-        summary: "which partitions the isr-expiration task evaluates, and the cap it uses (spec inkless-isr.md §2(a))",
+        summary: "which partitions the isr-expiration task evaluates, and the cap it uses (docs/model/inkless.md#isr-expiration)",
         variants: {
             /// `inkless-main` (main b1fcb5f6f7 and the #756 base a5128f5095): every diskless topic
             /// is skipped, so a switched replica leaves the ISR only through the controller.

@@ -1,4 +1,4 @@
-//! Rule `switched-reassignment` (Inkless, spec inkless-isr.md §2(e)): whether a
+//! Rule `switched-reassignment` (Inkless, docs/model/inkless.md#staged-reassignment): whether a
 //! reassignment of a diskless topic takes the one-step path. Upstream: aiven/inkless
 //! metadata/.../controller/ReplicationControlManager.java, `changePartitionReassignment`.
 
@@ -9,7 +9,7 @@ rule! {
         id: "switched-reassignment",
         family: Inkless,
         field: switched_reassignment,
-        summary: "whether reassigning a diskless topic sets replicas and ISR at once (spec §2(e))",
+        summary: "whether reassigning a diskless topic sets replicas and ISR at once (docs/model/inkless.md#staged-reassignment)",
         variants: {
             /// `one-step` (before #757): every diskless topic sets replicas and ISR to the target
             /// at once, so a new replica with an empty log can be elected (CE-e).

@@ -1,4 +1,4 @@
-//! Rule `unfence-expansion` (Inkless, spec inkless-isr.md §2(f)): whether unfencing a broker
+//! Rule `unfence-expansion` (Inkless, docs/model/inkless.md#unfence-expansion): whether unfencing a broker
 //! adds it to the ISR of diskless partitions that list it. Upstream: aiven/inkless
 //! metadata/.../controller/ReplicationControlManager.java, `handleBrokerUnfenced` →
 //! `expandIsrForDisklessManagedPartitions`.
@@ -10,7 +10,7 @@ rule! {
         id: "unfence-expansion",
         family: Inkless,
         field: unfence_expansion,
-        summary: "whether unfencing adds the broker to diskless ISRs (spec §2(f))",
+        summary: "whether unfencing adds the broker to diskless ISRs (docs/model/inkless.md#unfence-expansion)",
         variants: {
             /// `pre-754`: every diskless partition, switched ones included, so a replica that lost
             /// part of the classic prefix rejoins the ISR (CE-f).

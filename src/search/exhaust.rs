@@ -27,8 +27,8 @@ pub struct Start {
     pub setup: Vec<Event>,
 }
 
-/// The spec's starting states: a 3-replica partition on 5 brokers (kafka-reassignment.md
-/// §4.3), and a switched consolidating partition with 3 replicas (inkless-isr.md §4).
+/// The starting states of docs/model/README.md#starting-states: a 3-replica partition on 5 brokers
+/// and a switched consolidating partition with 3 replicas.
 pub fn starts() -> Vec<Start> {
     let create = |replicas: Vec<i32>| Event::CreatePartition {
         replicas,
@@ -63,7 +63,7 @@ pub fn starts() -> Vec<Start> {
     ]
 }
 
-/// A starting cluster by name with `brokers` brokers (default: the spec's 5 for `kraft`,
+/// A starting cluster by name with `brokers` brokers (default, docs/model/README.md#starting-states: 5 for `kraft`,
 /// 3 for `switched`). The partition always has replicas [1,2,3].
 pub fn start_named(name: &str, brokers: Option<usize>) -> Result<Start, String> {
     let mut start = starts()

@@ -170,7 +170,7 @@ fn new_violation(verdict: &Verdict) -> Option<Crash> {
 }
 
 /// The history an input stands for: a JSON history when the bytes are one (so the seed
-/// corpora can hold the spec's counterexamples as written), else the decoded bytes.
+/// corpora can hold the counterexample histories of docs/model/reassignment.md#histories and docs/model/inkless.md#counterexamples as written), else the decoded bytes.
 pub fn input_history(data: &[u8]) -> History {
     let json = (data.first() == Some(&b'{'))
         .then(|| {

@@ -8,7 +8,7 @@
 //! - `Sometimes`: a vacuity check; counted over a run so that a generator that stops
 //!   reaching a state is noticed. Never a violation.
 //!
-//! Ghost values: O = `Ghost::original`, T = `Ghost::target` (spec kafka-reassignment.md §4.1).
+//! Ghost values: O = `Ghost::original`, T = `Ghost::target` (docs/model/reassignment.md#ghosts).
 //! "At completion" means the step's change record completed the reassignment; the builder
 //! reports it in `PartitionEffect::completion`.
 //!
@@ -165,15 +165,15 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Always,
         statement: "replicas ≠ ∅, ISR ≠ ∅, no duplicates in any list, ISR ⊆ replicas, leader ∈ ISR ∪ {-1}",
         rationale: "The registration's own shape. Brokers trust it blindly: a leader outside the ISR or an ISR member that is not a replica makes every other property meaningless, so this one guards the model as much as the rules.",
-        source: "spec kafka-reassignment.md §4.2 S0; Replicas.validateIsr; PartitionChangeBuilder.isValidNewLeader",
+        source: "docs/model/reassignment.md#s0; Replicas.validateIsr; PartitionChangeBuilder.isValidNewLeader",
         check: Check::Step(s0_shape),
     },
     Invariant {
         id: "S1",
         kind: Kind::Always,
         statement: "adding ⊆ replicas, removing ⊆ replicas, adding ∩ removing = ∅ (design B: the overlap holds no original replica)",
-        rationale: "PartitionRegistration does not enforce these, they are conventions every reader relies on. A replica in both lists can never satisfy the completion test (it is removed from I' but required in it), so the reassignment is stuck: spec history 3.",
-        source: "spec §4.2 S1, §4.3 history 3; PartitionRegistration (no enforcement)",
+        rationale: "PartitionRegistration does not enforce these, they are conventions every reader relies on. A replica in both lists can never satisfy the completion test (it is removed from I' but required in it), so the reassignment is stuck: docs/model/reassignment.md#history-3.",
+        source: "docs/model/reassignment.md#s1, #history-3; PartitionRegistration (no enforcement)",
         check: Check::Step(s1_lists),
     },
     Invariant {
@@ -181,7 +181,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Always,
         statement: "reassigning ⇔ adding ∪ removing ≠ ∅ ⇔ listed by ListPartitionReassignments",
         rationale: "The reassigning index is maintained on replay, separately from the lists; `--list` and `--verify` read the index. If the two drift, tooling declares a reassignment done while it is not, or lists a finished one forever.",
-        source: "spec §1.1, §4.2 S2; ReplicationControlManager.updateReassigningTopicsIfNeeded, listPartitionReassignments",
+        source: "docs/model/reassignment.md#s2, #partition-registration; ReplicationControlManager.updateReassigningTopicsIfNeeded, listPartitionReassignments",
         check: Check::Step(s2_listing),
     },
     Invariant {
@@ -189,15 +189,15 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Always,
         statement: "partition_epoch rises on every change and only then; leader_epoch never falls and rises whenever a replica leaves or the leader changes",
         rationale: "Brokers fence stale leaders and stale AlterPartition requests by these epochs. A removal without a leader-epoch bump lets a removed replica keep acting on the old assignment.",
-        source: "spec §1.6, §4.2 S3; PartitionRegistration.merge; PartitionChangeBuilder.triggerLeaderEpochBumpForReplicaReassignmentIfNeeded",
+        source: "docs/model/reassignment.md#s3, #epochs; PartitionRegistration.merge; PartitionChangeBuilder.triggerLeaderEpochBumpForReplicaReassignmentIfNeeded",
         check: Check::Step(s3_epochs),
     },
     Invariant {
         id: "G1",
         kind: Kind::Always,
         statement: "while reassigning: T ∪ O ⊆ set(replicas) ⊆ T ∪ O ∪ (every target of the chain), and set(replicas) − removing = T",
-        rationale: "What stays after completion must be exactly what the operator asked for last. Keeping an old removing set when the new one is empty (the RF-up override, spec history 4) breaks the second half.",
-        source: "spec §4.2 G1, §4.3 history 4",
+        rationale: "What stays after completion must be exactly what the operator asked for last. Keeping an old removing set when the new one is empty (the RF-up override, docs/model/reassignment.md#history-4) breaks the second half.",
+        source: "docs/model/reassignment.md#g1, #history-4",
         check: Check::Step(g1_composition),
     },
     Invariant {
@@ -205,7 +205,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Always,
         statement: "list completeness: while reassigning, (replicas − removing) − O ⊆ adding",
         rationale: "Every non-original replica that will survive completion must be reported as adding, or `--list`, throttles and under-replication accounting treat it as caught up. This is KAFKA-21419's first symptom (history 1, step 2) and the drop-then-re-add hole of its proposed fix (history 5).",
-        source: "spec §4.2 G2, §4.3 histories 1 and 5; KAFKA-21419 report",
+        source: "docs/model/reassignment.md#g2, #history-1, #history-5; https://issues.apache.org/jira/browse/KAFKA-21419",
         check: Check::Step(g2_list_completeness),
     },
     Invariant {
@@ -213,7 +213,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Always,
         statement: "while reassigning: adding ∩ O = ∅",
         rationale: "An original replica reported as adding would be removed by a cancel (revert drops adding replicas), losing a replica the partition had before the reassignment.",
-        source: "spec §4.2 G3; PartitionReassignmentRevert",
+        source: "docs/model/reassignment.md#g3; PartitionReassignmentRevert",
         check: Check::Step(g3_adding_not_original),
     },
     Invariant {
@@ -221,7 +221,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Always,
         statement: "target fidelity: at completion, set(replicas) = T",
         rationale: "The operator's last target is what the partition must end on. The keep-old-removing rule drops a replica the target still names (history 4).",
-        source: "spec §4.2 G4, §4.3 history 4",
+        source: "docs/model/reassignment.md#g4, #history-4",
         check: Check::Step(g4_target_fidelity),
     },
     Invariant {
@@ -229,7 +229,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Always,
         statement: "safe completion: at completion, T − O ⊆ ISR (the ISR completion was decided on, see F1)",
         rationale: "No newly added replica may be declared done while out of sync: KAFKA-21419 ends with replicas [1,2,4,5] and ISR [1,2,5], the removed replica 3 already gone.",
-        source: "spec §4.2 G5, §4.3 history 1; KAFKA-21419 report",
+        source: "docs/model/reassignment.md#g5, #history-1; https://issues.apache.org/jira/browse/KAFKA-21419",
         check: Check::Step(g5_safe_completion),
     },
     Invariant {
@@ -237,7 +237,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Always,
         statement: "cancel restores: after an accepted cancel, set(replicas) = O",
         rationale: "Cancel must return the partition to where it was before the chain of alter calls. Promoted replicas (history 2) and transients (history 5) survive the revert.",
-        source: "spec §4.2 G6, §4.3 histories 2 and 5; PartitionReassignmentRevert",
+        source: "docs/model/reassignment.md#g6, #history-2, #history-5; PartitionReassignmentRevert",
         check: Check::Step(g6_cancel_restores),
     },
     Invariant {
@@ -245,7 +245,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Always,
         statement: "liveness, one step: if reassigning, T ⊆ ISR and ISR − removing ≠ ∅, the next change completes it",
         rationale: "Once every target replica is in sync nothing should hold the reassignment open. Checked by running the completion rule on the current state, which is what any next build does first.",
-        source: "spec §4.2 G7, §4.3 history 3",
+        source: "docs/model/reassignment.md#g7, #history-3",
         check: Check::Step(g7_one_step_liveness),
     },
     Invariant {
@@ -253,7 +253,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Always,
         statement: "RF guard: if |T| < |O| at completion, T ⊆ ISR (the ISR completion was decided on, see F1)",
         rationale: "KAFKA-19975 allows out-of-ISR survivors, except when the replication factor drops: then every survivor must be in sync, or the partition ends with fewer in-sync copies than it started with.",
-        source: "spec §3.1, §4.2 G8; PartitionReassignmentReplicas.maybeCompleteReassignment (3d267d4536)",
+        source: "docs/model/reassignment.md#g8, #completion; PartitionReassignmentReplicas.maybeCompleteReassignment (3d267d4536)",
         check: Check::Step(g8_rf_guard),
     },
     Invariant {
@@ -261,7 +261,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Always,
         statement: "the completion record drops exactly removing from replicas and ISR, clears both lists, and leaves leader ∈ ISR ∪ {-1}",
         rationale: "Completion must not reorder, add or lose anything but the removing replicas, and must demote a removing leader (testStoppedLeaderIsDemotedAfterReassignmentCompletesEvenIfNoNewEligibleLeaders).",
-        source: "spec §3.2, §4.2 G9; PartitionChangeBuilder.completeReassignmentIfNeeded",
+        source: "docs/model/reassignment.md#g9, #completion-record; PartitionChangeBuilder.completeReassignmentIfNeeded",
         check: Check::Step(g9_completion_record),
     },
     Invariant {
@@ -269,7 +269,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::EventuallyAtQuiescence,
         statement: "once every broker is back and every replica is in the ISR, no reassignment is in progress",
         rationale: "A reassignment that never finishes with a fully healthy cluster blocks the operator's next change and keeps throttles on forever (the stuck override back to the original, history 3).",
-        source: "spec §4.3 history 3, §5 (override back to the original)",
+        source: "docs/model/reassignment.md#e1, #history-3 (override back to the original)",
         check: Check::Quiescent(e1_quiescent_completion),
     },
     Invariant {
@@ -277,7 +277,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Sometimes,
         statement: "an alter call overrode a reassignment in progress",
         rationale: "KAFKA-21419 and every hole after it need an override; a generator that stops producing them proves nothing.",
-        source: "spec §2.1",
+        source: "docs/model/reassignment.md#upstream-derivation",
         check: Check::Sometimes(v1_override),
     },
     Invariant {
@@ -285,7 +285,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Sometimes,
         statement: "a reassignment completed",
         rationale: "G4, G5, G8 and G9 only bite at completion.",
-        source: "spec §3",
+        source: "docs/model/reassignment.md#completion",
         check: Check::Sometimes(v2_completed),
     },
     Invariant {
@@ -293,7 +293,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Sometimes,
         statement: "a cancel was accepted",
         rationale: "G6 only bites on cancel.",
-        source: "spec §1.3",
+        source: "docs/model/reassignment.md#cancel",
         check: Check::Sometimes(v3_cancelled),
     },
     Invariant {
@@ -301,7 +301,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Sometimes,
         statement: "a partition's leader changed",
         rationale: "Elections inside completion, fencing and ElectLeaders are where leader-related rules differ.",
-        source: "spec §1.5",
+        source: "docs/model/reassignment.md#election",
         check: Check::Sometimes(v4_leader_changed),
     },
     Invariant {
@@ -309,7 +309,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Sometimes,
         statement: "a partition's ISR shrank",
         rationale: "Out-of-sync replicas are what make an early completion unsafe.",
-        source: "spec §1.3",
+        source: "docs/model/reassignment.md#alterpartition",
         check: Check::Sometimes(v5_isr_shrank),
     },
     Invariant {
@@ -317,7 +317,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Sometimes,
         statement: "a request was rejected",
         rationale: "Validation paths are exercised on purpose; a generator that never hits them leaves the error codes untested.",
-        source: "spec §1.4",
+        source: "docs/model/reassignment.md#validation",
         check: Check::Sometimes(v6_rejected),
     },
     Invariant {
@@ -325,7 +325,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Sometimes,
         statement: "a transient exists: a replica in removing that is not original",
         rationale: "The drop-then-re-add hole of the proposed fix needs a transient.",
-        source: "spec §2.3",
+        source: "docs/model/reassignment.md#transients",
         check: Check::Sometimes(v7_transient),
     },
     Invariant {
@@ -341,7 +341,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Sometimes,
         statement: "a seal was committed (-2 → s ≥ 0)",
         rationale: "Every Inkless rule but the pending-phase ones only acts on a committed seal.",
-        source: "spec inkless-isr.md §3 E2b",
+        source: "docs/model/inkless.md#seal-commit",
         check: Check::Sometimes(v9_seal_committed),
     },
     Invariant {
@@ -349,7 +349,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Sometimes,
         statement: "the ISR-expiration task shrank a switched partition",
         rationale: "INV-3 and INV-4 only bite when a lag shrink happens on a switched partition.",
-        source: "spec inkless-isr.md §2(a), §2(b)",
+        source: "docs/model/inkless.md#isr-expiration, #lag-check",
         check: Check::Sometimes(v10_switched_shrink),
     },
     Invariant {
@@ -357,7 +357,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Sometimes,
         statement: "a consolidating follower moved from the consolidation to the classic fetcher (a diversion)",
         rationale: "CE-b2, CE-c3 and CE-d all start with a diversion.",
-        source: "spec inkless-isr.md §2(c)",
+        source: "docs/model/inkless.md#b2",
         check: Check::Sometimes(v11_diverted),
     },
     Invariant {
@@ -365,16 +365,16 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Sometimes,
         statement: "a follower fetch was answered by the at-seal branch",
         rationale: "INV-6 and the #760 admission are about that answer.",
-        source: "spec inkless-isr.md §2(d)",
+        source: "docs/model/inkless.md#at-seal-fetch",
         check: Check::Sometimes(v12_at_seal_answer),
     },
-    // Inkless (spec inkless-isr.md §4). Sources are aiven/inkless paths under core/src/main/scala/kafka/.
+    // Inkless (docs/model/inkless.md#invariants). Sources are aiven/inkless paths under core/src/main/scala/kafka/.
     Invariant {
         id: "INV-1",
         kind: Kind::Always,
         statement: "lag safety: on a classic, pending or switched partition with a live leader, no ISR follower below the leader's end (the seal, once committed) stays silent for 2 × replica_lag_time_max_ms",
         rationale: "A follower that stopped fetching must leave the ISR within lag plus one task period, or it stays electable while missing data. With diskless topics never evaluated for shrink, a stalled follower of a switched partition stays in the ISR forever and a failover loses the gap up to the seal (CE-a).",
-        source: "spec §4 INV-1, CE-a; server/ReplicaManager.scala maybeShrinkIsr, cluster/Partition.scala maybeShrinkIsr",
+        source: "docs/model/inkless.md#inv-1, #ce-a; server/ReplicaManager.scala maybeShrinkIsr, cluster/Partition.scala maybeShrinkIsr",
         check: Check::Step(inv1_lag_safety),
     },
     Invariant {
@@ -382,7 +382,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Always,
         statement: "electable prefix: a replica joins the ISR of a switched partition (seal ≥ 0), or is elected its leader, only holding the whole classic prefix (local LEO ≥ seal; a consolidating leader can rebuild it); unclean elections excepted",
         rationale: "Admission paths that skip a leader-observed fetch let an empty replica become electable: the one-step reassignment (CE-e) and the unfence expansion (CE-f). #757 and #754 close them for committed and pending seals.",
-        source: "spec §4 INV-2, CE-e, CE-f; metadata ReplicationControlManager changePartitionReassignment (9082a19e2f), expandIsrForDisklessManagedPartitions (43b016f6ec)",
+        source: "docs/model/inkless.md#inv-2, #ce-e, #ce-f; metadata ReplicationControlManager changePartitionReassignment (9082a19e2f), expandIsrForDisklessManagedPartitions (43b016f6ec)",
         check: Check::Step(inv2_electable_prefix),
     },
     Invariant {
@@ -390,7 +390,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Always,
         statement: "no spurious shrink: the ISR-expiration task never removes a follower of a switched partition whose recorded offset is at or above the seal",
         rationale: "Past the seal every consolidating replica grows its log from object storage and never fetches from the leader, so its record stays at the seal while the leader's LEO moves on. Comparing against that LEO (CE-b1), or requiring equality with the capped end (CE-b2), shrinks healthy followers for good.",
-        source: "spec §4 INV-3, CE-b1, CE-b2; cluster/Partition.scala isFollowerOutOfSync (150ec6ed61, 5f22fac12b)",
+        source: "docs/model/inkless.md#inv-3, #ce-b1, #ce-b2; cluster/Partition.scala isFollowerOutOfSync (150ec6ed61, 5f22fac12b)",
         check: Check::Step(inv3_no_spurious_shrink),
     },
     Invariant {
@@ -398,7 +398,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Always,
         statement: "leader-change evidence: the ISR-expiration task never removes a live, unstalled follower of a switched partition that holds the prefix",
         rationale: "After a leader change the new leader has reset its records; a healthy follower must show itself with one classic fetch, or it is shrunk a lag later: an at-seal follower that schedules no fetch (CE-c1), a consolidating one restarted on consolidation (CE-c2).",
-        source: "spec §4 INV-4, CE-c1, CE-c2; server/ReplicaManager.scala applyLocalFollowersDelta (150ec6ed61, 5f22fac12b)",
+        source: "docs/model/inkless.md#inv-4, #ce-c1, #ce-c2; server/ReplicaManager.scala applyLocalFollowersDelta (150ec6ed61, 5f22fac12b)",
         check: Check::Step(inv4_leader_change_evidence),
     },
     Invariant {
@@ -406,7 +406,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Always,
         statement: "leader-change keying: a leader-epoch bump without a leader move diverts no consolidating follower and starts no extra catch-up fetch on an in-sync at-seal follower",
         rationale: "A same-leader bump (switch-pending mark, re-arm, a completion that drops another replica) keeps the leader's records, so the followers need not prove anything; keying the catch-up on the epoch instead of the leader move makes every delta trigger a fetch (CE-c4).",
-        source: "spec §2(c), §4 INV-4 (keying), CE-c4; server/ReplicaManager.scala applyLocalFollowersDelta (leaderChanged, 150ec6ed61)",
+        source: "docs/model/inkless.md#inv-4b, #leader-change, #ce-c4; server/ReplicaManager.scala applyLocalFollowersDelta (leaderChanged, 150ec6ed61)",
         check: Check::Step(inv4b_keyed_on_leader_move),
     },
     Invariant {
@@ -414,7 +414,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Always,
         statement: "single writer: no follower has a partition on the classic and the consolidation fetcher at once",
         rationale: "Two fetchers append to one log; the second append finds its fetch offset no longer equal to the log end and the partition fails (CE-c3).",
-        source: "spec §4 INV-5, CE-c3; server/ReplicaFetcherThread.scala processPartitionData; server/ReplicaManager.scala applyLocalFollowersDelta (5f22fac12b)",
+        source: "docs/model/inkless.md#inv-5, #ce-c3; server/ReplicaFetcherThread.scala processPartitionData; server/ReplicaManager.scala applyLocalFollowersDelta (5f22fac12b)",
         check: Check::Step(inv5_single_writer),
     },
     Invariant {
@@ -422,7 +422,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Always,
         statement: "at-seal response shape: a follower fetch at or above a committed seal gets no records and HW = seal",
         rationale: "Served from the leader's local log instead, a diverted follower appends consolidated records through the classic fetcher and takes the leader's frontier as its HW (CE-d).",
-        source: "spec §4 INV-6, CE-d; server/ReplicaManager.scala fetchMessages (13ae69df5c)",
+        source: "docs/model/inkless.md#inv-6, #ce-d; server/ReplicaManager.scala fetchMessages (13ae69df5c)",
         check: Check::Step(inv6_at_seal_response),
     },
     Invariant {
@@ -430,7 +430,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Always,
         statement: "exemption: no lag shrink on a diskless partition with seal -1 (born diskless or aborted)",
         rationale: "Those partitions have no classic replication to judge lag by; shrinking them would empty their ISR.",
-        source: "spec §4 INV-7; server/ReplicaManager.scala maybeShrinkIsr (150ec6ed61)",
+        source: "docs/model/inkless.md#inv-7; server/ReplicaManager.scala maybeShrinkIsr (150ec6ed61)",
         check: Check::Step(inv7_exemption),
     },
     Invariant {
@@ -438,7 +438,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Always,
         statement: "seal monotonicity: only -1→-2, -2→-1, -2→-2, -2→s≥0 and s→s′ with 0 ≤ s′ ≤ s",
         rationale: "Readers route by the seal; a committed seal that turned negative or grew would move data between the classic and diskless tiers.",
-        source: "spec §1.1, §4 INV-8; metadata ReplicationControlManager alterDisklessSwitch, initDisklessLog, markClassicToDisklessSwitchStarted",
+        source: "docs/model/inkless.md#inv-8, #seal-transitions; metadata ReplicationControlManager alterDisklessSwitch, initDisklessLog, markClassicToDisklessSwitchStarted",
         check: Check::Step(inv8_seal_monotonic),
     },
     Invariant {
@@ -446,15 +446,15 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::EventuallyAtQuiescence,
         statement: "progress after diversion: on a consolidating partition (seal ≥ 0 or born diskless) with a live leader, every live follower is back on the consolidation fetcher",
         rationale: "A diverted follower must return to consolidation after one classic round (or after admission with #760); one left on the classic fetcher, or on none, stops growing its log.",
-        source: "spec §4 INV-9; server/ReplicaFetcherThread.scala processPartitionData; ConsolidationReconciler.startConsolidationFetchersForCaughtUpClassicPartitions",
+        source: "docs/model/inkless.md#inv-9; server/ReplicaFetcherThread.scala processPartitionData; ConsolidationReconciler.startConsolidationFetchersForCaughtUpClassicPartitions",
         check: Check::Quiescent(inv9_back_on_consolidation),
     },
     Invariant {
         id: "E2",
         kind: Kind::EventuallyAtQuiescence,
         statement: "re-admission: once every broker is healthy, every live replica of a switched partition that holds the prefix is in the ISR",
-        rationale: "A follower shrunk or fenced while healthy must find its way back; with generic expansion a consolidating leader's frontier keeps it out for good (spec §2(f), §6.2), and a restarted consolidating follower goes straight to consolidation with no admission path (E9).",
-        source: "spec §2(f), §3 E9, §4 INV-4 (re-admission part); cluster/Partition.scala maybeExpandIsrAtSeal (e74ed8ba0d)",
+        rationale: "A follower shrunk or fenced while healthy must find its way back; with generic expansion a consolidating leader's frontier keeps it out for good (docs/model/inkless.md#at-seal-admission), and a restarted consolidating follower goes straight to consolidation with no admission path (E9).",
+        source: "docs/model/inkless.md#e2, #at-seal-admission; cluster/Partition.scala maybeExpandIsrAtSeal (e74ed8ba0d)",
         check: Check::Quiescent(e2_readmission),
     },
 ];

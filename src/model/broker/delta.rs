@@ -145,7 +145,7 @@ struct FollowerView {
     new_leader_epoch: bool,
 }
 
-/// `ReplicaManager.applyLocalFollowersDelta`, branches B1 and B2 (spec §2(c)).
+/// `ReplicaManager.applyLocalFollowersDelta`, branches B1 and B2 (docs/model/inkless.md#leader-change).
 fn follower_delta(
     c: &mut Cluster,
     rules: &dyn Rules,

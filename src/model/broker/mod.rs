@@ -1,7 +1,7 @@
 //! The broker side: what each broker holds for each partition (local log end and high
 //! watermark, which fetcher the partition is on, the previous leader it saw), what the
 //! leader records about each follower (`ReplicaState`), the clock and the ISR-expiration
-//! task. Spec: shared/spec/inkless-isr.md §1–§3; upstream aiven/inkless (paths below are
+//! task. Model: docs/model/brokers.md (Inkless rules: docs/model/inkless.md); upstream aiven/inkless (paths below are
 //! under core/src/main/scala/kafka/ unless they say otherwise).
 //!
 //! The broker side reacts to the controller's registrations through [`sync`], which plays

@@ -22,7 +22,7 @@ fn bytes(seed: u64, len: usize) -> Vec<u8> {
 }
 
 #[test]
-fn empty_input_is_the_spec_starting_state() {
+fn empty_input_is_the_kraft_starting_state() {
     let h = decode(&[]);
     assert_eq!(h.brokers, vec![1, 2, 3]);
     assert_eq!(
