@@ -12,8 +12,7 @@
 //! This file holds the state and the helpers the others share; `delta.rs` plays a
 //! registration on a broker (`makeLeader`, `applyLocalFollowersDelta`), `fetch.rs` one
 //! follower fetch, `expiration.rs` the clock, the background activity and the
-//! `isr-expiration` task. Every rule decision is a `Rules` call: the knobs live in
-//! `src/rules/`.
+//! `isr-expiration` task. Every rule decision is a `Rules` call, answered in `src/rules/`.
 
 mod delta;
 mod expiration;
