@@ -10,11 +10,12 @@ out=${1:?usage: ci/fingerprints.sh OUT_FILE}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cargo build --release --quiet --bin isrfuzz --example fingerprints
-bin=target/release/isrfuzz
+target_dir=${CARGO_TARGET_DIR:-target}
+bin=$target_dir/release/isrfuzz
 strip_times() { sed -E 's/[0-9]+\.[0-9]+ s\b/T s/g; s/\([0-9]+\/s\)//g; s/, [0-9]+\/s//g'; }
 {
   echo "## verdicts"
-  target/release/examples/fingerprints
+  "$target_dir"/release/examples/fingerprints
   echo "## hunt --seed 7 --max-histories 3000"
   "$bin" hunt --seed 7 --max-histories 3000 --seconds 600 --out "$tmp/hunt" --known corpus/known.json \
     | strip_times | sed "s#$tmp#TMP#g" || true
