@@ -41,7 +41,7 @@ fn partition_cells(i: usize, p: &Partition) -> String {
 pub fn broker_cells(c: &Cluster, i: usize) -> Option<String> {
     let p = &c.partitions[i];
     let rt = c.runtime.partitions.get(i)?;
-    let busy = p.diskless || c.runtime.now_ms > 0 || rt.locals.iter().any(|l| l.leo > 0);
+    let busy = p.diskless || c.runtime.now_ms > 0 || rt.locals.iter().any(|l| l.leo() > 0);
     if !busy {
         return None;
     }
@@ -57,7 +57,7 @@ pub fn broker_cells(c: &Cluster, i: usize) -> Option<String> {
             "{}{}: {}/{}",
             l.broker,
             if l.is_leader { "*" } else { "" },
-            l.leo,
+            l.leo(),
             l.hw
         );
         if l.fetchers.classic {

@@ -13,6 +13,7 @@ pub mod broker;
 pub mod builder;
 mod controller;
 pub mod event;
+pub mod log;
 mod ops;
 pub mod symmetry;
 

@@ -80,14 +80,14 @@ fn produce(c: &mut Cluster, index: usize, records: i64) -> Result<Outcome, Rejec
         c.runtime.partitions[index].diskless_end += records;
         return Ok(Outcome::accepted(Vec::new()));
     }
-    let leader = part.leader;
+    let (leader, epoch) = (part.leader, part.leader_epoch.max(0));
     if leader == NO_LEADER || !c.is_active(leader) {
         return Err((ErrorCode::InvalidRequest, "no live leader"));
     }
     let local = c.runtime.partitions[index]
         .local_mut(leader)
         .ok_or((ErrorCode::InvalidRequest, "no live leader"))?;
-    local.leo += records;
+    local.log.append(epoch, records);
     Ok(Outcome::accepted(Vec::new()))
 }
 
@@ -126,7 +126,7 @@ fn seal_commit(c: &mut Cluster, index: usize) -> Result<Outcome, Rejection> {
     let Some(local) = local else {
         return Err((ErrorCode::InvalidRequest, "no live leader to seal"));
     };
-    if local.hw != local.leo {
+    if local.hw != local.leo() {
         return Err((
             ErrorCode::WaitingForReplication,
             "the leader's high watermark has not reached its log end",
@@ -152,7 +152,7 @@ fn alter_diskless_switch(c: &mut Cluster, index: usize, seal: i64) -> Result<Out
     let leader_leo = c.runtime.partitions[index]
         .local(part.leader)
         .filter(|_| c.is_active(part.leader))
-        .map(|l| l.leo);
+        .map(|l| l.leo());
     if seal >= 0 && leader_leo.is_none_or(|leo| seal > leo) {
         return invalid("the tool needs a live leader and a seal within its log");
     }

@@ -42,15 +42,15 @@ pub(super) fn inv1_lag_safety(s: &StepView) -> Option<String> {
             return None;
         }
         let (lead, state) = live_leader(c, i)?;
-        let target = if p.seal >= 0 { p.seal } else { lead.leo };
+        let target = if p.seal >= 0 { p.seal } else { lead.leo() };
         p.isr.iter().filter(|&&r| r != p.leader).find_map(|&r| {
             let local = c.runtime.partitions[i].local(r)?;
             let silent_ms = c.runtime.now_ms - local.in_sync_ms.max(state.epoch_since_ms);
-            (local.leo < target && silent_ms >= 2 * lag).then(|| {
+            (local.leo() < target && silent_ms >= 2 * lag).then(|| {
                 format!(
                     "p{i}: follower {r} in isr {} at LEO {} < {target}, silent for {silent_ms} ms",
                     Ids(&p.isr),
-                    local.leo
+                    local.leo()
                 )
             })
         })
@@ -79,7 +79,7 @@ pub(super) fn inv2_electable_prefix(s: &StepView) -> Option<String> {
         if let Some(l) = leader_local.filter(|l| moved && lost_prefix(&c.runtime.config, p, l)) {
             return Some(format!(
                 "p{i}: elected leader {} holds LEO {} < seal {}: the prefix is gone",
-                p.leader, l.leo, p.seal
+                p.leader, l.leo(), p.seal
             ));
         }
         let before: &[i32] = s.prev.partitions.get(i).map_or(&[], |q| &q.isr);
@@ -94,7 +94,7 @@ pub(super) fn inv2_electable_prefix(s: &StepView) -> Option<String> {
             .iter()
             .filter(|&&r| !before.contains(&r) || rejoined(r))
             .find_map(|&r| {
-                let leo = c.runtime.partitions[i].local(r).map_or(0, |l| l.leo);
+                let leo = c.runtime.partitions[i].local(r).map_or(0, |l| l.leo());
                 (leo < p.seal).then(|| {
                     format!(
                         "p{i}: {r} joined isr {} with LEO {leo} < seal {}",
@@ -132,7 +132,7 @@ pub(super) fn inv4_leader_change_evidence(s: &StepView) -> Option<String> {
     shrinks(s).find_map(|(i, removed)| {
         let seal = c.partitions[i].seal;
         removed.iter().find_map(|&(r, rec)| {
-            let leo = c.runtime.partitions[i].local(r)?.leo;
+            let leo = c.runtime.partitions[i].local(r)?.leo();
             let healthy =
                 c.is_active(r) && !c.runtime.stalled.contains(&r) && seal >= 0 && leo >= seal;
             healthy.then(|| {
@@ -226,12 +226,12 @@ pub(super) fn e2_readmission(c: &Cluster, _: &RuleSet) -> Option<String> {
             return None;
         }
         c.runtime.partitions[i].locals.iter().find_map(|l| {
-            let out = c.is_active(l.broker) && l.leo >= p.seal && !p.isr.contains(&l.broker);
+            let out = c.is_active(l.broker) && l.leo() >= p.seal && !p.isr.contains(&l.broker);
             out.then(|| {
                 format!(
                     "p{i}: {} holds the prefix (LEO {} ≥ seal {}) but stays out of isr {}",
                     l.broker,
-                    l.leo,
+                    l.leo(),
                     p.seal,
                     Ids(&p.isr)
                 )

@@ -83,7 +83,7 @@ fn make_leader(c: &mut Cluster, p: usize, b: BrokerId, new_leader_epoch: bool) {
     let is_new_leader = !local.is_leader;
     local.is_leader = true;
     local.fetchers.classic = false;
-    let leo = local.leo;
+    let leo = local.leo();
     if new_leader_epoch || rt.leader.is_none() {
         let mut state = match rt.leader.take() {
             // Only the broker that leads now can have state here (`sync_partition` drops
@@ -122,10 +122,10 @@ fn make_leader(c: &mut Cluster, p: usize, b: BrokerId, new_leader_epoch: bool) {
     if part.seal >= 0 {
         // maybeReconcileSwitchedLeader: a non-consolidating leader holds exactly the
         // classic prefix; the high watermark is raised to the seal.
-        if !consolidating && local.leo > part.seal {
-            local.leo = part.seal;
+        if !consolidating && local.leo() > part.seal {
+            local.log.truncate_to(part.seal);
         }
-        local.hw = local.hw.max(part.seal).min(local.leo);
+        local.hw = local.hw.max(part.seal).min(local.leo());
     }
     let seal_ready = part.seal == -1 || part.seal >= 0;
     local.fetchers.consolidation = consolidating && seal_ready;
@@ -213,7 +213,7 @@ fn classic_or_consolidating_follower_delta(rules: &dyn Rules, v: &FollowerView, 
     }
     let diverted =
         v.consolidating && rules.divert_consolidating_follower(v.leader_moved, v.new_leader_epoch);
-    let ready = v.consolidating && (s == -1 || (s >= 0 && local.leo >= s && (!gated || v.in_isr)));
+    let ready = v.consolidating && (s == -1 || (s >= 0 && local.leo() >= s && (!gated || v.in_isr)));
     let to_consolidation = ready && !diverted;
     // Removal before the restart: each manager drops its own subset; the fixed diversion
     // also drops diverted partitions from consolidation; #760 drops the whole set from both.

@@ -2,7 +2,7 @@
 //! (consolidation appends, follower fetches) and the `isr-expiration` task (rules `shrink`
 //! and `lag`).
 
-use super::{alter_isr, follower_fetch, is_up, lost_prefix, refresh_in_sync, Note};
+use super::{alter_isr, diskless_epoch, follower_fetch, is_up, lost_prefix, refresh_in_sync, Note};
 use crate::model::{BrokerId, Cluster, Rules, NO_LEADER};
 
 /// Advance the clock by `ms`, in steps that stop at every run of the ISR-expiration task
@@ -68,12 +68,14 @@ fn consolidate(c: &mut Cluster, p: usize) {
         }
         let rt = &mut c.runtime.partitions[p];
         let end = rt.diskless_end;
+        let epoch = diskless_epoch(&c.partitions[p]);
         let local = rt.local_mut(b).expect("listed");
-        if local.fetchers.consolidation && local.leo < end {
-            local.leo = end;
+        if local.fetchers.consolidation && local.leo() < end {
+            // Consolidated batches carry the diskless leader epoch.
+            local.log.append(epoch, end - local.leo());
         }
         if local.fetchers.consolidation {
-            local.hw = end.min(local.leo);
+            local.hw = end.min(local.leo());
         }
     }
 }
@@ -102,7 +104,7 @@ fn isr_expiration(c: &mut Cluster, rules: &dyn Rules, notes: &mut Vec<Note>) {
         if lost_prefix(&c.runtime.config, &part, lead) {
             continue;
         }
-        let leader_leo = lead.leo;
+        let leader_leo = lead.leo();
         let removed: Vec<(BrokerId, i64)> = part
             .isr
             .iter()

@@ -33,7 +33,7 @@ pub fn follower_fetch(
         if o > leader_leo {
             // Out of range: the follower truncates to the leader's end; nothing recorded.
             let f = c.runtime.partitions[p].local_mut(r).expect("listed");
-            f.leo = leader_leo;
+            f.log.truncate_to(leader_leo);
             f.hw = f.hw.min(leader_leo);
             return;
         }
@@ -60,9 +60,11 @@ pub fn follower_fetch(
         .hw;
     let hw = hw.unwrap_or(leader_hw);
     {
-        let f = c.runtime.partitions[p].local_mut(r).expect("listed");
-        f.leo += records;
-        f.hw = hw.clamp(0, f.leo);
+        let rt = &mut c.runtime.partitions[p];
+        let leader_log = rt.local(req.leader).expect("listed").log.clone();
+        let f = rt.local_mut(r).expect("listed");
+        f.log.copy_from(&leader_log, o + records);
+        f.hw = hw.clamp(0, f.leo());
     }
     notes.push(Note::Fetch {
         partition: p,
@@ -102,7 +104,7 @@ fn fetch_request(c: &Cluster, rules: &dyn Rules, p: usize, r: BrokerId) -> Optio
     {
         return None;
     }
-    let (o, leader_leo) = (fol.leo, lead.leo);
+    let (o, leader_leo) = (fol.leo(), lead.leo());
     let consb = consolidating(&c.runtime.config, part);
     Some(FetchRequest {
         leader,
@@ -128,7 +130,7 @@ fn maybe_increment_leader_hw(c: &mut Cluster, p: usize) {
     let Some(lead) = rt.local(state.broker) else {
         return;
     };
-    let mut hw = lead.leo;
+    let mut hw = lead.leo();
     for &r in part.isr.iter().filter(|&&r| r != state.broker) {
         hw = hw.min(state.rec(r).map_or(-1, |s| s.leo));
     }
@@ -191,7 +193,7 @@ fn maybe_evict(c: &mut Cluster, rules: &dyn Rules, p: usize, r: BrokerId) {
     let rt = &mut c.runtime.partitions[p];
     let f = rt.local_mut(r).expect("listed");
     let evict =
-        part.diskless && s >= 0 && f.leo >= s && if gated { in_isr } else { consb || in_isr };
+        part.diskless && s >= 0 && f.leo() >= s && if gated { in_isr } else { consb || in_isr };
     if evict {
         f.fetchers.classic = false;
         if consb {

@@ -22,6 +22,7 @@ pub use delta::sync;
 pub use expiration::advance_time;
 pub use fetch::follower_fetch;
 
+use super::log::Log;
 use super::{BrokerId, BrokerState, Cluster, Partition, Rules};
 
 /// Fixed for a history (the history header's `broker_config`).
@@ -115,7 +116,8 @@ pub struct Fetchers {
 #[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub struct Local {
     pub broker: BrokerId,
-    pub leo: i64,
+    /// The local log: its end (LEO) and the epoch of every record (docs/model/brokers.md).
+    pub log: Log,
     pub hw: i64,
     pub fetchers: Fetchers,
     /// `Partition.leaderReplicaIdOpt` before the delta: `None` for a fresh Partition
@@ -131,10 +133,15 @@ pub struct Local {
 }
 
 impl Local {
+    /// The log end offset.
+    pub fn leo(&self) -> i64 {
+        self.log.end()
+    }
+
     pub fn fresh(broker: BrokerId, now_ms: i64) -> Local {
         Local {
             broker,
-            leo: 0,
+            log: Log::default(),
             hw: 0,
             fetchers: Fetchers::default(),
             previous_leader: None,
@@ -247,17 +254,23 @@ pub fn consolidating(config: &BrokerConfig, p: &Partition) -> bool {
 /// rebuild the classic prefix (`maybeReconcileSwitchedLeader` fences it): it serves no
 /// fetch and runs no ISR change. A consolidating one rebuilds from remote storage.
 pub fn lost_prefix(config: &BrokerConfig, p: &Partition, leader: &Local) -> bool {
-    p.seal >= 0 && !consolidating(config, p) && leader.leo < p.seal
+    p.seal >= 0 && !consolidating(config, p) && leader.leo() < p.seal
+}
+
+/// The epoch stamped on records appended from object storage: the diskless leader epoch
+/// (the epoch at the seal commit), 0 for a partition that was diskless from birth.
+pub fn diskless_epoch(p: &Partition) -> i32 {
+    p.diskless_leader_epoch.max(0)
 }
 
 /// Stamp `in_sync_ms` on every replica whose log has reached its partition's lag target.
 fn refresh_in_sync(c: &mut Cluster) {
     let now = c.runtime.now_ms;
     for (p, rt) in c.partitions.iter().zip(c.runtime.partitions.iter_mut()) {
-        let leader_leo = rt.local(p.leader).map_or(0, |l| l.leo);
+        let leader_leo = rt.local(p.leader).map_or(0, |l| l.leo());
         let target = if p.seal >= 0 { p.seal } else { leader_leo };
         for l in &mut rt.locals {
-            if l.leo >= target {
+            if l.leo() >= target {
                 l.in_sync_ms = now;
             }
         }
@@ -304,10 +317,13 @@ pub fn reset_process(c: &mut Cluster, broker: BrokerId, unclean: bool) {
             rt.leader = None;
         }
         if let Some(local) = rt.local_mut(broker) {
-            let leo = if unclean { local.hw } else { local.leo };
+            let mut log = std::mem::take(&mut local.log);
+            if unclean {
+                log.truncate_to(local.hw);
+            }
             *local = Local {
-                leo,
-                hw: local.hw.min(leo),
+                hw: local.hw.min(log.end()),
+                log,
                 ..Local::fresh(broker, now)
             };
         }
@@ -324,11 +340,17 @@ pub fn caught_up_by_assertion(c: &mut Cluster, p: usize, isr_before: &[BrokerId]
     let Some(rt) = c.runtime.partitions.get_mut(p) else {
         return;
     };
-    let leader_leo = rt.local(part.leader).map_or(0, |l| l.leo);
-    let target = leader_leo.max(part.seal);
+    let leader_log = rt.local(part.leader).map(|l| l.log.clone()).unwrap_or_default();
+    let target = leader_log.end().max(part.seal);
     for &r in part.isr.iter().filter(|r| !isr_before.contains(r)) {
         if let Some(l) = rt.local_mut(r) {
-            l.leo = l.leo.max(target);
+            // Caught up means holding the leader's records: a diverged tail goes first.
+            l.log.truncate_to(l.log.diverges_from(&leader_log));
+            l.log.copy_from(&leader_log, target);
+            if l.leo() < target {
+                // Classic records below the seal that the leader lost (docs/model/inkless.md).
+                l.log.append(part.leader_epoch.max(0), target - l.leo());
+            }
             l.in_sync_ms = c.runtime.now_ms;
         }
     }

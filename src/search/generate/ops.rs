@@ -316,7 +316,7 @@ fn alter_switch(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
     let leader_leo = g.cluster.runtime.partitions[partition]
         .locals
         .iter()
-        .map(|l| l.leo)
+        .map(|l| l.leo())
         .max()
         .unwrap_or(0);
     let seal = match u.int(0, 3) {

@@ -1,0 +1,293 @@
+//! A replica's local log as its leader-epoch cache sees it: the log end offset and, per
+//! leader epoch, the offset its records start at. A record is identified by its offset and
+//! the epoch of the leader that appended it, as in Kafka, where every batch carries its
+//! leader epoch: two replicas hold the same record at an offset exactly when their logs
+//! have the same epoch there (one leader per epoch, and a leader never rewrites its own log).
+//!
+//! Upstream (confluentinc/kafka 06d492d813, the apache trunk lineage):
+//! storage/src/main/java/org/apache/kafka/storage/internals/epoch/LeaderEpochFileCache.java,
+//! `assign`, `maybeTruncateNonMonotonicEntries`, `truncateFromEnd`, `endOffsetFor`,
+//! `latestEpoch`. Model: docs/model/brokers.md#local-replica.
+//!
+//! Bounded: one entry per leader epoch that wrote to this log, and epochs only grow with
+//! events; `ENTRIES_MAX` caps it (a history that needs more is refused by the model).
+
+/// `UNDEFINED_EPOCH` and `UNDEFINED_EPOCH_OFFSET` of the cache's answers.
+pub const UNDEFINED_EPOCH: i32 = -1;
+pub const UNDEFINED_OFFSET: i64 = -1;
+
+/// The most epoch entries one log keeps (a history has at most `EVENTS_MAX` events, and
+/// each can start at most one epoch on a log).
+pub const ENTRIES_MAX: usize = 1100;
+
+/// `EpochEntry`: records of `epoch` start at `start_offset`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub struct EpochEntry {
+    pub epoch: i32,
+    pub start_offset: i64,
+}
+
+#[derive(Clone, PartialEq, Eq, Debug, Hash, Default)]
+pub struct Log {
+    /// Strictly increasing in both epoch and start offset (the cache's monotonicity).
+    entries: Vec<EpochEntry>,
+    end_offset: i64,
+}
+
+impl Log {
+    /// The log end offset (LEO).
+    pub fn end(&self) -> i64 {
+        self.end_offset
+    }
+
+    pub fn entries(&self) -> &[EpochEntry] {
+        &self.entries
+    }
+
+    /// `latestEpoch`: the epoch of the last entry (`UNDEFINED_EPOCH` when empty).
+    pub fn latest_epoch(&self) -> i32 {
+        self.entries.last().map_or(UNDEFINED_EPOCH, |e| e.epoch)
+    }
+
+    /// The epoch of the leader that appended the record at `offset`, if the log holds it.
+    pub fn epoch_at(&self, offset: i64) -> Option<i32> {
+        if offset < 0 || offset >= self.end_offset {
+            return None;
+        }
+        self.entries
+            .iter()
+            .rev()
+            .find(|e| e.start_offset <= offset)
+            .map(|e| e.epoch)
+    }
+
+    /// `assign(epoch, startOffset)`: record that `epoch` starts at `start_offset`. A no-op
+    /// when the latest entry already has this epoch at or before that offset; otherwise
+    /// entries that are not below it in both epoch and offset are dropped first.
+    pub fn assign(&mut self, epoch: i32, start_offset: i64) {
+        assert!(epoch >= 0 && start_offset >= 0, "invalid epoch entry");
+        let needed = self
+            .entries
+            .last()
+            .is_none_or(|l| l.epoch != epoch || start_offset < l.start_offset);
+        if !needed {
+            return;
+        }
+        while self
+            .entries
+            .last()
+            .is_some_and(|l| l.epoch >= epoch || l.start_offset >= start_offset)
+        {
+            self.entries.pop();
+        }
+        assert!(self.entries.len() < ENTRIES_MAX, "epoch entries bounded");
+        self.entries.push(EpochEntry {
+            epoch,
+            start_offset,
+        });
+    }
+
+    /// Append `records` records written in leader epoch `epoch` (`appendAsLeader` stamps
+    /// the leader's epoch; a follower appends what it fetched, with the leader's epochs).
+    pub fn append(&mut self, epoch: i32, records: i64) {
+        if records <= 0 {
+            return;
+        }
+        self.assign(epoch, self.end_offset);
+        self.end_offset += records;
+    }
+
+    /// Append the leader's records `[from, to)` with the epochs the leader's log has there.
+    /// `from` must be this log's end.
+    pub fn copy_from(&mut self, leader: &Log, to: i64) {
+        let from = self.end_offset;
+        let to = to.min(leader.end_offset);
+        for (i, e) in leader.entries.iter().enumerate() {
+            let next = leader
+                .entries
+                .get(i + 1)
+                .map_or(leader.end_offset, |n| n.start_offset);
+            let (lo, hi) = (e.start_offset.max(from), next.min(to));
+            if lo < hi {
+                self.append(e.epoch, hi - lo);
+            }
+        }
+    }
+
+    /// `truncateTo(offset)` with `truncateFromEnd`: drop records at and above `offset` and
+    /// the epoch entries that start there or later.
+    pub fn truncate_to(&mut self, offset: i64) {
+        let offset = offset.max(0);
+        if offset >= self.end_offset {
+            return;
+        }
+        self.entries.retain(|e| e.start_offset < offset);
+        self.end_offset = offset;
+    }
+
+    /// `endOffsetFor(requestedEpoch, logEndOffset)`: the largest epoch ≤ `requested` this
+    /// log knows and the offset where the next higher epoch starts (the log end for the
+    /// latest epoch); `(UNDEFINED_EPOCH, UNDEFINED_OFFSET)` when nothing is known above it.
+    pub fn end_offset_for(&self, requested: i32) -> (i32, i64) {
+        if requested == UNDEFINED_EPOCH {
+            return (UNDEFINED_EPOCH, UNDEFINED_OFFSET);
+        }
+        if self.latest_epoch() == requested {
+            return (requested, self.end_offset);
+        }
+        let Some(higher) = self.entries.iter().find(|e| e.epoch > requested) else {
+            return (UNDEFINED_EPOCH, UNDEFINED_OFFSET);
+        };
+        match self.entries.iter().rev().find(|e| e.epoch <= requested) {
+            None => (requested, higher.start_offset),
+            Some(floor) => (floor.epoch, higher.start_offset),
+        }
+    }
+
+    /// The same lookup as a leader before KIP-279 answered it (OffsetsForLeaderEpoch v0, an
+    /// offset only): the start of the first higher epoch, the log end for the latest epoch,
+    /// and no answer for an epoch below the first one known (apache/kafka 0.11.0,
+    /// core/src/main/scala/kafka/server/epoch/LeaderEpochFileCache.scala `endOffsetFor`).
+    pub fn end_offset_for_v0(&self, requested: i32) -> i64 {
+        if requested == UNDEFINED_EPOCH {
+            return UNDEFINED_OFFSET;
+        }
+        if self.latest_epoch() == requested {
+            return self.end_offset;
+        }
+        let first = self.entries.first().map_or(i32::MAX, |e| e.epoch);
+        match self.entries.iter().find(|e| e.epoch > requested) {
+            Some(higher) if requested >= first => higher.start_offset,
+            _ => UNDEFINED_OFFSET,
+        }
+    }
+
+    /// The first offset where this log and `other` hold different records (or where the
+    /// shorter one ends): everything below it is the same on both.
+    pub fn diverges_from(&self, other: &Log) -> i64 {
+        let end = self.end_offset.min(other.end_offset);
+        let mut starts: Vec<i64> = self
+            .entries
+            .iter()
+            .chain(&other.entries)
+            .map(|e| e.start_offset)
+            .filter(|&s| s < end)
+            .collect();
+        starts.sort_unstable();
+        starts
+            .into_iter()
+            .find(|&s| self.epoch_at(s) != other.epoch_at(s))
+            .unwrap_or(end)
+    }
+
+    /// A log of `records` records all written in `epoch` (tests and starting states).
+    pub fn of(epoch: i32, records: i64) -> Log {
+        let mut log = Log::default();
+        log.append(epoch, records);
+        log
+    }
+
+    /// Compact form for step tables and details: `e1@0 e3@5 ..8`.
+    pub fn describe(&self) -> String {
+        let mut parts: Vec<String> = self
+            .entries
+            .iter()
+            .map(|e| format!("e{}@{}", e.epoch, e.start_offset))
+            .collect();
+        parts.push(format!("..{}", self.end_offset));
+        parts.join(" ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn log(entries: &[(i32, i64)], end: i64) -> Log {
+        let mut l = Log::default();
+        for w in entries.windows(2) {
+            l.append(w[0].0, w[1].1 - w[0].1);
+        }
+        if let Some(&(e, s)) = entries.last() {
+            l.append(e, end - s);
+        }
+        l
+    }
+
+    #[test]
+    fn records_carry_the_epoch_that_wrote_them() {
+        let l = log(&[(1, 0), (3, 5)], 8);
+        assert_eq!(l.describe(), "e1@0 e3@5 ..8");
+        assert_eq!(
+            (0..9).map(|o| l.epoch_at(o)).collect::<Vec<_>>(),
+            [1, 1, 1, 1, 1, 3, 3, 3]
+                .into_iter()
+                .map(Some)
+                .chain([None])
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(l.epoch_at(-1), None);
+    }
+
+    #[test]
+    fn assign_keeps_entries_monotonic() {
+        let mut l = log(&[(1, 0), (3, 5)], 8);
+        // A new leader epoch at the log end: an entry with no records yet.
+        l.assign(4, 8);
+        assert_eq!(l.describe(), "e1@0 e3@5 e4@8 ..8");
+        // The same epoch again is a no-op; a lower start for it replaces it.
+        l.assign(4, 8);
+        assert_eq!(l.entries().len(), 3);
+        l.assign(4, 6);
+        assert_eq!(l.describe(), "e1@0 e3@5 e4@6 ..8");
+        // An older epoch at a later offset drops every entry not below it.
+        l.assign(2, 7);
+        assert_eq!(l.describe(), "e1@0 e2@7 ..8");
+    }
+
+    #[test]
+    fn truncation_drops_the_entries_that_start_at_or_after_it() {
+        let mut l = log(&[(1, 0), (3, 5)], 8);
+        l.truncate_to(5);
+        assert_eq!(l.describe(), "e1@0 ..5");
+        l.truncate_to(9);
+        assert_eq!(l.describe(), "e1@0 ..5", "truncating above the end is a no-op");
+        l.truncate_to(0);
+        assert_eq!(l.describe(), "..0");
+        assert_eq!(l.latest_epoch(), UNDEFINED_EPOCH);
+    }
+
+    #[test]
+    fn end_offset_for_answers_as_the_cache_does() {
+        let l = log(&[(2, 0), (4, 5), (7, 9)], 12);
+        let answers: Vec<(i32, i64)> = (-1..9).map(|e| l.end_offset_for(e)).collect();
+        assert_eq!(
+            answers,
+            vec![
+                (UNDEFINED_EPOCH, UNDEFINED_OFFSET), // undefined asked
+                (0, 0),                              // below the first: its start
+                (1, 0),
+                (2, 5),                              // known: start of the next
+                (2, 5),                              // unknown 3: the floor epoch 2
+                (4, 9),
+                (4, 9),
+                (4, 9),
+                (7, 12),                             // latest: the log end
+                (UNDEFINED_EPOCH, UNDEFINED_OFFSET), // above the latest
+            ]
+        );
+        let v0: Vec<i64> = (-1..9).map(|e| l.end_offset_for_v0(e)).collect();
+        assert_eq!(v0, vec![-1, -1, -1, 5, 5, 9, 9, 9, 12, -1]);
+    }
+
+    #[test]
+    fn copy_from_takes_the_leaders_epochs() {
+        let leader = log(&[(1, 0), (3, 4), (5, 6)], 9);
+        let mut f = log(&[(1, 0)], 2);
+        f.copy_from(&leader, 7);
+        assert_eq!(f.describe(), "e1@0 e3@4 e5@6 ..7");
+        f.copy_from(&leader, 100);
+        assert_eq!(f.describe(), "e1@0 e3@4 e5@6 ..9");
+        assert!((0..9).all(|o| f.epoch_at(o) == leader.epoch_at(o)));
+    }
+}
