@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{cluster_after, local, set_broker};
+use common::{cluster_after, local, set_broker, set_leo};
 
 use expect_test::{expect, Expect};
 use isrfuzz::model::broker::Note;
@@ -167,7 +167,7 @@ fn no_admission_at_the_seal_while_the_leader_lacks_the_prefix() {
         consolidated,
         |c| {
             out_of_isr(c);
-            local(c, 1).leo = 5;
+            set_leo(local(c, 1), 5);
         },
         expect!["2 fetched 0 at 10"],
     );

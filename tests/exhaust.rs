@@ -75,13 +75,13 @@ fn switched_start_under_pr756_and_complete() {
         "pr756",
         3,
         expect![[r#"
-        transitions=2870 states=1103 depth=3
-        INV-5 shortest=1
-        INV-2 shortest=2
-        E2 shortest=2
-        INV-6 shortest=2
-        INV-4 shortest=3
-    "#]],
+            transitions=2870 states=1106 depth=3
+            INV-5 shortest=1
+            INV-2 shortest=2
+            E2 shortest=2
+            INV-6 shortest=2
+            INV-4 shortest=3
+        "#]],
     );
     check(
         "switched",

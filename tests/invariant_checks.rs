@@ -357,7 +357,7 @@ fn inv1_fires_on_a_classic_follower_left_in_the_isr() {
 /// lag windows later makes INV-1 see a follower silent for too long.
 const BEHIND: &str = "brokers 1,2,3; create 1,2,3; produce 10";
 
-use common::{local, set_broker};
+use common::{local, set_broker, set_leo};
 
 #[test]
 fn inv1_judges_only_a_live_current_leader() {
@@ -403,8 +403,8 @@ fn inv1_a_follower_exactly_at_the_target_is_in_sync() {
         BEHIND,
         |c, _| {
             c.runtime.now_ms += 60_000;
-            local(c, 2).leo = 10;
-            local(c, 3).leo = 10;
+            set_leo(local(c, 2), 10);
+            set_leo(local(c, 3), 10);
         },
         expect![[r#"
             nothing fires

@@ -112,6 +112,12 @@ fn note_cell(note: &Note) -> String {
             partition,
             follower,
         } => format!("  p{partition} admits {follower} to the isr"),
+        Note::Truncate {
+            partition,
+            follower,
+            from,
+            to,
+        } => format!("  p{partition} follower {follower} truncates its log {from} → {to}"),
     }
 }
 

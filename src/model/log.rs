@@ -251,7 +251,11 @@ mod tests {
         l.truncate_to(5);
         assert_eq!(l.describe(), "e1@0 ..5");
         l.truncate_to(9);
-        assert_eq!(l.describe(), "e1@0 ..5", "truncating above the end is a no-op");
+        assert_eq!(
+            l.describe(),
+            "e1@0 ..5",
+            "truncating above the end is a no-op"
+        );
         l.truncate_to(0);
         assert_eq!(l.describe(), "..0");
         assert_eq!(l.latest_epoch(), UNDEFINED_EPOCH);
@@ -267,8 +271,8 @@ mod tests {
                 (UNDEFINED_EPOCH, UNDEFINED_OFFSET), // undefined asked
                 (0, 0),                              // below the first: its start
                 (1, 0),
-                (2, 5),                              // known: start of the next
-                (2, 5),                              // unknown 3: the floor epoch 2
+                (2, 5), // known: start of the next
+                (2, 5), // unknown 3: the floor epoch 2
                 (4, 9),
                 (4, 9),
                 (4, 9),

@@ -95,6 +95,30 @@ pub trait Rules {
     /// Rule `unfence-expansion` (f): whether unfencing a broker adds it to this diskless
     /// partition's ISR.
     fn unfence_adds_to_isr(&self, part: &Partition) -> bool;
+
+    // Kafka broker rule (docs/model/brokers.md#truncation).
+
+    /// Rule `truncation`: the offset a follower whose leader changed cuts its log to at
+    /// once (`makeFollowers` before KIP-101), if any.
+    fn truncate_on_new_leader(&self, leader_moved: bool, hw: i64) -> Option<i64>;
+    /// Rule `truncation`: whether a follower that applied a new leader epoch truncates
+    /// before its first fetch (the fetcher's Truncating state).
+    fn truncates_before_fetch(&self, leader_moved: bool, new_leader_epoch: bool) -> bool;
+    /// Rule `truncation`: where the follower cuts its log in the Truncating state.
+    fn truncate_before_fetch(
+        &self,
+        follower: &log::Log,
+        follower_hw: i64,
+        leader: &log::Log,
+    ) -> i64;
+    /// Rule `truncation`: `Some(offset)` when the leader answers this fetch with a
+    /// diverging epoch and the follower cuts its log to `offset`.
+    fn diverging_fetch(
+        &self,
+        follower: &log::Log,
+        follower_hw: i64,
+        leader: &log::Log,
+    ) -> Option<i64>;
 }
 
 /// What `changePartitionReassignment` hands the builder. `None`: setter not called

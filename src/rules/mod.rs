@@ -19,6 +19,7 @@ pub mod seal_admission;
 pub mod seal_fetch;
 pub mod shrink;
 pub mod switched_reassignment;
+pub mod truncation;
 pub mod unfence_expansion;
 
 pub use completion::Completion;
@@ -31,15 +32,19 @@ pub use seal_admission::SealAdmission;
 pub use seal_fetch::SealFetch;
 pub use shrink::Shrink;
 pub use switched_reassignment::SwitchedReassignment;
+pub use truncation::Truncation;
 pub use unfence_expansion::UnfenceExpansion;
 
+use crate::model::log::Log;
 use crate::model::{AlterPlan, BrokerId, Partition, ReplicaState, Rules};
 
-/// One variant per rule: the KRaft controller's two, then Inkless's seven.
+/// One variant per rule: Kafka's three (the controller's two, the brokers' truncation),
+/// then Inkless's seven.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
 pub struct RuleSet {
     pub derivation: Derivation,
     pub completion: Completion,
+    pub truncation: Truncation,
     pub shrink: Shrink,
     pub lag: Lag,
     pub leader_change: LeaderChange,
@@ -53,6 +58,7 @@ pub struct RuleSet {
 pub const RULES: &[RuleInfo] = &[
     Derivation::RULE,
     Completion::RULE,
+    Truncation::RULE,
     Shrink::RULE,
     Lag::RULE,
     LeaderChange::RULE,
@@ -117,6 +123,23 @@ impl Rules for RuleSet {
     ) -> bool {
         self.lag
             .out_of_sync(rec, leader_leo, cap, now_ms, lag_max_ms)
+    }
+
+    fn truncate_on_new_leader(&self, leader_moved: bool, hw: i64) -> Option<i64> {
+        self.truncation.on_new_leader(leader_moved, hw)
+    }
+
+    fn truncates_before_fetch(&self, leader_moved: bool, new_leader_epoch: bool) -> bool {
+        self.truncation
+            .truncates_before_fetch(leader_moved, new_leader_epoch)
+    }
+
+    fn truncate_before_fetch(&self, follower: &Log, follower_hw: i64, leader: &Log) -> i64 {
+        self.truncation.before_fetch(follower, follower_hw, leader)
+    }
+
+    fn diverging_fetch(&self, follower: &Log, follower_hw: i64, leader: &Log) -> Option<i64> {
+        self.truncation.on_fetch(follower, follower_hw, leader)
     }
 
     fn catch_up_fetch_on_delta(&self, leader_moved: bool, new_leader_epoch: bool) -> bool {
@@ -246,7 +269,7 @@ mod tests {
 
     #[test]
     fn describe_lists_every_rule_with_its_variant() {
-        expect_test::expect![[r#"derivation=transients-tracked completion=4.3+ shrink=pr756 lag=both-caps leader-change=diversion seal-fetch=at-seal-exclusion seal-admission=pr760 switched-reassignment=staged unfence-expansion=pr754"#]]
+        expect_test::expect!["derivation=transients-tracked completion=4.3+ truncation=fetch-divergence shrink=pr756 lag=both-caps leader-change=diversion seal-fetch=at-seal-exclusion seal-admission=pr760 switched-reassignment=staged unfence-expansion=pr754"]
             .assert_eq(&RuleSet::complete().describe());
     }
 }

@@ -3,7 +3,7 @@
 
 use super::{
     Completion, Derivation, Family, Lag, LeaderChange, RuleSet, SealAdmission, SealFetch, Shrink,
-    SwitchedReassignment, UnfenceExpansion,
+    SwitchedReassignment, Truncation, UnfenceExpansion,
 };
 
 /// A named rule set. It sets the rules of its family and leaves the other family's alone.
@@ -18,6 +18,7 @@ pub struct Preset {
 pub(super) const BASE: RuleSet = RuleSet {
     derivation: Derivation::Trunk,
     completion: Completion::V4_3Plus,
+    truncation: Truncation::FetchDivergence,
     shrink: Shrink::InklessMain,
     lag: Lag::Uncapped,
     leader_change: LeaderChange::None,

@@ -237,3 +237,13 @@ pub fn local(c: &mut Cluster, b: i32) -> &mut Local {
         .local_mut(b)
         .expect("hosts a replica")
 }
+
+/// Corrupt a replica's log end to `leo`: cut it, or extend it in its latest epoch.
+pub fn set_leo(l: &mut Local, leo: i64) {
+    if leo < l.leo() {
+        l.log.truncate_to(leo);
+    } else {
+        let epoch = l.log.latest_epoch().max(0);
+        l.log.append(epoch, leo - l.leo());
+    }
+}

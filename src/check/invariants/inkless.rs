@@ -79,7 +79,9 @@ pub(super) fn inv2_electable_prefix(s: &StepView) -> Option<String> {
         if let Some(l) = leader_local.filter(|l| moved && lost_prefix(&c.runtime.config, p, l)) {
             return Some(format!(
                 "p{i}: elected leader {} holds LEO {} < seal {}: the prefix is gone",
-                p.leader, l.leo(), p.seal
+                p.leader,
+                l.leo(),
+                p.seal
             ));
         }
         let before: &[i32] = s.prev.partitions.get(i).map_or(&[], |q| &q.isr);

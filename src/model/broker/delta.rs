@@ -107,6 +107,10 @@ fn make_leader(c: &mut Cluster, p: usize, b: BrokerId, new_leader_epoch: bool) {
         state.epoch_since_ms = now;
         state.leader_epoch = part.leader_epoch;
         state.leader_epoch_start_offset = leo;
+        // makeLeader: the new epoch starts at the log end (`maybeAssignEpochStartOffset`).
+        let local = rt.local_mut(b).expect("leader hosts a replica");
+        local.log.assign(part.leader_epoch, leo);
+        local.truncating = false;
         if is_new_leader {
             state.since_ms = now;
         }
@@ -173,6 +177,16 @@ fn follower_delta(
         new_leader_epoch,
     };
     local.is_leader = false;
+    if !part.diskless && part.leader != NO_LEADER {
+        // A follower of a new leader (or a fresh one after a restart) finds where its log
+        // parts from the leader's: at once, or before its first fetch (rule `truncation`).
+        let leader_changed = local.previous_leader != Some(part.leader);
+        if let Some(to) = rules.truncate_on_new_leader(leader_changed, local.hw) {
+            local.log.truncate_to(to);
+            local.hw = local.hw.min(local.leo());
+        }
+        local.truncating |= rules.truncates_before_fetch(leader_changed, new_leader_epoch);
+    }
     if part.diskless && !consolidating {
         switched_follower_delta(rules, &view, local);
     } else {
@@ -213,7 +227,8 @@ fn classic_or_consolidating_follower_delta(rules: &dyn Rules, v: &FollowerView, 
     }
     let diverted =
         v.consolidating && rules.divert_consolidating_follower(v.leader_moved, v.new_leader_epoch);
-    let ready = v.consolidating && (s == -1 || (s >= 0 && local.leo() >= s && (!gated || v.in_isr)));
+    let ready =
+        v.consolidating && (s == -1 || (s >= 0 && local.leo() >= s && (!gated || v.in_isr)));
     let to_consolidation = ready && !diverted;
     // Removal before the restart: each manager drops its own subset; the fixed diversion
     // also drops diverted partitions from consolidation; #760 drops the whole set from both.

@@ -28,6 +28,9 @@ pub fn follower_fetch(
     let Some(req) = fetch_request(c, rules, p, r) else {
         return;
     };
+    let Some(req) = truncation_round(c, rules, p, r, req, notes) else {
+        return;
+    };
     let (o, leader_leo, s) = (req.fetch_offset, req.leader_leo, req.seal);
     let (records, hw, recorded_at) = if req.local_path {
         if o > leader_leo {
@@ -44,6 +47,13 @@ pub fn follower_fetch(
     } else {
         return;
     };
+    // The answer carries the high watermark as the leader had it before this fetch moved it
+    // (`Partition.readRecords` reads it first): a follower learns of an advance one fetch
+    // later.
+    let leader_hw_before = c.runtime.partitions[p]
+        .local(req.leader)
+        .expect("listed")
+        .hw;
     if let Some(at) = recorded_at {
         let now = c.runtime.now_ms;
         let rt = &mut c.runtime.partitions[p];
@@ -54,11 +64,7 @@ pub fn follower_fetch(
             .update(at, now, leader_leo);
         maybe_increment_leader_hw(c, p);
     }
-    let leader_hw = c.runtime.partitions[p]
-        .local(req.leader)
-        .expect("listed")
-        .hw;
-    let hw = hw.unwrap_or(leader_hw);
+    let hw = hw.unwrap_or(leader_hw_before);
     {
         let rt = &mut c.runtime.partitions[p];
         let leader_log = rt.local(req.leader).expect("listed").log.clone();
@@ -80,6 +86,87 @@ pub fn follower_fetch(
     if recorded_at.is_some() {
         maybe_expand_isr(c, rules, p, r, !req.local_path, notes);
     }
+}
+
+/// A classic follower's log is first reconciled with its leader's (rule `truncation`): in
+/// the Truncating state it cuts before fetching; with the fetch-path check a diverging
+/// answer ends the fetch (`None`).
+fn truncation_round(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    p: usize,
+    r: BrokerId,
+    req: FetchRequest,
+    notes: &mut Vec<Note>,
+) -> Option<FetchRequest> {
+    if !req.local_path || c.partitions[p].diskless {
+        return Some(req);
+    }
+    let mut req = req;
+    if truncate_first(c, rules, p, r, req.leader, notes) {
+        req = fetch_request(c, rules, p, r).expect("truncation keeps the fetch possible");
+    }
+    (!diverged(c, rules, p, r, req.leader, notes)).then_some(req)
+}
+
+/// The Truncating state (rule `truncation`, KIP-101 and KIP-279 generations): before its
+/// first fetch from a new leader the follower cuts its log where it parts from the leader's.
+/// Returns whether the log changed.
+fn truncate_first(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    p: usize,
+    r: BrokerId,
+    leader: BrokerId,
+    notes: &mut Vec<Note>,
+) -> bool {
+    let rt = &mut c.runtime.partitions[p];
+    if !rt.local(r).is_some_and(|f| f.truncating) {
+        return false;
+    }
+    let leader_log = rt.local(leader).expect("listed").log.clone();
+    let f = rt.local_mut(r).expect("listed");
+    f.truncating = false;
+    let to = rules.truncate_before_fetch(&f.log, f.hw, &leader_log);
+    cut(f, to, p, notes)
+}
+
+/// The fetch-path check (rule `truncation`, today's generation): a fetch whose last fetched
+/// epoch the leader's log does not end the same way gets a diverging epoch instead of
+/// records; the follower truncates and the leader records nothing (`Partition.fetchRecords`
+/// updates the follower's state only without a diverging epoch).
+fn diverged(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    p: usize,
+    r: BrokerId,
+    leader: BrokerId,
+    notes: &mut Vec<Note>,
+) -> bool {
+    let rt = &mut c.runtime.partitions[p];
+    let leader_log = rt.local(leader).expect("listed").log.clone();
+    let f = rt.local_mut(r).expect("listed");
+    let Some(to) = rules.diverging_fetch(&f.log, f.hw, &leader_log) else {
+        return false;
+    };
+    cut(f, to, p, notes);
+    true
+}
+
+/// Truncate a follower's log to `to` (its high watermark with it); note it when it cut.
+fn cut(f: &mut super::Local, to: i64, p: usize, notes: &mut Vec<Note>) -> bool {
+    if to >= f.leo() {
+        return false;
+    }
+    notes.push(Note::Truncate {
+        partition: p,
+        follower: f.broker,
+        from: f.leo(),
+        to,
+    });
+    f.log.truncate_to(to);
+    f.hw = f.hw.min(f.leo());
+    true
 }
 
 /// Whether follower `r` fetches at all: both up, `r` active, unstalled and on the classic

@@ -127,6 +127,9 @@ pub struct Local {
     pub applied_leader_epoch: i32,
     pub applied_partition_epoch: i32,
     pub is_leader: bool,
+    /// The fetcher's Truncating state: the next fetch first finds where this log parts from
+    /// the leader's (rule `truncation`, KIP-101 and KIP-279 generations).
+    pub truncating: bool,
     /// Harness ghost for INV-1: the last time this replica's log reached the partition's
     /// lag target (the seal once committed, else the leader's log end), or it joined the ISR.
     pub in_sync_ms: i64,
@@ -148,6 +151,7 @@ impl Local {
             applied_leader_epoch: -1,
             applied_partition_epoch: -1,
             is_leader: false,
+            truncating: false,
             in_sync_ms: now_ms,
         }
     }
@@ -237,6 +241,13 @@ pub enum Note {
         partition: usize,
         leader: BrokerId,
         removed: Vec<(BrokerId, i64)>,
+    },
+    /// A follower cut its log where it parted from its leader's (rule `truncation`).
+    Truncate {
+        partition: usize,
+        follower: BrokerId,
+        from: i64,
+        to: i64,
     },
     /// The leader added a follower to the ISR after a fetch.
     Expand {
@@ -340,7 +351,10 @@ pub fn caught_up_by_assertion(c: &mut Cluster, p: usize, isr_before: &[BrokerId]
     let Some(rt) = c.runtime.partitions.get_mut(p) else {
         return;
     };
-    let leader_log = rt.local(part.leader).map(|l| l.log.clone()).unwrap_or_default();
+    let leader_log = rt
+        .local(part.leader)
+        .map(|l| l.log.clone())
+        .unwrap_or_default();
     let target = leader_log.end().max(part.seal);
     for &r in part.isr.iter().filter(|r| !isr_before.contains(r)) {
         if let Some(l) = rt.local_mut(r) {
