@@ -58,7 +58,7 @@ fn alter_partition_epochs_each_get_their_error() {
             step 2: NOT_CONTROLLER (the request carries a newer epoch than the controller's)
             step 4: FENCED_LEADER_EPOCH (stale leader epoch)
             step 5: INVALID_UPDATE_VERSION (stale partition epoch)
-            Partition { replicas: [1, 2, 3], isr: [2], adding_replicas: [], removing_replicas: [], leader: 2, leader_epoch: 1, partition_epoch: 2, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: false, remote_storage: false, seal: -1, diskless_leader_epoch: -1 }
+            Partition { replicas: [1, 2, 3], isr: [2], adding_replicas: [], removing_replicas: [], leader: 2, leader_epoch: 1, partition_epoch: 2, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: false, remote_storage: false, seal: -1, diskless_leader_epoch: -1, min_insync_replicas: 1 }
         "#]],
     );
 }
@@ -72,7 +72,7 @@ fn only_the_leader_may_alter_the_isr() {
                1  alter_partition p0 isr=[1,2] from=2 INVALID_REQUEST          p0 [1,2,3]       [1,2,3]     []        []          1   0   0
                2  alter_partition p0 isr=[1,2] from=1 ok                       p0 [1,2,3]       [1,2]       []        []          1   0   1
             step 1: INVALID_REQUEST (the sender is not the partition leader)
-            Partition { replicas: [1, 2, 3], isr: [1, 2], adding_replicas: [], removing_replicas: [], leader: 1, leader_epoch: 0, partition_epoch: 1, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: false, remote_storage: false, seal: -1, diskless_leader_epoch: -1 }
+            Partition { replicas: [1, 2, 3], isr: [1, 2], adding_replicas: [], removing_replicas: [], leader: 1, leader_epoch: 0, partition_epoch: 1, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: false, remote_storage: false, seal: -1, diskless_leader_epoch: -1, min_insync_replicas: 1 }
         "#]],
     );
 }
@@ -85,7 +85,7 @@ fn a_completion_that_moves_the_leader_says_new_leader_elected() {
                0  create [1,2,3]                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0
                1  reassign p0 [2,3,4]                ok                       p0 [2,3,4,1]     [1,2,3]     [4]       [1]         1   0   1
                2  alter_partition p0 isr=[1,2,3,4]   ok NEW_LEADER_ELECTED    p0 [2,3,4]       [2,3,4]     []        []          2   1   2
-            Partition { replicas: [2, 3, 4], isr: [2, 3, 4], adding_replicas: [], removing_replicas: [], leader: 2, leader_epoch: 1, partition_epoch: 2, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: false, remote_storage: false, seal: -1, diskless_leader_epoch: -1 }
+            Partition { replicas: [2, 3, 4], isr: [2, 3, 4], adding_replicas: [], removing_replicas: [], leader: 2, leader_epoch: 1, partition_epoch: 2, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: false, remote_storage: false, seal: -1, diskless_leader_epoch: -1, min_insync_replicas: 1 }
         "#]],
     );
 }
@@ -102,7 +102,7 @@ fn an_unclean_election_marks_the_leader_recovering() {
                2  fence 1                            ok                       p0 [1,2,3]       [2]         []        []          2   1   2
                3  elect p0 unclean                   ELECTION_NOT_NEEDED      p0 [1,2,3]       [2]         []        []          2   1   2
             step 3: ELECTION_NOT_NEEDED (the election is not needed)
-            Partition { replicas: [1, 2, 3], isr: [2], adding_replicas: [], removing_replicas: [], leader: 2, leader_epoch: 1, partition_epoch: 2, leader_recovery_state: Recovering, unclean_leader_election_enable: true, diskless: false, remote_storage: false, seal: -1, diskless_leader_epoch: -1 }
+            Partition { replicas: [1, 2, 3], isr: [2], adding_replicas: [], removing_replicas: [], leader: 2, leader_epoch: 1, partition_epoch: 2, leader_recovery_state: Recovering, unclean_leader_election_enable: true, diskless: false, remote_storage: false, seal: -1, diskless_leader_epoch: -1, min_insync_replicas: 1 }
         "#]],
     );
 }
@@ -124,7 +124,7 @@ fn a_recovering_leader_reports_alone_then_recovers() {
                6  alter_partition p0 isr=[2] recovering INVALID_REQUEST          p0 [1,2,3]       [2]         []        []          2   1   3
             step 3: INVALID_REQUEST (a recovering leader cannot have a larger ISR)
             step 6: INVALID_REQUEST (RECOVERED cannot go back to RECOVERING)
-            Partition { replicas: [1, 2, 3], isr: [2], adding_replicas: [], removing_replicas: [], leader: 2, leader_epoch: 1, partition_epoch: 3, leader_recovery_state: Recovered, unclean_leader_election_enable: true, diskless: false, remote_storage: false, seal: -1, diskless_leader_epoch: -1 }
+            Partition { replicas: [1, 2, 3], isr: [2], adding_replicas: [], removing_replicas: [], leader: 2, leader_epoch: 1, partition_epoch: 3, leader_recovery_state: Recovered, unclean_leader_election_enable: true, diskless: false, remote_storage: false, seal: -1, diskless_leader_epoch: -1, min_insync_replicas: 1 }
         "#]],
     );
 }
@@ -137,9 +137,9 @@ fn created_records_carry_every_field() {
                0  create [1,2,3]                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0
                1  create [2,3,4] diskless            ok                       p1 [2,3,4]       [2,3,4]     []        []          2   0   0
                2  create [3,4,5] unclean.enable diskless remote ok                       p2 [3,4,5]       [3,4,5]     []        []          3   0   0
-            Partition { replicas: [1, 2, 3], isr: [1, 2, 3], adding_replicas: [], removing_replicas: [], leader: 1, leader_epoch: 0, partition_epoch: 0, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: false, remote_storage: false, seal: -1, diskless_leader_epoch: -1 }
-            Partition { replicas: [2, 3, 4], isr: [2, 3, 4], adding_replicas: [], removing_replicas: [], leader: 2, leader_epoch: 0, partition_epoch: 0, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: true, remote_storage: false, seal: -1, diskless_leader_epoch: -1 }
-            Partition { replicas: [3, 4, 5], isr: [3, 4, 5], adding_replicas: [], removing_replicas: [], leader: 3, leader_epoch: 0, partition_epoch: 0, leader_recovery_state: Recovered, unclean_leader_election_enable: true, diskless: true, remote_storage: true, seal: -1, diskless_leader_epoch: -1 }
+            Partition { replicas: [1, 2, 3], isr: [1, 2, 3], adding_replicas: [], removing_replicas: [], leader: 1, leader_epoch: 0, partition_epoch: 0, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: false, remote_storage: false, seal: -1, diskless_leader_epoch: -1, min_insync_replicas: 1 }
+            Partition { replicas: [2, 3, 4], isr: [2, 3, 4], adding_replicas: [], removing_replicas: [], leader: 2, leader_epoch: 0, partition_epoch: 0, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: true, remote_storage: false, seal: -1, diskless_leader_epoch: -1, min_insync_replicas: 1 }
+            Partition { replicas: [3, 4, 5], isr: [3, 4, 5], adding_replicas: [], removing_replicas: [], leader: 3, leader_epoch: 0, partition_epoch: 0, leader_recovery_state: Recovered, unclean_leader_election_enable: true, diskless: true, remote_storage: true, seal: -1, diskless_leader_epoch: -1, min_insync_replicas: 1 }
         "#]],
     );
 }
@@ -161,8 +161,8 @@ fn switch_start_needs_a_healthy_classic_partition() {
             step 1: INVALID_REQUEST (the topic is already diskless)
             step 4: INVALID_REQUEST (the partition is not healthy enough to switch)
             step 7: INVALID_REQUEST (the topic is already diskless)
-            Partition { replicas: [1, 2, 3], isr: [1, 2, 3], adding_replicas: [], removing_replicas: [], leader: 1, leader_epoch: 0, partition_epoch: 0, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: true, remote_storage: false, seal: -1, diskless_leader_epoch: -1 }
-            Partition { replicas: [1, 2, 3], isr: [1, 2, 3], adding_replicas: [], removing_replicas: [], leader: 1, leader_epoch: 1, partition_epoch: 3, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: true, remote_storage: false, seal: -2, diskless_leader_epoch: -1 }
+            Partition { replicas: [1, 2, 3], isr: [1, 2, 3], adding_replicas: [], removing_replicas: [], leader: 1, leader_epoch: 0, partition_epoch: 0, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: true, remote_storage: false, seal: -1, diskless_leader_epoch: -1, min_insync_replicas: 1 }
+            Partition { replicas: [1, 2, 3], isr: [1, 2, 3], adding_replicas: [], removing_replicas: [], leader: 1, leader_epoch: 1, partition_epoch: 3, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: true, remote_storage: false, seal: -2, diskless_leader_epoch: -1, min_insync_replicas: 1 }
         "#]],
     );
 }
@@ -183,7 +183,7 @@ fn seal_commit_waits_for_the_high_watermark() {
             step 1: INVALID_REQUEST (no switch is pending)
             step 4: WAITING_FOR_REPLICATION (the leader's high watermark has not reached its log end)
             step 7: INVALID_REQUEST (no switch is pending)
-            Partition { replicas: [1, 2, 3], isr: [1, 2, 3], adding_replicas: [], removing_replicas: [], leader: 1, leader_epoch: 1, partition_epoch: 2, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: true, remote_storage: false, seal: 10, diskless_leader_epoch: 1 }
+            Partition { replicas: [1, 2, 3], isr: [1, 2, 3], adding_replicas: [], removing_replicas: [], leader: 1, leader_epoch: 1, partition_epoch: 2, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: true, remote_storage: false, seal: 10, diskless_leader_epoch: 1, min_insync_replicas: 1 }
         "#]],
     );
 }
@@ -227,10 +227,10 @@ fn alter_diskless_switch_each_transition() {
             step 4: INVALID_REQUEST (the tool needs a live leader and a seal within its log)
             step 8: INVALID_REQUEST (the tool needs a live leader and a seal within its log)
             step 16: INVALID_REQUEST (a committed seal can only move down)
-            Partition { replicas: [1, 2, 3], isr: [1, 2, 3], adding_replicas: [], removing_replicas: [], leader: 1, leader_epoch: 2, partition_epoch: 2, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: true, remote_storage: false, seal: -2, diskless_leader_epoch: -1 }
-            Partition { replicas: [1, 2, 3], isr: [1, 2, 3], adding_replicas: [], removing_replicas: [], leader: 1, leader_epoch: 0, partition_epoch: 0, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: true, remote_storage: false, seal: -1, diskless_leader_epoch: -1 }
-            Partition { replicas: [1, 2, 3], isr: [1, 2, 3], adding_replicas: [], removing_replicas: [], leader: 1, leader_epoch: 1, partition_epoch: 3, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: true, remote_storage: true, seal: 3, diskless_leader_epoch: 1 }
-            Partition { replicas: [1, 2, 3], isr: [1, 2, 3], adding_replicas: [], removing_replicas: [], leader: 1, leader_epoch: 1, partition_epoch: 2, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: true, remote_storage: false, seal: -1, diskless_leader_epoch: -1 }
+            Partition { replicas: [1, 2, 3], isr: [1, 2, 3], adding_replicas: [], removing_replicas: [], leader: 1, leader_epoch: 2, partition_epoch: 2, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: true, remote_storage: false, seal: -2, diskless_leader_epoch: -1, min_insync_replicas: 1 }
+            Partition { replicas: [1, 2, 3], isr: [1, 2, 3], adding_replicas: [], removing_replicas: [], leader: 1, leader_epoch: 0, partition_epoch: 0, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: true, remote_storage: false, seal: -1, diskless_leader_epoch: -1, min_insync_replicas: 1 }
+            Partition { replicas: [1, 2, 3], isr: [1, 2, 3], adding_replicas: [], removing_replicas: [], leader: 1, leader_epoch: 1, partition_epoch: 3, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: true, remote_storage: true, seal: 3, diskless_leader_epoch: 1, min_insync_replicas: 1 }
+            Partition { replicas: [1, 2, 3], isr: [1, 2, 3], adding_replicas: [], removing_replicas: [], leader: 1, leader_epoch: 1, partition_epoch: 2, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: true, remote_storage: false, seal: -1, diskless_leader_epoch: -1, min_insync_replicas: 1 }
         "#]],
     );
 }
@@ -247,7 +247,7 @@ fn stall_and_resume_toggle_once() {
                4  resume 2                           BROKER_STATE_MISMATCH
             step 2: BROKER_STATE_MISMATCH (the broker is already in that state)
             step 4: BROKER_STATE_MISMATCH (the broker is already in that state)
-            Partition { replicas: [1, 2, 3], isr: [1, 2, 3], adding_replicas: [], removing_replicas: [], leader: 1, leader_epoch: 0, partition_epoch: 0, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: false, remote_storage: false, seal: -1, diskless_leader_epoch: -1 }
+            Partition { replicas: [1, 2, 3], isr: [1, 2, 3], adding_replicas: [], removing_replicas: [], leader: 1, leader_epoch: 0, partition_epoch: 0, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: false, remote_storage: false, seal: -1, diskless_leader_epoch: -1, min_insync_replicas: 1 }
         "#]],
     );
 }

@@ -350,7 +350,7 @@ fn controlled_shutdown_of_a_follower_then_of_the_leader() {
                                                                               classic seal=-1 t=30000ms | 1: 13/13 rec -1@0 | 2: 10/10 rec -1@0 | 3*: 13/13
                7  time +15000ms                      ok                       
                8  produce p0 +1                      ok                       p0 [1,2,3]       [3]         []        []          3   1   2  
-                                                                              classic seal=-1 t=45000ms | 1: 13/13 rec -1@0 | 2: 10/10 rec -1@0 | 3*: 14/13
+                                                                              classic seal=-1 t=45000ms | 1: 13/13 rec -1@0 | 2: 10/10 rec -1@0 | 3*: 14/14
                9  time +15000ms                      ok                       
         "#]],
     );

@@ -274,6 +274,7 @@ mod tests {
                     unclean_leader_election_enable: false,
                     diskless: false,
                     remote_storage: false,
+                    min_insync_replicas: 1,
                 },
                 Event::Reassign {
                     partition: 0,

@@ -23,12 +23,16 @@ pub(crate) fn apply_controller(c: &mut Cluster, event: &Event, rules: &dyn Rules
             unclean_leader_election_enable,
             diskless,
             remote_storage,
+            min_insync_replicas,
         } => create_partition(
             c,
             replicas,
-            unclean_leader_election_enable,
-            diskless,
-            remote_storage,
+            TopicConfig {
+                unclean_leader_election_enable,
+                diskless,
+                remote_storage,
+                min_insync_replicas,
+            },
         ),
         Event::Reassign {
             partition,
@@ -121,13 +125,25 @@ fn validate_assignment(c: &Cluster, replicas: &[BrokerId]) -> Result<(), Rejecti
 }
 
 /// `createTopics` with a manual assignment: ISR = the active replicas, leader = ISR[0].
-fn create_partition(
-    c: &mut Cluster,
-    replicas: &[BrokerId],
+/// The topic configs a partition is created with.
+struct TopicConfig {
     unclean_leader_election_enable: bool,
     diskless: bool,
     remote_storage: bool,
+    min_insync_replicas: i32,
+}
+
+fn create_partition(
+    c: &mut Cluster,
+    replicas: &[BrokerId],
+    config: TopicConfig,
 ) -> Result<Outcome, Rejection> {
+    let TopicConfig {
+        unclean_leader_election_enable,
+        diskless,
+        remote_storage,
+        min_insync_replicas,
+    } = config;
     if c.partitions.len() >= PARTITIONS_MAX {
         return Err((
             ErrorCode::InvalidRequest,
@@ -160,6 +176,7 @@ fn create_partition(
         remote_storage,
         seal: SEAL_NONE,
         diskless_leader_epoch: -1,
+        min_insync_replicas,
     });
     c.ghosts.push(Ghost::default());
     Ok(Outcome::accepted(Vec::new()))

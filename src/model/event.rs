@@ -22,6 +22,31 @@ impl ElectionType {
     }
 }
 
+fn one() -> i32 {
+    1
+}
+
+fn is_one(n: &i32) -> bool {
+    *n == 1
+}
+
+/// The producer's `acks` setting (`acks=0` is not modelled: nothing is acknowledged).
+#[derive(
+    Clone, Copy, PartialEq, Eq, Debug, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Acks {
+    #[default]
+    One,
+    All,
+}
+
+impl Acks {
+    pub fn is_one(&self) -> bool {
+        *self == Acks::One
+    }
+}
+
 fn yes() -> bool {
     true
 }
@@ -57,6 +82,9 @@ pub enum Event {
         /// `remote.storage.enable` (with `diskless`: a consolidating topic).
         #[serde(default, skip_serializing_if = "is_false")]
         remote_storage: bool,
+        /// The topic config `min.insync.replicas` (acks=all needs an ISR this large).
+        #[serde(default = "one", skip_serializing_if = "is_one")]
+        min_insync_replicas: i32,
     },
     /// AlterPartitionReassignments with a target: starts or overrides a reassignment.
     Reassign {
@@ -112,6 +140,10 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "is_zero")]
         partition: usize,
         records: i64,
+        /// The producer's `acks`: `one` (the leader's append acknowledges) or `all` (the
+        /// high watermark passing the records does; min.insync.replicas applies).
+        #[serde(default, skip_serializing_if = "Acks::is_one")]
+        acks: Acks,
     },
     /// E5: the clock moves on; follower fetches, consolidation and the ISR-expiration task
     /// (every `replica_lag_time_max_ms / 2`) run as time passes.
@@ -252,11 +284,16 @@ impl fmt::Display for Event {
                 unclean_leader_election_enable,
                 diskless,
                 remote_storage,
+                min_insync_replicas,
             } => {
                 write!(f, "create {}", Ids(replicas))?;
                 flag(f, *unclean_leader_election_enable, " unclean.enable")?;
                 flag(f, *diskless, " diskless")?;
-                flag(f, *remote_storage, " remote")
+                flag(f, *remote_storage, " remote")?;
+                if *min_insync_replicas != 1 {
+                    write!(f, " min.isr={min_insync_replicas}")?;
+                }
+                Ok(())
             }
             Event::Reassign {
                 partition,
@@ -290,7 +327,14 @@ impl fmt::Display for Event {
                 election,
             } => write!(f, "elect p{partition} {}", election.name()),
             Event::ListReassignments => f.write_str("list"),
-            Event::Produce { partition, records } => write!(f, "produce p{partition} +{records}"),
+            Event::Produce {
+                partition,
+                records,
+                acks,
+            } => {
+                write!(f, "produce p{partition} +{records}")?;
+                flag(f, *acks == Acks::All, " acks=all")
+            }
             Event::AdvanceTime { ms } => write!(f, "time +{ms}ms"),
             Event::FollowerFetch { partition, broker } => {
                 write!(f, "fetch p{partition} by {broker}")

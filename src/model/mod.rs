@@ -18,7 +18,7 @@ mod ops;
 pub mod symmetry;
 
 pub use broker::{BrokerConfig, Note, ReplicaState};
-pub use event::{ElectionType, Event};
+pub use event::{Acks, ElectionType, Event};
 pub use ops::apply;
 
 /// The rule hooks the model calls. `rules::RuleSet` implements them; the model depends on
@@ -186,6 +186,8 @@ pub struct Partition {
     pub seal: i64,
     /// `disklessLeaderEpoch`: the leader epoch when the seal was committed (-1: none).
     pub diskless_leader_epoch: i32,
+    /// Topic config `min.insync.replicas`.
+    pub min_insync_replicas: i32,
 }
 
 pub const SEAL_NONE: i64 = -1;
@@ -208,6 +210,21 @@ pub struct Ghost {
     pub target: Vec<BrokerId>,
     /// Every broker some target of this chain named (sorted); transients come from here.
     pub ever_targeted: Vec<BrokerId>,
+    /// Records producers were told are acknowledged (acks=1 on append, acks=all once the
+    /// high watermark passed them), classic topics only.
+    pub acked: Vec<AckedRun>,
+    /// An unclean election happened: Kafka gives up the acknowledged records' guarantee,
+    /// and the data invariants stop judging this partition's acknowledgements.
+    pub unclean_election: bool,
+}
+
+/// Records `[start, end)` written in leader epoch `epoch`: a ghost of what producers were
+/// told is acknowledged.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub struct AckedRun {
+    pub epoch: i32,
+    pub start: i64,
+    pub end: i64,
 }
 
 /// The whole model state: what the controller stores plus the harness's ghosts.
@@ -325,6 +342,8 @@ pub enum ErrorCode {
     ElectionNotNeeded,
     PreferredLeaderNotAvailable,
     EligibleLeadersNotAvailable,
+    /// acks=all with an ISR smaller than `min.insync.replicas`.
+    NotEnoughReplicas,
     /// Not upstream: the sealed leader's InitDisklessLog waits for HW == LEO
     /// (`InitDisklessLogState.WaitingForReplication`).
     WaitingForReplication,
@@ -348,6 +367,7 @@ impl ErrorCode {
             ErrorCode::ElectionNotNeeded => "ELECTION_NOT_NEEDED",
             ErrorCode::PreferredLeaderNotAvailable => "PREFERRED_LEADER_NOT_AVAILABLE",
             ErrorCode::EligibleLeadersNotAvailable => "ELIGIBLE_LEADERS_NOT_AVAILABLE",
+            ErrorCode::NotEnoughReplicas => "NOT_ENOUGH_REPLICAS",
             ErrorCode::BrokerStateMismatch => "BROKER_STATE_MISMATCH",
             ErrorCode::WaitingForReplication => "WAITING_FOR_REPLICATION",
         }

@@ -6,8 +6,7 @@ use super::controller::{
     apply_controller, broker_leaves, commit_seal, partition, switch_start, unfence, Rejection,
 };
 use super::{
-    BrokerId, BrokerState, Cluster, ErrorCode, Event, Outcome, Rules, NO_LEADER, SEAL_NONE,
-    SEAL_PENDING,
+    Acks, BrokerId, BrokerState, Cluster, ErrorCode, Event, Outcome, Rules, SEAL_NONE, SEAL_PENDING,
 };
 
 /// Apply one event to the cluster under a rule set, then play the resulting metadata on
@@ -15,7 +14,11 @@ use super::{
 pub fn apply(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
     let mut notes = Vec::new();
     let result = match *event {
-        Event::Produce { partition, records } => produce(c, partition, records),
+        Event::Produce {
+            partition,
+            records,
+            acks,
+        } => produce(c, partition, records, acks),
         Event::AdvanceTime { ms } => {
             broker::advance_time(c, rules, ms, &mut notes);
             Ok(Outcome::accepted(Vec::new()))
@@ -59,6 +62,8 @@ pub fn apply(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
     let mut outcome = result.unwrap_or_else(|(error, reason)| Outcome::rejected(error, reason));
     if !outcome.is_rejected() {
         broker::sync(c, rules);
+        note_unclean_elections(c, &outcome);
+        broker::complete_pending(c);
     }
     if let Outcome::Accepted { notes: n, .. } = &mut outcome {
         n.append(&mut notes);
@@ -66,9 +71,20 @@ pub fn apply(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
     outcome
 }
 
+/// An unclean election gives up what was acknowledged on that partition (ghost).
+fn note_unclean_elections(c: &mut Cluster, outcome: &Outcome) {
+    for e in outcome.effects() {
+        if e.unclean_election {
+            if let Some(g) = c.ghosts.get_mut(e.partition) {
+                g.unclean_election = true;
+            }
+        }
+    }
+}
+
 /// E1: produce. A classic topic appends on its leader; a switched or born-diskless topic
 /// appends to the diskless log; a pending switch is sealed and rejects it.
-fn produce(c: &mut Cluster, index: usize, records: i64) -> Result<Outcome, Rejection> {
+fn produce(c: &mut Cluster, index: usize, records: i64, acks: Acks) -> Result<Outcome, Rejection> {
     let part = partition(c, index)?;
     if part.seal == SEAL_PENDING {
         return Err((
@@ -80,14 +96,7 @@ fn produce(c: &mut Cluster, index: usize, records: i64) -> Result<Outcome, Rejec
         c.runtime.partitions[index].diskless_end += records;
         return Ok(Outcome::accepted(Vec::new()));
     }
-    let (leader, epoch) = (part.leader, part.leader_epoch.max(0));
-    if leader == NO_LEADER || !c.is_active(leader) {
-        return Err((ErrorCode::InvalidRequest, "no live leader"));
-    }
-    let local = c.runtime.partitions[index]
-        .local_mut(leader)
-        .ok_or((ErrorCode::InvalidRequest, "no live leader"))?;
-    local.log.append(epoch, records);
+    broker::append(c, index, records, acks)?;
     Ok(Outcome::accepted(Vec::new()))
 }
 

@@ -202,6 +202,7 @@ mod tests {
             remote_storage: false,
             seal: -1,
             diskless_leader_epoch: -1,
+            min_insync_replicas: 1,
         }
     }
 

@@ -15,7 +15,7 @@ use crate::check::invariants::{
     quiescent_pending, quiescent_violations_except, step_violations_except, StepView,
 };
 use crate::check::oracle;
-use crate::model::{apply, BrokerConfig, Cluster, Event, LeaderRecoveryState};
+use crate::model::{apply, Acks, BrokerConfig, Cluster, Event, LeaderRecoveryState};
 use crate::rules::RuleSet;
 use std::collections::HashMap;
 
@@ -35,6 +35,7 @@ pub fn starts() -> Vec<Start> {
         unclean_leader_election_enable: false,
         diskless: false,
         remote_storage: false,
+        min_insync_replicas: 1,
     };
     vec![
         Start {
@@ -50,6 +51,7 @@ pub fn starts() -> Vec<Start> {
                 Event::Produce {
                     partition: 0,
                     records: 10,
+                    acks: Acks::One,
                 },
                 Event::AdvanceTime { ms: 15_000 },
                 Event::SwitchStart {
@@ -139,6 +141,7 @@ fn alphabet(start: &Start, state: &Cluster, max_target: usize) -> Vec<Event> {
         ops.push(Event::Produce {
             partition: 0,
             records: 2,
+            acks: Acks::One,
         });
         ops.push(Event::ElectLeaders {
             partition: 0,

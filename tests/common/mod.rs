@@ -57,6 +57,7 @@ pub fn parse(text: &str) -> History {
                 unclean_leader_election_enable: has("unclean"),
                 diskless: has("diskless") || has("remote"),
                 remote_storage: has("remote"),
+                min_insync_replicas: field(&words, "min.isr=").unwrap_or(1),
             },
             "lag" => {
                 config.replica_lag_time_max_ms = arg.parse().unwrap();
@@ -65,6 +66,11 @@ pub fn parse(text: &str) -> History {
             "produce" => Event::Produce {
                 partition,
                 records: arg.parse().unwrap(),
+                acks: if has("acks=all") {
+                    isrfuzz::model::Acks::All
+                } else {
+                    isrfuzz::model::Acks::One
+                },
             },
             "time" => Event::AdvanceTime {
                 ms: arg.parse().unwrap(),

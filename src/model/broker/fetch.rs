@@ -205,7 +205,7 @@ fn fetch_request(c: &Cluster, rules: &dyn Rules, p: usize, r: BrokerId) -> Optio
 
 /// `Partition.maybeIncrementLeaderHW` for classic and pending partitions: the smallest
 /// recorded offset over the ISR (the leader counts its own end). Never moves down.
-fn maybe_increment_leader_hw(c: &mut Cluster, p: usize) {
+pub(super) fn maybe_increment_leader_hw(c: &mut Cluster, p: usize) {
     let part = &c.partitions[p];
     if part.diskless && part.seal != -2 {
         return; // switched: the seal and consolidation own the high watermark

@@ -17,10 +17,13 @@
 mod delta;
 mod expiration;
 mod fetch;
+mod produce;
 
 pub use delta::sync;
 pub use expiration::advance_time;
 pub use fetch::follower_fetch;
+use fetch::maybe_increment_leader_hw;
+pub use produce::{append, complete_pending, PendingAck, PENDING_MAX};
 
 use super::log::Log;
 use super::{BrokerId, BrokerState, Cluster, Partition, Rules};
@@ -200,6 +203,8 @@ pub struct PartitionRuntime {
     pub leader: Option<LeaderState>,
     /// End of the diskless log in object storage (offsets from the seal up).
     pub diskless_end: i64,
+    /// acks=all produce requests waiting for the high watermark (`DelayedProduce`).
+    pub pending_acks: Vec<PendingAck>,
 }
 
 impl PartitionRuntime {

@@ -8,8 +8,8 @@
 use super::{Draw, Guide, GEN_BROKERS_MAX, GEN_PARTITIONS_MAX, GEN_TARGET_MAX};
 use crate::model::broker::Local;
 use crate::model::{
-    BrokerId, BrokerState, Cluster, ElectionType, Event, LeaderRecoveryState, Partition, SEAL_NONE,
-    SEAL_PENDING,
+    Acks, BrokerId, BrokerState, Cluster, ElectionType, Event, LeaderRecoveryState, Partition,
+    SEAL_NONE, SEAL_PENDING,
 };
 use arbitrary::Unstructured;
 
@@ -265,6 +265,7 @@ fn create(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
         unclean_leader_election_enable: kind == 0 && u.flag(),
         diskless: kind > 0,
         remote_storage: kind == 2,
+        min_insync_replicas: u.pick(&[1, 2]),
     })
 }
 
@@ -273,6 +274,7 @@ fn produce(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
     Some(Event::Produce {
         partition,
         records: u.pick(&[10, 1, 5, 100]),
+        acks: if u.flag() { Acks::All } else { Acks::One },
     })
 }
 

@@ -31,7 +31,8 @@ fn empty_input_is_the_kraft_starting_state() {
             replicas: vec![1, 2, 3],
             unclean_leader_election_enable: false,
             diskless: false,
-            remote_storage: false
+            remote_storage: false,
+            min_insync_replicas: 1,
         }]
     );
     h.validate().unwrap();

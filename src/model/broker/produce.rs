@@ -1,0 +1,101 @@
+//! Produce on a classic topic and its acknowledgement (`Partition.appendRecordsToLeader`,
+//! `Partition.checkEnoughReplicasReachOffset`; confluentinc/kafka 06d492d813,
+//! core/src/main/scala/kafka/cluster/Partition.scala). acks=1 is acknowledged by the
+//! leader's append; acks=all is refused when the ISR is smaller than `min.insync.replicas`
+//! (NOT_ENOUGH_REPLICAS), waits in purgatory until the leader's high watermark passes the
+//! records, and fails if the broker stops leading first. What was acknowledged is a ghost
+//! (`Ghost::acked`): the invariants check that it is never lost.
+
+use super::maybe_increment_leader_hw;
+use crate::model::{AckedRun, Acks, BrokerId, Cluster, ErrorCode, NO_LEADER};
+
+/// A produce request with acks=all waiting for the high watermark (`DelayedProduce`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub struct PendingAck {
+    /// The leader that appended the records.
+    pub leader: BrokerId,
+    pub records: AckedRun,
+}
+
+/// Most produce requests waiting in one partition's purgatory (one per event at most).
+pub const PENDING_MAX: usize = 1024;
+
+/// Append `records` on the leader of classic partition `p` in its leader epoch.
+pub fn append(
+    c: &mut Cluster,
+    p: usize,
+    records: i64,
+    acks: Acks,
+) -> Result<(), (ErrorCode, &'static str)> {
+    let part = &c.partitions[p];
+    let (leader, epoch) = (part.leader, part.leader_epoch.max(0));
+    if leader == NO_LEADER || !c.is_active(leader) {
+        return Err((ErrorCode::InvalidRequest, "no live leader"));
+    }
+    if acks == Acks::All && (part.isr.len() as i64) < i64::from(part.min_insync_replicas) {
+        return Err((
+            ErrorCode::NotEnoughReplicas,
+            "the isr is smaller than min.insync.replicas",
+        ));
+    }
+    let rt = &mut c.runtime.partitions[p];
+    let local = rt
+        .local_mut(leader)
+        .ok_or((ErrorCode::InvalidRequest, "no live leader"))?;
+    let start = local.leo();
+    local.log.append(epoch, records);
+    let run = AckedRun {
+        epoch,
+        start,
+        end: local.leo(),
+    };
+    match acks {
+        Acks::One => c.ghosts[p].acked.push(run),
+        Acks::All => {
+            assert!(
+                rt.pending_acks.len() < PENDING_MAX,
+                "pending produces bounded"
+            );
+            rt.pending_acks.push(PendingAck {
+                leader,
+                records: run,
+            });
+        }
+    }
+    // appendRecordsToLeader: an ISR of one moves the high watermark at once.
+    maybe_increment_leader_hw(c, p);
+    Ok(())
+}
+
+/// After every event: each waiting acks=all produce is acknowledged once its leader's high
+/// watermark passes its records (with the ISR still at min.insync.replicas, else it fails
+/// with NOT_ENOUGH_REPLICAS_AFTER_APPEND), and fails once that broker no longer leads.
+pub fn complete_pending(c: &mut Cluster) {
+    for p in 0..c.runtime.partitions.len() {
+        if c.runtime.partitions[p].pending_acks.is_empty() {
+            continue;
+        }
+        let part = &c.partitions[p];
+        let rt = &mut c.runtime.partitions[p];
+        let leads =
+            |b: BrokerId| part.leader == b && rt.leader.as_ref().is_some_and(|l| l.broker == b);
+        let hw = |b: BrokerId| rt.local(b).map_or(-1, |l| l.hw);
+        let enough = part.isr.len() as i64 >= i64::from(part.min_insync_replicas);
+        let mut acked = Vec::new();
+        let mut kept = Vec::new();
+        for pending in &rt.pending_acks {
+            if !leads(pending.leader) {
+                continue; // NOT_LEADER_OR_FOLLOWER: the producer is told it failed
+            }
+            if hw(pending.leader) >= pending.records.end {
+                if enough {
+                    acked.push(pending.records);
+                }
+                continue;
+            }
+            kept.push(*pending);
+        }
+        rt.pending_acks = kept;
+        c.ghosts[p].acked.extend(acked);
+    }
+}
