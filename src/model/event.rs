@@ -275,26 +275,33 @@ impl fmt::Display for Ids<'_> {
     }
 }
 
+/// `create [1,2,3] unclean.enable diskless remote min.isr=2`.
+fn fmt_create(e: &Event, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    let Event::CreatePartition {
+        replicas,
+        unclean_leader_election_enable,
+        diskless,
+        remote_storage,
+        min_insync_replicas,
+    } = e
+    else {
+        unreachable!("called for create_partition only")
+    };
+    write!(f, "create {}", Ids(replicas))?;
+    flag(f, *unclean_leader_election_enable, " unclean.enable")?;
+    flag(f, *diskless, " diskless")?;
+    flag(f, *remote_storage, " remote")?;
+    if *min_insync_replicas != 1 {
+        write!(f, " min.isr={min_insync_replicas}")?;
+    }
+    Ok(())
+}
+
 /// A short form for step tables, e.g. `reassign p0 [1,2,4]`.
 impl fmt::Display for Event {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Event::CreatePartition {
-                replicas,
-                unclean_leader_election_enable,
-                diskless,
-                remote_storage,
-                min_insync_replicas,
-            } => {
-                write!(f, "create {}", Ids(replicas))?;
-                flag(f, *unclean_leader_election_enable, " unclean.enable")?;
-                flag(f, *diskless, " diskless")?;
-                flag(f, *remote_storage, " remote")?;
-                if *min_insync_replicas != 1 {
-                    write!(f, " min.isr={min_insync_replicas}")?;
-                }
-                Ok(())
-            }
+            Event::CreatePartition { .. } => fmt_create(self, f),
             Event::Reassign {
                 partition,
                 target,
