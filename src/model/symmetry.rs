@@ -90,6 +90,9 @@ impl Renaming {
                 }
                 leader.recorded.sort_unstable_by_key(|&(b, _)| b);
             }
+            for pending in &mut p.pending_acks {
+                pending.leader = self.apply(pending.leader);
+            }
         }
         out
     }
