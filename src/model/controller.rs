@@ -269,7 +269,8 @@ fn cancel(c: &mut Cluster, rules: &dyn Rules, index: usize) -> Result<Outcome, R
         ));
     };
     let mut isr = without(&part.isr, &part.adding_replicas);
-    if isr.is_empty() {
+    let unclean_revert = isr.is_empty();
+    if unclean_revert {
         if !part.unclean_leader_election_enable {
             return Err((
                 ErrorCode::InvalidReplicaAssignment,
@@ -284,6 +285,11 @@ fn cancel(c: &mut Cluster, rules: &dyn Rules, index: usize) -> Result<Outcome, R
     builder.target_adding.clear();
     builder.target_removing.clear();
     let built = builder.build();
+    if unclean_revert {
+        // An unclean revert (`PartitionReassignmentRevert.unclean`): what the ISR held may
+        // be gone, as after an unclean election (ghost).
+        c.ghosts[index].unclean_election = true;
+    }
     Ok(Outcome::accepted(commit(c, index, built)))
 }
 

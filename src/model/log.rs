@@ -114,13 +114,12 @@ impl Log {
         }
     }
 
-    /// `truncateTo(offset)` with `truncateFromEnd`: drop records at and above `offset` and
-    /// the epoch entries that start there or later.
+    /// `UnifiedLog.truncateTo(offset)` with `truncateFromEnd`: drop records at and above
+    /// `offset` and the epoch entries that start there or later. At or above the end it
+    /// still drops entries that start at the end (an epoch a former leader assigned but
+    /// never wrote in), as upstream does.
     pub fn truncate_to(&mut self, offset: i64) {
-        let offset = offset.max(0);
-        if offset >= self.end_offset {
-            return;
-        }
+        let offset = offset.max(0).min(self.end_offset);
         self.entries.retain(|e| e.start_offset < offset);
         self.end_offset = offset;
     }
@@ -256,6 +255,10 @@ mod tests {
             "e1@0 ..5",
             "truncating above the end is a no-op"
         );
+        // ...except for an epoch assigned at the end and never written in.
+        l.assign(4, 5);
+        l.truncate_to(5);
+        assert_eq!(l.describe(), "e1@0 ..5");
         l.truncate_to(0);
         assert_eq!(l.describe(), "..0");
         assert_eq!(l.latest_epoch(), UNDEFINED_EPOCH);

@@ -210,12 +210,16 @@ pub struct Ghost {
     pub target: Vec<BrokerId>,
     /// Every broker some target of this chain named (sorted); transients come from here.
     pub ever_targeted: Vec<BrokerId>,
-    /// Records producers were told are acknowledged (acks=1 on append, acks=all once the
-    /// high watermark passed them), classic topics only.
+    /// Records acks=all producers were told are acknowledged (the high watermark passed
+    /// them with the ISR at min.insync.replicas), classic topics only.
     pub acked: Vec<AckedRun>,
     /// An unclean election happened: Kafka gives up the acknowledged records' guarantee,
     /// and the data invariants stop judging this partition's acknowledgements.
     pub unclean_election: bool,
+    /// An unclean shutdown cut a replica's log below a high watermark some replica had: a
+    /// committed record may be gone (power loss without fsync, which Kafka accepts), and
+    /// the acknowledgement invariants stop judging this partition.
+    pub committed_lost: bool,
 }
 
 /// Records `[start, end)` written in leader epoch `epoch`: a ghost of what producers were

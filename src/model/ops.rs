@@ -36,14 +36,15 @@ pub fn apply(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
         Event::ResumeBroker { broker } => set_stalled(c, broker, false),
         Event::RestartBroker { broker, unclean } => restart_broker(c, rules, broker, unclean),
         Event::AlterPartition { partition, .. } => {
-            let before = c
+            let (before, leader_before) = c
                 .partitions
                 .get(partition)
-                .map(|p| p.isr.clone())
-                .unwrap_or_default();
+                .map_or((Vec::new(), super::NO_LEADER), |p| {
+                    (p.isr.clone(), p.leader)
+                });
             let outcome = apply_controller(c, event, rules);
             if !outcome.is_rejected() {
-                broker::caught_up_by_assertion(c, partition, &before);
+                broker::caught_up_by_assertion(c, partition, &before, leader_before);
             }
             Ok(outcome)
         }

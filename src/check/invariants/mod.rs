@@ -15,13 +15,19 @@
 //! Layout: this file holds the types, the one list (its order is the order violations and
 //! `sometimes` counts are reported in) and the one loop over it, which the oracle,
 //! `exhaust` and the tests all run. The checks live by family: `kraft.rs` (S0–S3, G1–G9,
-//! E1, V1–V8) and `inkless.rs` (INV-1..INV-9, INV-4b, E2, V9–V12).
+//! E1, V1–V8), `inkless.rs` (INV-1..INV-9, INV-4b, E2, V9–V12) and `data.rs` (the data
+//! plane: D1–D4, V13–V14).
 
+mod data;
 mod inkless;
 mod kraft;
 
 use crate::model::{Cluster, Event, Outcome};
 use crate::rules::RuleSet;
+use data::{
+    d1_acked_kept, d2_leader_holds_acked, d3_log_matching, d4_acked_everywhere, v13_acknowledged,
+    v14_truncated,
+};
 use inkless::{
     e2_readmission, inv1_lag_safety, inv2_electable_prefix, inv3_no_spurious_shrink,
     inv4_leader_change_evidence, inv4b_keyed_on_leader_move, inv5_single_writer,
@@ -456,5 +462,55 @@ pub static INVARIANTS: &[Invariant] = &[
         rationale: "A follower shrunk or fenced while healthy must find its way back; with generic expansion a consolidating leader's frontier keeps it out for good (docs/model/inkless.md#at-seal-admission), and a restarted consolidating follower goes straight to consolidation with no admission path (E9).",
         source: "docs/model/inkless.md#e2, #at-seal-admission; cluster/Partition.scala maybeExpandIsrAtSeal (e74ed8ba0d)",
         check: Check::Quiescent(e2_readmission),
+    },
+    // The data plane (docs/model/brokers.md#data-invariants): classic topics, until an
+    // unclean election gives the guarantee up.
+    Invariant {
+        id: "D1",
+        kind: Kind::Always,
+        statement: "no acknowledged record is lost: every record an acks=all producer was told is written is held, with its epoch, by some replica",
+        rationale: "The property Kafka users rely on most. Truncating to a stale high watermark (before KIP-101) cuts an acknowledged record from the one follower that had it.",
+        source: "docs/model/brokers.md#data-invariants; KIP-101 scenario 1; cluster/Partition.scala checkEnoughReplicasReachOffset (confluentinc/kafka 06d492d813)",
+        check: Check::Step(d1_acked_kept),
+    },
+    Invariant {
+        id: "D2",
+        kind: Kind::Always,
+        statement: "candidate completeness: a live, recovered leader holds every acknowledged record",
+        rationale: "A clean election picks an ISR member, and every ISR member holds what the high watermark passed; a leader without an acknowledged record serves a log that lost it.",
+        source: "docs/model/brokers.md#data-invariants; cluster/Partition.scala maybeIncrementLeaderHW, makeLeader",
+        check: Check::Step(d2_leader_holds_acked),
+    },
+    Invariant {
+        id: "D3",
+        kind: Kind::Always,
+        statement: "log matching: two replicas hold the same record (same epoch) at every offset below both their high watermarks",
+        rationale: "Below the high watermark a record is committed and may have been read; two replicas that disagree there have diverged (KIP-101 scenario 2).",
+        source: "docs/model/brokers.md#data-invariants; KIP-101 scenario 2; hachikuji/kafka-specification's log-matching property (Kip101.tla)",
+        check: Check::Step(d3_log_matching),
+    },
+    Invariant {
+        id: "D4",
+        kind: Kind::EventuallyAtQuiescence,
+        statement: "once healed, every replica holds every acknowledged record, and the logs match below the high watermarks",
+        rationale: "Replication must finish: a replica that can never fetch an acknowledged record back, or keeps a diverged tail, is a stuck fetcher.",
+        source: "docs/model/brokers.md#data-invariants; server/AbstractFetcherThread.scala truncateOnFetchResponse",
+        check: Check::Quiescent(d4_acked_everywhere),
+    },
+    Invariant {
+        id: "V13",
+        kind: Kind::Sometimes,
+        statement: "an acks=all produce was acknowledged",
+        rationale: "D1, D2 and D4 judge acknowledged records; without any they hold vacuously.",
+        source: "docs/model/brokers.md#produce",
+        check: Check::Sometimes(v13_acknowledged),
+    },
+    Invariant {
+        id: "V14",
+        kind: Kind::Sometimes,
+        statement: "a follower truncated its log where it parted from its leader's",
+        rationale: "The truncation rule only matters when a log diverged.",
+        source: "docs/model/brokers.md#truncation",
+        check: Check::Sometimes(v14_truncated),
     },
 ];

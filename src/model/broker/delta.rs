@@ -3,7 +3,8 @@
 //! (`applyLocalFollowersDelta`, rule `leader-change`; routing by rule `seal-admission`).
 
 use super::{
-    consolidating, is_up, refresh_in_sync, Fetchers, LeaderState, Local, PartitionRuntime,
+    consolidating, is_up, maybe_increment_leader_hw, refresh_in_sync, Fetchers, LeaderState, Local,
+    PartitionRuntime,
 };
 use crate::model::{BrokerId, BrokerState, Cluster, Rules, NO_LEADER};
 
@@ -133,6 +134,8 @@ fn make_leader(c: &mut Cluster, p: usize, b: BrokerId, new_leader_epoch: bool) {
     }
     let seal_ready = part.seal == -1 || part.seal >= 0;
     local.fetchers.consolidation = consolidating && seal_ready;
+    // makeLeader ends with maybeIncrementLeaderHW: a leader alone in the ISR owns its end.
+    maybe_increment_leader_hw(c, p);
 }
 
 /// What a follower's delta is judged on: the new registration as the follower sees it,

@@ -328,13 +328,15 @@ fn alter_isr(c: &mut Cluster, rules: &dyn Rules, p: usize, isr: Vec<BrokerId>) -
 /// shutdown. It applies the current registrations when it is next up.
 pub fn reset_process(c: &mut Cluster, broker: BrokerId, unclean: bool) {
     let now = c.runtime.now_ms;
-    for rt in &mut c.runtime.partitions {
+    for (rt, ghost) in c.runtime.partitions.iter_mut().zip(&mut c.ghosts) {
+        let committed = rt.locals.iter().map(|l| l.hw).max().unwrap_or(0);
         if rt.leader.as_ref().is_some_and(|l| l.broker == broker) {
             rt.leader = None;
         }
         if let Some(local) = rt.local_mut(broker) {
             let mut log = std::mem::take(&mut local.log);
             if unclean {
+                ghost.committed_lost |= local.hw < committed.min(log.end());
                 log.truncate_to(local.hw);
             }
             *local = Local {
@@ -351,13 +353,20 @@ pub fn reset_process(c: &mut Cluster, broker: BrokerId, unclean: bool) {
 /// added followers caught up (it is how controller-only histories move replicas into the
 /// ISR). Make the broker side agree: each added follower's log reaches the leader's end.
 /// Expansions the broker side earns itself (fetch → `maybe_expand_isr`) do not come here.
-pub fn caught_up_by_assertion(c: &mut Cluster, p: usize, isr_before: &[BrokerId]) {
+/// The records come from the leader that sent the request (`leader_before`): a completion
+/// in the same record may already have moved leadership to an added follower.
+pub fn caught_up_by_assertion(
+    c: &mut Cluster,
+    p: usize,
+    isr_before: &[BrokerId],
+    leader_before: BrokerId,
+) {
     let part = &c.partitions[p];
     let Some(rt) = c.runtime.partitions.get_mut(p) else {
         return;
     };
     let leader_log = rt
-        .local(part.leader)
+        .local(leader_before)
         .map(|l| l.log.clone())
         .unwrap_or_default();
     let target = leader_log.end().max(part.seal);

@@ -3,8 +3,8 @@
 //! core/src/main/scala/kafka/cluster/Partition.scala). acks=1 is acknowledged by the
 //! leader's append; acks=all is refused when the ISR is smaller than `min.insync.replicas`
 //! (NOT_ENOUGH_REPLICAS), waits in purgatory until the leader's high watermark passes the
-//! records, and fails if the broker stops leading first. What was acknowledged is a ghost
-//! (`Ghost::acked`): the invariants check that it is never lost.
+//! records, and fails if the broker stops leading first. What acks=all acknowledged is a
+//! ghost (`Ghost::acked`): the invariants check that it is never lost.
 
 use super::maybe_increment_leader_hw;
 use crate::model::{AckedRun, Acks, BrokerId, Cluster, ErrorCode, NO_LEADER};
@@ -50,7 +50,9 @@ pub fn append(
         end: local.leo(),
     };
     match acks {
-        Acks::One => c.ghosts[p].acked.push(run),
+        // acks=1 is acknowledged by the append alone and promises nothing if the leader
+        // fails before its followers fetch: Kafka's durability promise is for acks=all.
+        Acks::One => {}
         Acks::All => {
             assert!(
                 rt.pending_acks.len() < PENDING_MAX,

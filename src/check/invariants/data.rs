@@ -1,0 +1,183 @@
+//! The data plane's properties: acknowledged records are never lost, and replicas agree on
+//! what they have committed. D1–D4 and V13–V14; docs/model/brokers.md#data-invariants.
+//!
+//! They judge classic topics (diskless and switching ones have their own rules, INV-*), and
+//! stop judging a partition's acknowledgements after an unclean election, where Kafka
+//! documents that acknowledged records can be lost (`unclean.leader.election.enable`).
+
+use super::StepView;
+use crate::model::broker::{Local, Note, PartitionRuntime};
+use crate::model::log::Log;
+use crate::model::{
+    AckedRun, BrokerState, Cluster, Ghost, LeaderRecoveryState, Partition, NO_LEADER,
+};
+use crate::rules::RuleSet;
+
+/// Classic partitions, with whether their guarantees still hold: an unclean election or
+/// an unclean shutdown that lost committed records gives them up (Kafka accepts both).
+fn classic(
+    c: &Cluster,
+) -> impl Iterator<Item = (usize, &Partition, &PartitionRuntime, &Ghost, bool)> {
+    c.partitions
+        .iter()
+        .zip(&c.runtime.partitions)
+        .zip(&c.ghosts)
+        .enumerate()
+        .filter(|(_, ((p, _), _))| !p.diskless)
+        .map(|(i, ((p, rt), g))| (i, p, rt, g, !g.unclean_election && !g.committed_lost))
+}
+
+/// Classic partitions whose guarantees still hold.
+fn judged(c: &Cluster) -> impl Iterator<Item = (usize, &Partition, &PartitionRuntime, &Ghost)> {
+    classic(c)
+        .filter(|t| t.4)
+        .map(|(i, p, rt, g, _)| (i, p, rt, g))
+}
+
+/// The sub-ranges of `run` that `log` holds with the run's epoch.
+fn held(log: &Log, run: &AckedRun) -> Vec<(i64, i64)> {
+    let entries = log.entries();
+    entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.epoch == run.epoch)
+        .filter_map(|(i, e)| {
+            let next = entries.get(i + 1).map_or(log.end(), |n| n.start_offset);
+            let (lo, hi) = (
+                e.start_offset.max(run.start),
+                next.min(run.end).min(log.end()),
+            );
+            (lo < hi).then_some((lo, hi))
+        })
+        .collect()
+}
+
+/// The first offset of `run` none of `logs` holds.
+fn first_missing<'a>(logs: impl Iterator<Item = &'a Log>, run: &AckedRun) -> Option<i64> {
+    let mut ranges: Vec<(i64, i64)> = logs.flat_map(|l| held(l, run)).collect();
+    ranges.sort_unstable();
+    let mut covered = run.start;
+    for (lo, hi) in ranges {
+        if lo > covered {
+            break;
+        }
+        covered = covered.max(hi);
+    }
+    (covered < run.end).then_some(covered)
+}
+
+/// D1: some replica still holds every acknowledged record.
+pub(super) fn d1_acked_kept(v: &StepView) -> Option<String> {
+    judged(v.next).find_map(|(i, _, rt, g)| {
+        g.acked.iter().find_map(|run| {
+            let o = first_missing(rt.locals.iter().map(|l| &l.log), run)?;
+            Some(format!(
+                "p{i}: acknowledged record {o} (epoch {}) is on no replica",
+                run.epoch
+            ))
+        })
+    })
+}
+
+/// The leader a client would read from: live, recovered, hosting a replica.
+fn serving_leader<'a>(c: &Cluster, p: &Partition, rt: &'a PartitionRuntime) -> Option<&'a Local> {
+    let alive = p.leader != NO_LEADER && c.is_active(p.leader);
+    let recovered = p.leader_recovery_state == LeaderRecoveryState::Recovered;
+    (alive && recovered).then(|| rt.local(p.leader)).flatten()
+}
+
+/// D2: the live leader holds every acknowledged record.
+pub(super) fn d2_leader_holds_acked(v: &StepView) -> Option<String> {
+    let c = v.next;
+    judged(c).find_map(|(i, p, rt, g)| {
+        let leader = serving_leader(c, p, rt)?;
+        g.acked.iter().find_map(|run| {
+            let o = first_missing(std::iter::once(&leader.log), run)?;
+            Some(format!(
+                "p{i}: leader {} lacks acknowledged record {o} (epoch {}); its log {}",
+                p.leader,
+                run.epoch,
+                leader.log.describe()
+            ))
+        })
+    })
+}
+
+/// D3: two replicas hold the same records below both their high watermarks.
+pub(super) fn d3_log_matching(v: &StepView) -> Option<String> {
+    log_mismatch(v.next, true)
+}
+
+/// Replicas on running brokers: a fenced broker's log is compared once it is back and has
+/// had the chance to truncate (its stale tail is not a divergence anyone can read).
+fn live_locals<'a>(c: &Cluster, rt: &'a PartitionRuntime) -> Vec<&'a Local> {
+    rt.locals
+        .iter()
+        .filter(|l| {
+            matches!(
+                c.broker_state(l.broker),
+                Some(BrokerState::Active | BrokerState::ControlledShutdown)
+            )
+        })
+        .collect()
+}
+
+/// Two live replicas that differ below both high watermarks; `only_judged`: skip partitions
+/// whose guarantees were given up (a step may be mid-repair; at quiescence none is).
+fn log_mismatch(c: &Cluster, only_judged: bool) -> Option<String> {
+    classic(c).find_map(|(i, _, rt, _, held)| {
+        if only_judged && !held {
+            return None;
+        }
+        let locals = live_locals(c, rt);
+        locals.iter().enumerate().find_map(|(k, a)| {
+            locals[k + 1..].iter().find_map(|b| {
+                let committed = a.hw.min(a.leo()).min(b.hw).min(b.leo());
+                let at = a.log.diverges_from(&b.log);
+                (at < committed).then(|| {
+                    format!(
+                        "p{i}: {} ({}) and {} ({}) differ at {at}, below both high watermarks",
+                        a.broker,
+                        a.log.describe(),
+                        b.broker,
+                        b.log.describe()
+                    )
+                })
+            })
+        })
+    })
+}
+
+/// D4: once healed, every replica holds every acknowledged record, and the logs match.
+pub(super) fn d4_acked_everywhere(c: &Cluster, _rules: &RuleSet) -> Option<String> {
+    let missing = judged(c).find_map(|(i, p, rt, g)| {
+        let live = rt.locals.iter().filter(|l| p.replicas.contains(&l.broker));
+        live.into_iter().find_map(|l| {
+            g.acked.iter().find_map(|run| {
+                let o = first_missing(std::iter::once(&l.log), run)?;
+                Some(format!(
+                    "p{i}: replica {} lacks acknowledged record {o} (epoch {}) at quiescence",
+                    l.broker, run.epoch
+                ))
+            })
+        })
+    });
+    missing.or_else(|| log_mismatch(c, false))
+}
+
+/// V13: an acks=all produce was acknowledged.
+pub(super) fn v13_acknowledged(v: &StepView) -> bool {
+    v.next
+        .ghosts
+        .iter()
+        .zip(&v.prev.ghosts)
+        .any(|(n, p)| n.acked.len() > p.acked.len())
+}
+
+/// V14: a follower truncated its log (rule `truncation`).
+pub(super) fn v14_truncated(v: &StepView) -> bool {
+    v.outcome
+        .notes()
+        .iter()
+        .any(|n| matches!(n, Note::Truncate { .. }))
+}
