@@ -511,7 +511,7 @@ fn an_isr_member_never_heard_from_holds_the_high_watermark() {
                                                        fetch p0 by 2 at 5: 0 records, HW 0 (local log)
                                                        fetch p0 by 3 at 5: 0 records, HW 0 (local log)
                                                        isr-expiration on 1: p0 shrinks 4 (rec -1)
-                                                       fetch p0 by 2 at 5: 0 records, HW 0 (local log)
+                                                       fetch p0 by 2 at 5: 0 records, HW 5 (local log)
                                                        fetch p0 by 3 at 5: 0 records, HW 5 (local log)
                                                        fetch p0 by 2 at 5: 0 records, HW 5 (local log)
                                                        fetch p0 by 3 at 5: 0 records, HW 5 (local log)
