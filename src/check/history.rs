@@ -24,6 +24,10 @@ pub const FORMAT_VERSION: u32 = 1;
 pub const EVENTS_MAX: usize = 1024;
 /// No list inside an event may be longer than this.
 pub const LIST_MAX: usize = 64;
+/// Broker work a history may ask for through its time steps (`History::task_work`: runs
+/// of the ISR-expiration task × partitions × brokers). Bounds the time and memory of a
+/// replay (about 2 s, see README "Bounds"), whatever `replica_lag_time_max_ms` and `ms`.
+pub const TASK_WORK_MAX: u64 = 4_000_000;
 /// Files larger than this are refused before parsing.
 pub const FILE_BYTES_MAX: u64 = 4 << 20;
 
@@ -94,14 +98,9 @@ impl History {
     }
 
     pub fn load(path: &Path) -> Result<History, Error> {
-        let size = std::fs::metadata(path).map_err(Error::io(path))?.len();
-        if size > FILE_BYTES_MAX {
-            return Err(Error::Input {
-                path: path.to_path_buf(),
-                message: format!("{size} bytes, more than the {FILE_BYTES_MAX}-byte limit"),
-            });
-        }
-        let text = std::fs::read_to_string(path).map_err(Error::io(path))?;
+        let bytes = read_limited(path)?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| Error::input(path)("not UTF-8 text".to_string()))?;
         History::from_json(&text).map_err(Error::input(path))
     }
 
@@ -176,10 +175,18 @@ impl History {
             ));
         }
         let mut partitions = 0usize;
+        let mut work = 0u64;
         for (step, event) in self.events.iter().enumerate() {
             self.validate_event(step, event, partitions)?;
             if matches!(event, Event::CreatePartition { .. }) {
                 partitions += 1;
+            }
+            work = work.saturating_add(self.task_work(event, partitions));
+            if work > TASK_WORK_MAX {
+                return Err(format!(
+                    "step {step} ({event}): the history's time steps would cost {work} units of broker work (ISR-expiration runs, every replica_lag_time_max_ms/2 = {} ms, × partitions × brokers), more than the limit of {TASK_WORK_MAX}",
+                    (lag / 2).max(1)
+                ));
             }
         }
         if partitions > PARTITIONS_MAX {
@@ -188,6 +195,17 @@ impl History {
             ));
         }
         Ok(())
+    }
+
+    /// An upper bound on the broker work of `event`: runs of the ISR-expiration task it
+    /// makes (each preceded by fetches of every replica), × partitions × brokers.
+    fn task_work(&self, event: &Event, partitions: usize) -> u64 {
+        let Event::AdvanceTime { ms } = *event else {
+            return 0;
+        };
+        let period = (self.broker_config.replica_lag_time_max_ms / 2).max(1);
+        let runs = (ms.max(0) / period) as u64 + 1;
+        runs * partitions.max(1) as u64 * self.brokers.len() as u64
     }
 
     fn validate_event(&self, step: usize, event: &Event, partitions: usize) -> Result<(), String> {
@@ -249,6 +267,34 @@ impl History {
             (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
         })
     }
+}
+
+/// The bytes of a regular file, at most [`FILE_BYTES_MAX`] of them (read with that limit,
+/// whatever the file's metadata says). FIFOs, devices, sockets and folders are refused
+/// with one line, without blocking (the file is opened non-blocking, then checked).
+pub fn read_limited(path: &Path) -> Result<Vec<u8>, Error> {
+    use std::io::Read;
+    let mut open = std::fs::OpenOptions::new();
+    open.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut open, libc::O_NONBLOCK);
+    let file = open.open(path).map_err(Error::io(path))?;
+    let meta = file.metadata().map_err(Error::io(path))?;
+    if !meta.is_file() {
+        return Err(Error::input(path)(
+            "not a regular file (a folder, FIFO, device or socket); refused".to_string(),
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.take(FILE_BYTES_MAX + 1)
+        .read_to_end(&mut bytes)
+        .map_err(Error::io(path))?;
+    if bytes.len() as u64 > FILE_BYTES_MAX {
+        return Err(Error::input(path)(format!(
+            "more than the limit of {FILE_BYTES_MAX} bytes"
+        )));
+    }
+    Ok(bytes)
 }
 
 fn list<T: Serialize>(items: &[T]) -> String {

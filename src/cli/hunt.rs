@@ -69,6 +69,11 @@ pub fn run(args: HuntArgs) -> Result<ExitCode, Error> {
     })?;
     bar.finish_and_clear();
     print_report(&report);
+    if let Some(e) = report.write_error {
+        // The report above holds everything written; the error carries the finding that
+        // was not.
+        return Err(e);
+    }
     Ok(if !report.harness_bugs.is_empty() {
         ExitCode::from(3)
     } else if report.findings.is_empty() {

@@ -1,6 +1,7 @@
 //! The `isrfuzz` command line: one module per command, each an argument struct and a
 //! `run` that calls the library. Exit codes: 0 nothing violated, 1 something violated or
-//! found, 2 bad usage or input, 3 harness bug (the model panicked).
+//! found, 2 bad usage or input, 3 harness bug (the model panicked), 4 `exhaust` stopped by
+//! `--states-max` before the depth asked (nothing violated in what it explored).
 
 mod bench;
 mod bench_report;
