@@ -80,8 +80,9 @@ impl History {
 
     /// Parse and validate JSON text. Errors are one line and name the problem.
     pub fn from_json(text: &str) -> Result<History, String> {
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| format!("malformed JSON: {e}"))?;
+        let value = serde_json::from_str::<strict::Value>(text)
+            .map_err(|e| format!("malformed JSON: {e}"))?
+            .0;
         match value.get("format").and_then(serde_json::Value::as_u64) {
             Some(v) if v == u64::from(FORMAT_VERSION) => {}
             Some(v) => {
@@ -313,6 +314,68 @@ mod erased {
     impl<T: serde::Serialize + ?Sized> Json for T {
         fn compact(&self) -> String {
             serde_json::to_string(self).expect("a history always serializes")
+        }
+    }
+}
+
+mod strict {
+    //! JSON values that refuse a key given twice in one object (serde_json keeps the last
+    //! one silently, so a hand edit could change a history without a word).
+    use serde::de::{Deserialize, Deserializer, Error, MapAccess, SeqAccess, Visitor};
+    use serde_json::Map;
+
+    pub struct Value(pub serde_json::Value);
+
+    impl<'de> Deserialize<'de> for Value {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+            d.deserialize_any(Strict).map(Value)
+        }
+    }
+
+    struct Strict;
+
+    impl<'de> Visitor<'de> for Strict {
+        type Value = serde_json::Value;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON value")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut out = Map::new();
+            while let Some(key) = map.next_key::<String>()? {
+                let value = map.next_value::<Value>()?.0;
+                if out.insert(key.clone(), value).is_some() {
+                    return Err(A::Error::custom(format!("duplicate key `{key}`")));
+                }
+            }
+            Ok(serde_json::Value::Object(out))
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::new();
+            while let Some(v) = seq.next_element::<Value>()? {
+                out.push(v.0);
+            }
+            Ok(serde_json::Value::Array(out))
+        }
+        fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+            Ok(v.into())
+        }
+        fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+            Ok(v.into())
+        }
+        fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+            Ok(v.into())
+        }
+        fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+            Ok(serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, Into::into))
+        }
+        fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+            Ok(v.into())
+        }
+        fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+            Ok(v.into())
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(serde_json::Value::Null)
         }
     }
 }
