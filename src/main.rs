@@ -2,7 +2,6 @@
 
 mod cli;
 
-use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -12,6 +11,12 @@ fn main() -> ExitCode {
     // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        // A file-size limit (`ulimit -f`) makes a write fail with an error, reported as
+        // one, instead of killing the process mid-write.
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
-    cli::run(cli::Cli::parse())
+    match cli::parse() {
+        Ok(cli) => cli::run(cli),
+        Err(code) => code,
+    }
 }

@@ -212,6 +212,7 @@ fn hunt_finds_writes_and_never_overwrites() {
     let mut files: Vec<_> = std::fs::read_dir(&out_dir)
         .unwrap()
         .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
     files.sort();
     assert!(
@@ -226,6 +227,7 @@ fn hunt_finds_writes_and_never_overwrites() {
     let mut again: Vec<_> = std::fs::read_dir(&out_dir)
         .unwrap()
         .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
     again.sort();
     assert_eq!(files, again);
@@ -328,6 +330,7 @@ fn raw_fuzzer_artifacts_replay_and_promote() {
     let files: Vec<_> = std::fs::read_dir(&regressions)
         .unwrap()
         .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
     assert!(
         files

@@ -24,6 +24,10 @@ pub const FORMAT_VERSION: u32 = 1;
 pub const EVENTS_MAX: usize = 1024;
 /// No list inside an event may be longer than this.
 pub const LIST_MAX: usize = 64;
+/// Broker work a history may ask for through its time steps (`History::task_work`: runs
+/// of the ISR-expiration task × partitions × brokers). Bounds the time and memory of a
+/// replay (about 2 s, see README "Bounds"), whatever `replica_lag_time_max_ms` and `ms`.
+pub const TASK_WORK_MAX: u64 = 4_000_000;
 /// Files larger than this are refused before parsing.
 pub const FILE_BYTES_MAX: u64 = 4 << 20;
 
@@ -76,8 +80,9 @@ impl History {
 
     /// Parse and validate JSON text. Errors are one line and name the problem.
     pub fn from_json(text: &str) -> Result<History, String> {
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| format!("malformed JSON: {e}"))?;
+        let value = serde_json::from_str::<strict::Value>(text)
+            .map_err(|e| format!("malformed JSON: {e}"))?
+            .0;
         match value.get("format").and_then(serde_json::Value::as_u64) {
             Some(v) if v == u64::from(FORMAT_VERSION) => {}
             Some(v) => {
@@ -94,14 +99,9 @@ impl History {
     }
 
     pub fn load(path: &Path) -> Result<History, Error> {
-        let size = std::fs::metadata(path).map_err(Error::io(path))?.len();
-        if size > FILE_BYTES_MAX {
-            return Err(Error::Input {
-                path: path.to_path_buf(),
-                message: format!("{size} bytes, more than the {FILE_BYTES_MAX}-byte limit"),
-            });
-        }
-        let text = std::fs::read_to_string(path).map_err(Error::io(path))?;
+        let bytes = read_limited(path)?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| Error::input(path)("not UTF-8 text".to_string()))?;
         History::from_json(&text).map_err(Error::input(path))
     }
 
@@ -176,10 +176,18 @@ impl History {
             ));
         }
         let mut partitions = 0usize;
+        let mut work = 0u64;
         for (step, event) in self.events.iter().enumerate() {
             self.validate_event(step, event, partitions)?;
             if matches!(event, Event::CreatePartition { .. }) {
                 partitions += 1;
+            }
+            work = work.saturating_add(self.task_work(event, partitions));
+            if work > TASK_WORK_MAX {
+                return Err(format!(
+                    "step {step} ({event}): the history's time steps would cost {work} units of broker work (ISR-expiration runs, every replica_lag_time_max_ms/2 = {} ms, × partitions × brokers), more than the limit of {TASK_WORK_MAX}",
+                    (lag / 2).max(1)
+                ));
             }
         }
         if partitions > PARTITIONS_MAX {
@@ -188,6 +196,17 @@ impl History {
             ));
         }
         Ok(())
+    }
+
+    /// An upper bound on the broker work of `event`: runs of the ISR-expiration task it
+    /// makes (each preceded by fetches of every replica), × partitions × brokers.
+    fn task_work(&self, event: &Event, partitions: usize) -> u64 {
+        let Event::AdvanceTime { ms } = *event else {
+            return 0;
+        };
+        let period = (self.broker_config.replica_lag_time_max_ms / 2).max(1);
+        let runs = (ms.max(0) / period) as u64 + 1;
+        runs * partitions.max(1) as u64 * self.brokers.len() as u64
     }
 
     fn validate_event(&self, step: usize, event: &Event, partitions: usize) -> Result<(), String> {
@@ -251,6 +270,34 @@ impl History {
     }
 }
 
+/// The bytes of a regular file, at most [`FILE_BYTES_MAX`] of them (read with that limit,
+/// whatever the file's metadata says). FIFOs, devices, sockets and folders are refused
+/// with one line, without blocking (the file is opened non-blocking, then checked).
+pub fn read_limited(path: &Path) -> Result<Vec<u8>, Error> {
+    use std::io::Read;
+    let mut open = std::fs::OpenOptions::new();
+    open.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut open, libc::O_NONBLOCK);
+    let file = open.open(path).map_err(Error::io(path))?;
+    let meta = file.metadata().map_err(Error::io(path))?;
+    if !meta.is_file() {
+        return Err(Error::input(path)(
+            "not a regular file (a folder, FIFO, device or socket); refused".to_string(),
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.take(FILE_BYTES_MAX + 1)
+        .read_to_end(&mut bytes)
+        .map_err(Error::io(path))?;
+    if bytes.len() as u64 > FILE_BYTES_MAX {
+        return Err(Error::input(path)(format!(
+            "more than the limit of {FILE_BYTES_MAX} bytes"
+        )));
+    }
+    Ok(bytes)
+}
+
 fn list<T: Serialize>(items: &[T]) -> String {
     let lines: Vec<String> = items
         .iter()
@@ -267,6 +314,68 @@ mod erased {
     impl<T: serde::Serialize + ?Sized> Json for T {
         fn compact(&self) -> String {
             serde_json::to_string(self).expect("a history always serializes")
+        }
+    }
+}
+
+mod strict {
+    //! JSON values that refuse a key given twice in one object (serde_json keeps the last
+    //! one silently, so a hand edit could change a history without a word).
+    use serde::de::{Deserialize, Deserializer, Error, MapAccess, SeqAccess, Visitor};
+    use serde_json::Map;
+
+    pub struct Value(pub serde_json::Value);
+
+    impl<'de> Deserialize<'de> for Value {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+            d.deserialize_any(Strict).map(Value)
+        }
+    }
+
+    struct Strict;
+
+    impl<'de> Visitor<'de> for Strict {
+        type Value = serde_json::Value;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON value")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut out = Map::new();
+            while let Some(key) = map.next_key::<String>()? {
+                let value = map.next_value::<Value>()?.0;
+                if out.insert(key.clone(), value).is_some() {
+                    return Err(A::Error::custom(format!("duplicate key `{key}`")));
+                }
+            }
+            Ok(serde_json::Value::Object(out))
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::new();
+            while let Some(v) = seq.next_element::<Value>()? {
+                out.push(v.0);
+            }
+            Ok(serde_json::Value::Array(out))
+        }
+        fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+            Ok(v.into())
+        }
+        fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+            Ok(v.into())
+        }
+        fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+            Ok(v.into())
+        }
+        fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+            Ok(serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, Into::into))
+        }
+        fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+            Ok(v.into())
+        }
+        fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+            Ok(v.into())
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(serde_json::Value::Null)
         }
     }
 }

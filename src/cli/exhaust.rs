@@ -11,6 +11,10 @@ use isrfuzz::search::exhaust;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// Exit code when `--states-max` cut the exploration short and nothing was violated in
+/// what was explored (no claim is made for the depth asked).
+pub const EXIT_BOUND_NOT_REACHED: u8 = 4;
+
 /// Deepest exploration accepted: the state count grows about tenfold per level.
 const DEPTH_MAX: usize = 8;
 
@@ -52,14 +56,14 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode, Error> {
     let known = load_known_or_default(None)?;
     let origin = format!("found by `isrfuzz exhaust --start {}`", start.name);
     let sink = Sink::new(Some(args.out.clone()), known, origin);
-    let mut any = false;
+    let (mut any, mut cut) = (false, false);
     for (i, &rules) in sides.iter().enumerate() {
         // With A:B, each side's counterexamples are replayed under the other side too.
         let other = (sides.len() == 2).then(|| sides[1 - i]);
         let t0 = std::time::Instant::now();
         let report = exhaust::explore(start, &rules, args.depth, args.max_target, args.states_max);
         println!(
-            "{rules} from `{}`: depth {} of {}, {} transitions, {} distinct states, {:.1} s",
+            "{rules} from `{}`: depth {} of {} explored completely, {} transitions, {} distinct states, {:.1} s",
             start.name,
             report.depth_reached,
             args.depth,
@@ -71,12 +75,21 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode, Error> {
             any |= !c.known;
             print_counterexample(&c);
         }
+        if let Some(d) = report.cut_at_depth {
+            cut = true;
+            println!(
+                "  INCOMPLETE: --states-max {} stopped the exploration during depth {d}; depth {} was not reached",
+                args.states_max, args.depth
+            );
+        }
         if report.violations.is_empty() {
             println!("  holds to depth {}", report.depth_reached);
         }
     }
     Ok(if any {
         ExitCode::from(1)
+    } else if cut {
+        ExitCode::from(EXIT_BOUND_NOT_REACHED)
     } else {
         ExitCode::SUCCESS
     })

@@ -69,6 +69,12 @@ pub fn run(args: HuntArgs) -> Result<ExitCode, Error> {
     })?;
     bar.finish_and_clear();
     print_report(&report);
+    if let Some(e) = report.write_error {
+        println!("stopped: a finding could not be written (the error below carries it)");
+        // The report above holds everything written; the error carries the finding that
+        // was not.
+        return Err(e);
+    }
     Ok(if !report.harness_bugs.is_empty() {
         ExitCode::from(3)
     } else if report.findings.is_empty() {
@@ -87,6 +93,13 @@ fn config(args: &HuntArgs) -> Result<Config, Error> {
     {
         return Err(Error::Usage(format!(
             "--until: unknown invariant `{id}` (see `isrfuzz invariants`)"
+        )));
+    }
+    if let Some(id) = args.until.as_deref().filter(|id| {
+        invariants::by_id(id).is_some_and(|i| matches!(i.kind, invariants::Kind::Sometimes))
+    }) {
+        return Err(Error::Usage(format!(
+            "--until: `{id}` is a sometimes-property, never a finding (choose an invariant that can be violated)"
         )));
     }
     let seconds = args.seconds;

@@ -45,18 +45,11 @@ fn is_history_file(p: &Path) -> bool {
 /// A `.json` file is a history (errors are reported); any other file is an input as the
 /// fuzz targets read it: a JSON history if it parses as one, else bytes to `decode`.
 fn load_input(path: &Path) -> Result<History, Error> {
-    let size = std::fs::metadata(path).map_err(Error::io(path))?.len();
-    if size > isrfuzz::check::history::FILE_BYTES_MAX {
-        return Err(Error::Input {
-            path: path.to_path_buf(),
-            message: format!("{size} bytes, more than the limit"),
-        });
-    }
     if path.extension().is_some_and(|x| x == "json") {
         return History::load(path);
     }
-    // Exactly what the fuzz targets do with the same bytes.
-    let bytes = std::fs::read(path).map_err(Error::io(path))?;
+    // Exactly what the fuzz targets do with the same bytes (read with the same limit).
+    let bytes = isrfuzz::check::history::read_limited(path)?;
     Ok(isrfuzz::search::fuzz::input_history(&bytes))
 }
 
@@ -71,6 +64,12 @@ fn expand(files: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
                 .filter(|p| is_history_file(p))
                 .collect();
             found.sort();
+            if found.is_empty() {
+                return Err(Error::input(f)(
+                    "no history in this folder (`*.json`, `crash-*`, `oom-*`, `timeout-*`, `id:*`)"
+                        .to_string(),
+                ));
+            }
             out.extend(found);
         } else {
             out.push(f.clone());

@@ -1,6 +1,7 @@
 //! The `isrfuzz` command line: one module per command, each an argument struct and a
 //! `run` that calls the library. Exit codes: 0 nothing violated, 1 something violated or
-//! found, 2 bad usage or input, 3 harness bug (the model panicked).
+//! found, 2 bad usage or input, 3 harness bug (the model panicked), 4 `exhaust` stopped by
+//! `--states-max` before the depth asked (nothing violated in what it explored).
 
 mod bench;
 mod bench_report;
@@ -47,6 +48,36 @@ enum Command {
     Rules,
     /// List every invariant with its kind, rationale and source.
     Invariants,
+}
+
+/// Parse the command line. Help and version print as usual (exit 0); a usage error prints
+/// as one line (clap's first line, plus where to look) and exits 2.
+pub fn parse() -> Result<Cli, ExitCode> {
+    use clap::error::ErrorKind;
+    match Cli::try_parse() {
+        Ok(cli) => Ok(cli),
+        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
+            let _ = e.print();
+            Err(ExitCode::SUCCESS)
+        }
+        Err(e) if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            eprintln!("error: a command is required (see `isrfuzz --help`)");
+            Err(ExitCode::from(2))
+        }
+        Err(e) => {
+            let text = e.render().to_string();
+            let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+            let mut first = lines.next().unwrap_or("bad usage").to_string();
+            if first.ends_with(':') {
+                // "the following required arguments were not provided:" and the list.
+                let rest: Vec<&str> = lines.take_while(|l| !l.starts_with("Usage:")).collect();
+                first = format!("{first} {}", rest.join(", "));
+            }
+            let first = first.strip_prefix("error: ").unwrap_or(&first);
+            eprintln!("error: {first} (see `isrfuzz --help`)");
+            Err(ExitCode::from(2))
+        }
+    }
 }
 
 /// Run one command; a user error is printed as one line and exits 2.

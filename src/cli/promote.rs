@@ -29,12 +29,15 @@ pub struct PromoteArgs {
 pub fn run(args: PromoteArgs) -> Result<ExitCode, Error> {
     let target = args.target.as_deref().map(target_named).transpose()?;
     check_rules(args.rules.as_deref())?;
+    if target.is_some() {
+        fuzz::check_env().map_err(Error::Usage)?;
+    }
     let inputs = load_all(&args.files)?;
     let mut known = load_known_or_default(None)?;
     let mut written = 0;
     for (path, history) in &inputs {
         let sides = match target {
-            Some(t) => fuzz::sides_for(t, &std::fs::read(path).map_err(Error::io(path))?),
+            Some(t) => fuzz::sides_for(t, &isrfuzz::check::history::read_limited(path)?),
             None => sides_for(history, path, args.rules.as_deref())?,
         };
         let pair = pair_of(&sides);

@@ -27,9 +27,13 @@ pub struct ReplayArgs {
 pub fn run(args: ReplayArgs) -> Result<ExitCode, Error> {
     check_rules(args.rules.as_deref())?;
     let histories = load_all(&args.files)?;
+    // Every file's rule sets resolved before any is run: bad input fails before output.
+    let all_sides = histories
+        .iter()
+        .map(|(path, h)| sides_for(h, path, args.rules.as_deref()))
+        .collect::<Result<Vec<_>, Error>>()?;
     let (mut violated, mut bug) = (false, false);
-    for (path, history) in &histories {
-        let sides = sides_for(history, path, args.rules.as_deref())?;
+    for ((path, history), sides) in histories.iter().zip(all_sides) {
         let verdict = oracle::run(history, &sides, true);
         if args.check_determinism
             && oracle::run(history, &sides, true).fingerprint() != verdict.fingerprint()
@@ -43,6 +47,7 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode, Error> {
         violated |= verdict.any_violation();
         bug |= verdict.harness_bug.is_some();
         print_verdict(path, history, &verdict, args.json);
+        violated |= !expect_holds(path, history, &verdict);
     }
     Ok(if bug {
         ExitCode::from(3)
@@ -69,4 +74,49 @@ fn print_verdict(path: &Path, history: &History, verdict: &Verdict, json: bool) 
         print!("{}", report::step_table(history, side));
     }
     println!("verdict: {}\n", report::verdict_line(verdict));
+}
+
+/// Compare the file's `expect` block with the verdict, for every side it names; print one
+/// line per side where the recorded expectation is not what happened.
+fn expect_holds(path: &Path, history: &History, verdict: &Verdict) -> bool {
+    let mut holds = true;
+    for e in &history.expect {
+        let Ok(rules) = isrfuzz::rules::RuleSet::parse(&e.rules) else {
+            eprintln!(
+                "expect: {}: unknown rule set `{}` in `expect`",
+                path.display(),
+                e.rules
+            );
+            holds = false;
+            continue;
+        };
+        let Some(side) = verdict.sides.iter().find(|s| s.rules == rules) else {
+            continue;
+        };
+        let mut recorded = e.violations.clone();
+        recorded.sort();
+        let actual = side.expected();
+        if recorded != actual {
+            let show = |v: &[isrfuzz::check::history::ExpectedViolation]| {
+                let list: Vec<String> = v
+                    .iter()
+                    .map(|v| format!("{}@{}", v.invariant, v.step))
+                    .collect();
+                if list.is_empty() {
+                    "none".to_string()
+                } else {
+                    list.join(" ")
+                }
+            };
+            eprintln!(
+                "expect: {}: the file expects {} under {}, the verdict is {}",
+                path.display(),
+                show(&recorded),
+                e.rules,
+                show(&actual)
+            );
+            holds = false;
+        }
+    }
+    holds
 }

@@ -3,8 +3,8 @@
 //! its rule sets and expected verdict, write it without ever overwriting.
 //!
 //! Architecture invariant: nothing found is lost. A finding is written to a temporary file
-//! and hard-linked into place; its name carries the content hash, so an existing name
-//! holds the same history and is never overwritten.
+//! and hard-linked into place; its name carries the content hash, and a name that exists
+//! with other content is never overwritten: the finding takes the next free name.
 
 use crate::check::history::{Expectation, History};
 use crate::check::oracle;
@@ -62,6 +62,35 @@ impl Sink {
             Some(dir) => std::fs::create_dir_all(dir).map_err(Error::io(dir)),
             None => Ok(()),
         }
+    }
+
+    /// Take the folder for this run alone (an exclusive lock on `.hunt.lock` in it, held
+    /// while the returned file is open): a run that removes files it wrote (hunt's
+    /// shortening) must not remove one another run reported. Fails at once, with one
+    /// line, when another run holds it. `None` for a memory sink.
+    pub fn lock_exclusive(&self) -> Result<Option<std::fs::File>, Error> {
+        let Some(dir) = &self.out else {
+            return Ok(None);
+        };
+        let path = dir.join(".hunt.lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(Error::io(&path))?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::io::AsRawFd;
+            // SAFETY: flock on a descriptor this function owns; no memory is shared.
+            let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+            if rc != 0 {
+                return Err(Error::Io {
+                    path,
+                    message: "another hunt is writing to this folder (choose another --out)".into(),
+                });
+            }
+        }
+        Ok(Some(file))
     }
 
     pub fn is_known(&self, rules: &RuleSet, invariant: &str, detail: &str) -> bool {
@@ -196,8 +225,14 @@ fn file_stem(rules: &RuleSet, invariant: &str, hash: u64) -> String {
     format!("{rules}--{invariant}--{hash:016x}")
 }
 
+/// How many names a finding tries (`stem.json`, `stem-2.json`, …) before giving up.
+pub const NAME_TRIES_MAX: usize = 64;
+
 /// Write atomically and never overwrite: temp file, then a hard link that fails if the
-/// name exists. Names carry the content hash, so an existing name holds the same history.
+/// name exists. A name that exists holding this very text is the same finding (`false`:
+/// not created); holding other text, the next name is tried (`stem-2.json`, …), so a
+/// finding is never dropped for a name. On failure nothing is left behind, and the error
+/// carries the history so the finding is not lost.
 pub fn write_finding(
     dir: &Path,
     h: &History,
@@ -205,17 +240,65 @@ pub fn write_finding(
     invariant: &str,
 ) -> Result<(PathBuf, bool), Error> {
     let hash = h.content_hash();
-    let path = dir.join(format!("{}.json", file_stem(rules, invariant, hash)));
-    if path.exists() {
-        return Ok((path, false));
-    }
+    let stem = file_stem(rules, invariant, hash);
+    let text = h.to_json();
+    let unwritten = |path: &Path, e: String| Error::Io {
+        path: path.to_path_buf(),
+        message: format!(
+            "{e}; finding {rules} {invariant} not written, its history: {}",
+            serde_json::to_string(h).expect("a history always serializes")
+        ),
+    };
     let tmp = dir.join(format!(".tmp-{}-{hash:016x}", std::process::id()));
-    std::fs::write(&tmp, h.to_json()).map_err(Error::io(&tmp))?;
-    let linked = std::fs::hard_link(&tmp, &path);
-    let _ = std::fs::remove_file(&tmp);
-    match linked {
-        Ok(()) => Ok((path, true)),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok((path, false)),
-        Err(e) => Err(Error::io(&path)(e)),
+    if let Err(e) = std::fs::write(&tmp, &text) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(unwritten(&tmp, e.to_string()));
     }
+    let result = link_first_free(dir, &stem, &tmp, &text);
+    let _ = std::fs::remove_file(&tmp);
+    result.map_err(|(path, e)| unwritten(&path, e))
+}
+
+/// Hard-link `tmp` to the first name from `stem` that is free or already holds `text`.
+fn link_first_free(
+    dir: &Path,
+    stem: &str,
+    tmp: &Path,
+    text: &str,
+) -> Result<(PathBuf, bool), (PathBuf, String)> {
+    for k in 1..=NAME_TRIES_MAX {
+        let name = if k == 1 {
+            format!("{stem}.json")
+        } else {
+            format!("{stem}-{k}.json")
+        };
+        let path = dir.join(name);
+        match std::fs::hard_link(tmp, &path) {
+            Ok(()) => return Ok((path, true)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                if holds(&path, text) {
+                    return Ok((path, false));
+                }
+            }
+            Err(e) => return Err((path, e.to_string())),
+        }
+    }
+    Err((
+        dir.join(format!("{stem}.json")),
+        format!("{NAME_TRIES_MAX} names taken by other content"),
+    ))
+}
+
+/// Whether the regular file `path` holds exactly `text` (read with a size limit).
+fn holds(path: &Path, text: &str) -> bool {
+    use std::io::Read;
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return false;
+    };
+    let Ok(f) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut buf = Vec::new();
+    let limit = text.len() as u64 + 1;
+    meta.is_file() && f.take(limit).read_to_end(&mut buf).is_ok() && buf == text.as_bytes()
 }

@@ -118,8 +118,16 @@ fn note_cell(note: &Note) -> String {
             from,
             to,
         } => format!("  p{partition} follower {follower} truncates its log {from} → {to}"),
+        Note::Elided { repeats, over_cap } => format!(
+            "  ({repeats} repeated notes not kept; {over_cap} over the cap of {} per step)",
+            crate::model::broker::NOTES_MAX
+        ),
     }
 }
+
+/// Notes shown per step in a step table (the step table of a long history stays readable
+/// and its size bounded: at most `EVENTS_MAX` steps of this many lines each).
+pub const TABLE_NOTES_MAX: usize = 32;
 
 /// One side's step table. Rows show the partition the event addresses, plus every
 /// partition the event changed; `!! G5` marks the first violation of an invariant.
@@ -208,8 +216,24 @@ fn step_rows(
             let _ = writeln!(out, "{:>4}  {:<34} {:<24} {line}", "", "", "");
         }
     }
-    for note in rec.outcome.notes() {
+    let notes = rec.outcome.notes();
+    let shown = notes.len().min(TABLE_NOTES_MAX);
+    for note in &notes[..shown] {
         let _ = writeln!(out, "{:>4}  {:<34} {}", "", "", note_cell(note));
+    }
+    if notes.len() > shown {
+        let last = notes.last().filter(|n| matches!(n, Note::Elided { .. }));
+        let hidden = notes.len() - shown - usize::from(last.is_some());
+        if hidden > 0 {
+            let _ = writeln!(
+                out,
+                "{:>4}  {:<34}   ({hidden} more notes not shown)",
+                "", ""
+            );
+        }
+        if let Some(n) = last {
+            let _ = writeln!(out, "{:>4}  {:<34} {}", "", "", note_cell(n));
+        }
     }
 }
 

@@ -40,7 +40,14 @@ impl RuleSet {
     /// (`pr756+pr760`): the longest matching run of items wins. Starts from trunk +
     /// inkless-main.
     pub fn parse(text: &str) -> Result<RuleSet, String> {
+        check_size(text)?;
         let items: Vec<&str> = text.split('+').map(str::trim).collect();
+        if items.len() > ITEMS_MAX {
+            return Err(format!(
+                "{} items in a rule set, more than the limit of {ITEMS_MAX}",
+                items.len()
+            ));
+        }
         let mut rules = BASE;
         let mut i = 0;
         while i < items.len() {
@@ -70,7 +77,7 @@ impl RuleSet {
     /// next item starts. Variant names may contain `+` too (`completion=4.3+`): the
     /// longest run of items that names a variant wins.
     fn take_override(&mut self, items: &[&str], i: usize) -> Result<usize, String> {
-        let j = (i + 1..=items.len())
+        let j = (i + 1..=items.len().min(i + run_max()))
             .rev()
             .find(|&j| {
                 let mut probe = *self;
@@ -106,6 +113,7 @@ impl RuleSet {
 
     /// Parse `A:B` (two sides) or `A` (one side).
     pub fn parse_pair(text: &str) -> Result<Vec<RuleSet>, String> {
+        check_size(text)?;
         let sides: Vec<&str> = text.split(':').collect();
         if sides.len() > 2 || sides.iter().any(|s| s.trim().is_empty()) {
             return Err(format!("expected A or A:B, got `{text}`"));
@@ -114,13 +122,43 @@ impl RuleSet {
     }
 }
 
+/// A rule-set string longer than this is refused (names stay short; errors quote it).
+pub const TEXT_BYTES_MAX: usize = 1024;
+/// A rule set of more `+`-separated items than this is refused.
+pub const ITEMS_MAX: usize = 64;
+
+fn check_size(text: &str) -> Result<(), String> {
+    if text.len() > TEXT_BYTES_MAX {
+        return Err(format!(
+            "a rule set of {} bytes, more than the limit of {TEXT_BYTES_MAX}",
+            text.len()
+        ));
+    }
+    Ok(())
+}
+
+/// The most `+`-separated items any one name spans (a preset such as `pr756+pr760`, a
+/// `rule=variant` such as `completion=4.3+`): no run longer than this can name anything,
+/// so parsing is linear in the number of items.
+fn run_max() -> usize {
+    let presets = PRESETS.iter().map(|p| p.name.split('+').count());
+    let variants = RULES.iter().flat_map(|r| {
+        r.variants
+            .iter()
+            .map(move |v| format!("{}={}", r.id, v.name).split('+').count())
+    });
+    presets.chain(variants).chain([1]).max().unwrap_or(1)
+}
+
 /// The longest run of items from `items[i]` that names a preset or `complete`: the end of
 /// the run and the name.
 fn longest_preset_run(items: &[&str], i: usize) -> Option<(usize, String)> {
-    (i + 1..=items.len()).rev().find_map(|j| {
-        let name = items[i..j].join("+");
-        (name == "complete" || preset_named(&name).is_some()).then_some((j, name))
-    })
+    (i + 1..=items.len().min(i + run_max()))
+        .rev()
+        .find_map(|j| {
+            let name = items[i..j].join("+");
+            (name == "complete" || preset_named(&name).is_some()).then_some((j, name))
+        })
 }
 
 /// A short name: `complete`, or per family the closest preset (the KRaft one omitted when

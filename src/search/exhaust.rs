@@ -159,11 +159,16 @@ pub struct Report {
     pub states: usize,
     /// First violation of each invariant: (invariant, shortest history).
     pub violations: Vec<(&'static str, History)>,
+    /// The deepest depth explored completely: every history of this many operations.
     pub depth_reached: usize,
+    /// `states_max` stopped the exploration part-way through this depth (so
+    /// `depth_reached` is one less, and no bound beyond it was established).
+    pub cut_at_depth: Option<usize>,
 }
 
 /// Explore every history of up to `depth` operations under `rules` from `start`.
-/// `states_max` bounds memory: exploration stops (reported in `depth_reached`) beyond it.
+/// `states_max` bounds memory: exploration stops beyond it, and the report says where
+/// (`depth_reached` is then the last depth completed, `cut_at_depth` the one cut short).
 pub fn explore(
     start: &Start,
     rules: &RuleSet,
@@ -206,7 +211,11 @@ pub fn explore_until(
             for op in alphabet(start, &bfs.arena[idx].0, max_target) {
                 match bfs.step(idx, op, states_max) {
                     Step::Stop => {
-                        bfs.report.depth_reached = d;
+                        bfs.report.states = bfs.arena.len();
+                        return bfs.report;
+                    }
+                    Step::Full => {
+                        bfs.report.cut_at_depth = Some(d);
                         bfs.report.states = bfs.arena.len();
                         return bfs.report;
                     }
@@ -234,8 +243,10 @@ struct Bfs<'a> {
 }
 
 enum Step {
-    /// The `until` invariant was violated, or the state bound was reached.
+    /// The `until` invariant was violated.
     Stop,
+    /// The state bound was reached.
+    Full,
     /// A state not seen before, stored at this index.
     New(usize),
     /// Rejected, or a state already seen.
@@ -271,7 +282,7 @@ impl Bfs<'_> {
             return Step::Merged;
         }
         if self.arena.len() >= states_max {
-            return Step::Stop;
+            return Step::Full;
         }
         check_quiescent(&state, rules, &mut self.report, || {
             rebuild(start, arena, idx, &op)

@@ -81,13 +81,30 @@ pub fn embedded_known() -> &'static [Known] {
 }
 
 fn env_rules() -> Option<Vec<RuleSet>> {
-    static RULES: OnceLock<Option<Vec<RuleSet>>> = OnceLock::new();
+    env_rules_parsed().map(|r| r.unwrap_or_else(|e| panic!("{e}")))
+}
+
+/// `ISRFUZZ_RULES` parsed once: unset is `None`, a malformed value an error line.
+fn env_rules_parsed() -> Option<Result<Vec<RuleSet>, String>> {
+    static RULES: OnceLock<Option<Result<Vec<RuleSet>, String>>> = OnceLock::new();
     RULES
         .get_or_init(|| {
-            let text = std::env::var("ISRFUZZ_RULES").ok()?;
-            Some(RuleSet::parse_pair(&text).unwrap_or_else(|e| panic!("ISRFUZZ_RULES: {e}")))
+            let text = std::env::var_os("ISRFUZZ_RULES")?;
+            let Some(text) = text.to_str() else {
+                return Some(Err("ISRFUZZ_RULES: not valid UTF-8".to_string()));
+            };
+            Some(RuleSet::parse_pair(text).map_err(|e| format!("ISRFUZZ_RULES: {e}")))
         })
         .clone()
+}
+
+/// Check the environment a target reads (`ISRFUZZ_RULES`), so a command line fails with
+/// one line where a fuzz target would panic.
+pub fn check_env() -> Result<(), String> {
+    match env_rules_parsed() {
+        Some(Err(e)) => Err(e),
+        _ => Ok(()),
+    }
 }
 
 /// The sides a target runs for this input.

@@ -36,6 +36,9 @@ pub struct Report {
     pub sometimes: Vec<u64>,
     /// Known findings met, with how many histories hit each.
     pub known: Vec<((RuleSet, &'static str), u64)>,
+    /// A finding could not be written (disk full, say): the search stopped there. The
+    /// error names the finding and carries its history.
+    pub write_error: Option<Error>,
     /// When the two sides' states first differed (the bug was *triggered*), and after
     /// how many histories; a detection needs an invariant to fail as well.
     pub first_divergence: Option<(Duration, u64)>,
@@ -47,6 +50,7 @@ const SHORTEN_EVERY: u64 = 4;
 
 pub fn hunt(cfg: &Config, sink: &Sink, mut progress: impl FnMut(&Report)) -> Result<Report, Error> {
     sink.create_dir()?;
+    let _lock = sink.lock_exclusive()?;
     let start = Instant::now();
     let mut report = Report {
         sometimes: vec![0; INVARIANTS.len()],
@@ -81,7 +85,10 @@ pub fn hunt(cfg: &Config, sink: &Sink, mut progress: impl FnMut(&Report)) -> Res
         let n = report.histories;
         report.histories += 1;
         if n % SHORTEN_EVERY == SHORTEN_EVERY - 1 && !report.findings.is_empty() {
-            shorten(sink, &mut report, &buf, n / SHORTEN_EVERY)?;
+            if let Err(e) = shorten(sink, &mut report, &buf, n / SHORTEN_EVERY) {
+                report.write_error = Some(e);
+                break;
+            }
             continue;
         }
         let pair = cfg.pairs[(n as usize) % cfg.pairs.len()];
@@ -89,7 +96,10 @@ pub fn hunt(cfg: &Config, sink: &Sink, mut progress: impl FnMut(&Report)) -> Res
         let guide = &pair[((n / cfg.pairs.len() as u64) % 2) as usize];
         let history = decode_guided(&buf, guide);
         let verdict = oracle::run(&history, sides_of(&pair), false);
-        absorb(sink, &mut report, pair, history, verdict, start)?;
+        if let Err(e) = absorb(sink, &mut report, pair, history, verdict, start) {
+            report.write_error = Some(e);
+            break;
+        }
     }
     report.elapsed = start.elapsed();
     Ok(report)
@@ -130,9 +140,13 @@ fn shorten(sink: &Sink, report: &mut Report, buf: &[u8], turn: u64) -> Result<()
         ..better
     };
     let old = std::mem::replace(&mut report.findings[k], better);
-    // Only a file this run created is removed, and only once its replacement exists.
+    // Only a file this run created (the folder is this run's alone: `lock_exclusive`) is
+    // removed, only once its replacement exists, and only if it still holds what was
+    // written.
     if let (true, Some(old_path)) = (old.created, &old.path) {
-        if report.findings[k].path.as_ref() != Some(old_path) {
+        let unchanged =
+            std::fs::read(old_path).is_ok_and(|b| b == old.history.to_json().as_bytes());
+        if report.findings[k].path.as_ref() != Some(old_path) && unchanged {
             let _ = std::fs::remove_file(old_path);
         }
     }

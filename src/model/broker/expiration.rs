@@ -8,25 +8,77 @@ use crate::model::{BrokerId, Cluster, Rules, NO_LEADER};
 /// Advance the clock by `ms`, in steps that stop at every run of the ISR-expiration task
 /// (every `replica.lag.time.max.ms / 2`). Before each step, the background activity runs:
 /// consolidation appends, then follower fetches, for every broker that is up and not stalled.
+/// The notes a long step leaves are bounded ([`NOTES_KEPT_MAX`], [`NOTES_MAX`]); the work
+/// is bounded by the history format's budget of task runs (`check::history`).
 pub fn advance_time(c: &mut Cluster, rules: &dyn Rules, ms: i64, notes: &mut Vec<Note>) {
     let period = (c.runtime.config.replica_lag_time_max_ms / 2).max(1);
     if c.runtime.next_expiration_ms == 0 {
         c.runtime.next_expiration_ms = period;
     }
-    let end = c.runtime.now_ms + ms.max(0);
+    let end = c.runtime.now_ms.saturating_add(ms.max(0));
+    let mut kept = Kept::default();
+    let mut run = Vec::new();
     loop {
-        background(c, rules, notes);
+        background(c, rules, &mut run);
         let next = c.runtime.next_expiration_ms.min(end);
         c.runtime.now_ms = next;
         if next == c.runtime.next_expiration_ms {
-            isr_expiration(c, rules, notes);
+            isr_expiration(c, rules, &mut run);
             c.runtime.next_expiration_ms += period;
         }
+        kept.absorb(notes, &mut run);
         if c.runtime.now_ms >= end {
             break;
         }
     }
-    background(c, rules, notes);
+    background(c, rules, &mut run);
+    kept.absorb(notes, &mut run);
+    kept.finish(notes);
+}
+
+/// Notes of one step kept as they come; past this, a note equal to one already kept is
+/// counted, not kept (every note-based invariant judges each note on its own against the
+/// step's end state, so a repeat changes no verdict).
+pub const NOTES_KEPT_MAX: usize = 1024;
+/// Notes of one step kept at all; past this, notes are counted only (`Note::Elided`).
+pub const NOTES_MAX: usize = 4096;
+
+#[derive(Default)]
+struct Kept {
+    seen: std::collections::HashSet<Note>,
+    repeats: u64,
+    over_cap: u64,
+}
+
+impl Kept {
+    fn absorb(&mut self, notes: &mut Vec<Note>, run: &mut Vec<Note>) {
+        for n in run.drain(..) {
+            if notes.len() < NOTES_KEPT_MAX {
+                notes.push(n);
+                continue;
+            }
+            if self.seen.is_empty() {
+                self.seen.extend(notes.iter().cloned());
+            }
+            if self.seen.contains(&n) {
+                self.repeats += 1;
+            } else if notes.len() < NOTES_MAX {
+                self.seen.insert(n.clone());
+                notes.push(n);
+            } else {
+                self.over_cap += 1;
+            }
+        }
+    }
+
+    fn finish(self, notes: &mut Vec<Note>) {
+        if self.repeats + self.over_cap > 0 {
+            notes.push(Note::Elided {
+                repeats: self.repeats,
+                over_cap: self.over_cap,
+            });
+        }
+    }
 }
 
 /// Rounds of fetches per step: a fetch can admit a follower, whose next fetch then moves

@@ -20,7 +20,7 @@ mod fetch;
 mod produce;
 
 pub use delta::sync;
-pub use expiration::advance_time;
+pub use expiration::{advance_time, NOTES_KEPT_MAX, NOTES_MAX};
 pub use fetch::follower_fetch;
 use fetch::maybe_increment_leader_hw;
 pub use produce::{append, complete_pending, PendingAck, PENDING_MAX};
@@ -259,6 +259,9 @@ pub enum Note {
         partition: usize,
         follower: BrokerId,
     },
+    /// Notes of a long step not kept (`expiration::NOTES_KEPT_MAX`, `NOTES_MAX`):
+    /// `repeats` equal to a kept one, `over_cap` beyond the cap.
+    Elided { repeats: u64, over_cap: u64 },
 }
 
 /// The consolidating predicate on brokers: `consB(T) = brokerFlag ∧ diskless ∧ remote storage`.
