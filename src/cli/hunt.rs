@@ -4,9 +4,9 @@ use crate::cli::input::parse_pair;
 use clap::Args;
 use isrfuzz::check::invariants::{self, Check, INVARIANTS};
 use isrfuzz::error::Error;
+use isrfuzz::findings::attribution;
 use isrfuzz::findings::triage::load_known_or_default;
 use isrfuzz::findings::Sink;
-use isrfuzz::rules::{RuleSet, PRESETS};
 use isrfuzz::search::hunt::{self, Config, Report};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -17,7 +17,8 @@ const SECONDS_MAX: f64 = 7.0 * 86400.0;
 
 #[derive(Args)]
 pub struct HuntArgs {
-    /// Rule-set pair A:B (repeatable). Default: every preset against the complete fix.
+    /// Rule-set pair A:B (repeatable). Default: every preset against `complete`, the other
+    /// family at its complete setting on both sides (`complete+trunk:complete`, ...).
     #[arg(long = "rules", value_name = "A:B")]
     rules: Vec<String>,
     /// Time budget in seconds.
@@ -52,7 +53,8 @@ pub fn run(args: HuntArgs) -> Result<ExitCode, Error> {
     );
     let origin = format!("found by `isrfuzz hunt --seed {}`", cfg.seed);
     let known = load_known_or_default(args.known.as_deref())?;
-    let sink = Sink::new(Some(args.out), known, origin);
+    let sink =
+        Sink::new(Some(args.out), known, origin).listing(cfg.pairs.iter().flatten().copied());
     let bar = indicatif::ProgressBar::new((args.seconds * 10.0) as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{bar:30} {elapsed}/{duration} {msg}")
@@ -96,7 +98,7 @@ fn config(args: &HuntArgs) -> Result<Config, Error> {
         )));
     }
     let pairs = if args.rules.is_empty() {
-        default_pairs()
+        attribution::default_pairs()
     } else {
         args.rules
             .iter()
@@ -115,19 +117,6 @@ fn config(args: &HuntArgs) -> Result<Config, Error> {
         seed,
         until: args.until.clone(),
     })
-}
-
-fn default_pairs() -> Vec<[RuleSet; 2]> {
-    let complete = RuleSet::complete();
-    // `inkless-main` on the trunk base is `trunk` itself: each rule set once.
-    let mut pairs: Vec<[RuleSet; 2]> = Vec::new();
-    for p in PRESETS {
-        let rules = RuleSet::parse(p.name).expect("presets parse");
-        if !pairs.iter().any(|[a, _]| *a == rules) {
-            pairs.push([rules, complete]);
-        }
-    }
-    pairs
 }
 
 fn print_report(report: &Report) {

@@ -3,6 +3,7 @@
 //! verdicts. Every engine (hunt, exhaust, promote, the fuzz targets) goes through here;
 //! uses `check` and below, never `search`.
 
+pub mod attribution;
 pub mod finding;
 pub mod minimize;
 pub mod report;

@@ -8,6 +8,7 @@ use crate::check::history::History;
 use crate::check::invariants::INVARIANTS;
 use crate::check::oracle::{self, Verdict};
 use crate::error::Error;
+use crate::findings::attribution::attributed;
 use crate::findings::finding::sides_of;
 use crate::findings::{Finding, Sink};
 use crate::rules::RuleSet;
@@ -117,7 +118,7 @@ fn shorten(sink: &Sink, report: &mut Report, buf: &[u8], turn: u64) -> Result<()
         (f.pair, f.side, f.invariant, f.elapsed, f.histories);
     let guide = &pair[(turn / report.findings.len() as u64 % 2) as usize];
     let history = decode_bounded(buf, guide, len - 1);
-    if !oracle::run(&history, sides_of(&pair), false).sides[side].violates(invariant) {
+    if !sink.is_new(pair, side, invariant, &history) {
         return Ok(());
     }
     let better = sink.promote(pair, side, invariant, &history)?;
@@ -131,8 +132,13 @@ fn shorten(sink: &Sink, report: &mut Report, buf: &[u8], turn: u64) -> Result<()
     };
     let old = std::mem::replace(&mut report.findings[k], better);
     // Only a file this run created is removed, and only once its replacement exists.
+    // Nor while another finding's witness is the same file (one file per history).
     if let (true, Some(old_path)) = (old.created, &old.path) {
-        if report.findings[k].path.as_ref() != Some(old_path) {
+        if report
+            .findings
+            .iter()
+            .all(|f| f.path.as_ref() != Some(old_path))
+        {
             let _ = std::fs::remove_file(old_path);
         }
     }
@@ -161,6 +167,10 @@ fn absorb(
     }
     for (s, side) in verdict.sides.iter().enumerate() {
         for v in &side.violations {
+            // A violation the other side shows too is the shared rules' (attribution).
+            if !attributed(&verdict, s, v.invariant) {
+                continue;
+            }
             let known = report
                 .findings
                 .iter()
