@@ -7,7 +7,7 @@
 //! holds the same history and is never overwritten.
 
 use crate::check::history::{Expectation, History};
-use crate::check::oracle;
+use crate::check::oracle::{self, Violation};
 use crate::error::Error;
 use crate::findings::attribution::attributed;
 use crate::findings::minimize::minimize;
@@ -82,8 +82,15 @@ impl Sink {
         }
     }
 
-    pub fn is_known(&self, rules: &RuleSet, invariant: &str, detail: &str) -> bool {
-        triage::is_known(&self.known, rules, invariant, detail)
+    /// Whether the violation `v` of `history` under `rules` is a known finding (by its
+    /// mechanism, docs/findings.md Triage).
+    pub fn is_known(&self, history: &History, rules: &RuleSet, v: &Violation) -> bool {
+        triage::is_known(&self.known, history, rules, v)
+    }
+
+    /// The known finding the violation is, if any.
+    pub fn known_as(&self, history: &History, rules: &RuleSet, v: &Violation) -> Option<&Known> {
+        triage::known_as(&self.known, history, rules, v)
     }
 
     /// Treat this finding as known from now on (one regression per pair and invariant).
@@ -117,9 +124,10 @@ impl Sink {
         let verdict = oracle::run(history, sides_of(&pair), false);
         let run = &verdict.sides[side];
         attributed(&verdict, side, invariant)
-            && run.violations.iter().any(|v| {
-                v.invariant == invariant && !self.is_known(&run.rules, v.invariant, &v.detail)
-            })
+            && run
+                .violations
+                .iter()
+                .any(|v| v.invariant == invariant && !self.is_known(history, &run.rules, v))
     }
 
     /// Annotate and write a history that is already as short as it gets (exhaust's
@@ -173,7 +181,7 @@ impl Sink {
                     .iter()
                     .any(|f| f.side == s && f.invariant == v.invariant);
                 let shared = !attributed(&verdict, s, v.invariant);
-                if seen || shared || self.is_known(&side.rules, v.invariant, &v.detail) {
+                if seen || shared || self.is_known(history, &side.rules, v) {
                     continue;
                 }
                 out.push(self.promote(pair, s, v.invariant, history)?);

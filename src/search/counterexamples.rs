@@ -32,14 +32,13 @@ pub fn record(
 ) -> Result<Vec<Counterexample>, Error> {
     let mut out = Vec::new();
     for (invariant, history) in &report.violations {
-        let detail = oracle::run(history, &[rules], false).sides[0]
+        let run = oracle::run(history, &[rules], false);
+        let violation = run.sides[0]
             .violations
             .iter()
-            .find(|v| v.invariant == *invariant)
-            .map(|v| v.detail.clone())
-            .unwrap_or_default();
+            .find(|v| v.invariant == *invariant);
         let ops = history.events.len() - start.setup.len();
-        if sink.is_known(&rules, invariant, &detail) {
+        if violation.is_some_and(|v| sink.is_known(history, &rules, v)) {
             out.push(Counterexample {
                 invariant,
                 ops,

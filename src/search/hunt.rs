@@ -178,7 +178,7 @@ fn absorb(
             if known {
                 continue;
             }
-            if sink.is_known(&side.rules, v.invariant, &v.detail) {
+            if sink.is_known(&history, &side.rules, v) {
                 let key = (side.rules, v.invariant);
                 match report.known.iter_mut().find(|(k, _)| *k == key) {
                     Some((_, n)) => *n += 1,
