@@ -40,17 +40,22 @@ pub struct HuntArgs {
     /// Stop at the first finding of this invariant (time-to-detection measurements).
     #[arg(long, value_name = "INVARIANT")]
     until: Option<String>,
+    /// Print only the summary, as one JSON object (for tools).
+    #[arg(long)]
+    json: bool,
 }
 
 pub fn run(args: HuntArgs) -> Result<ExitCode, Error> {
     let cfg = config(&args)?;
     let names: Vec<String> = cfg.pairs.iter().map(|[a, b]| format!("{a}:{b}")).collect();
-    println!(
-        "hunt: seed {}, {} s, pairs {}",
-        cfg.seed,
-        args.seconds,
-        names.join(" ")
-    );
+    if !args.json {
+        println!(
+            "hunt: seed {}, {} s, pairs {}",
+            cfg.seed,
+            args.seconds,
+            names.join(" ")
+        );
+    }
     let origin = format!("found by `isrfuzz hunt --seed {}`", cfg.seed);
     let known = load_known_or_default(args.known.as_deref())?;
     let sink =
@@ -70,7 +75,7 @@ pub fn run(args: HuntArgs) -> Result<ExitCode, Error> {
         ));
     })?;
     bar.finish_and_clear();
-    print_report(&report);
+    print_report(&report, args.json);
     Ok(if !report.harness_bugs.is_empty() {
         ExitCode::from(3)
     } else if report.findings.is_empty() {
@@ -119,32 +124,19 @@ fn config(args: &HuntArgs) -> Result<Config, Error> {
     })
 }
 
-fn print_report(report: &Report) {
+/// The end of a run: harness bugs, the sometimes counts, then the one summary (rule set
+/// × invariant × finding), or with `--json` the summary alone as one JSON object.
+fn print_report(report: &Report, json: bool) {
+    if json {
+        println!("{}", report.summary.json(report.histories, report.elapsed));
+        return;
+    }
     let secs = report.elapsed.as_secs_f64();
     println!(
         "{} histories in {secs:.1} s ({:.0}/s)",
         report.histories,
         report.histories as f64 / secs.max(1e-9)
     );
-    for ((rules, invariant), n) in &report.known {
-        println!("known {rules} violates {invariant}: {n} histories (see corpus/known.json)");
-    }
-    for f in &report.findings {
-        let steps = f.history.events.len();
-        let path = f
-            .path
-            .as_deref()
-            .map_or_else(String::new, |p| p.display().to_string());
-        println!(
-            "FOUND {} violates {} (pair {}:{}) after {:.3} s / {} histories; minimized to {steps} events: {path}",
-            f.side_rules,
-            f.invariant,
-            f.pair[0],
-            f.pair[1],
-            f.elapsed.as_secs_f64(),
-            f.histories
-        );
-    }
     for (h, bug) in &report.harness_bugs {
         println!("HARNESS BUG: {bug}\n{}", h.to_json());
     }
@@ -158,4 +150,5 @@ fn print_report(report: &Report) {
     if report.findings.is_empty() && report.harness_bugs.is_empty() {
         println!("no violation found");
     }
+    print!("{}", report.summary.table(report.histories, report.elapsed));
 }

@@ -7,6 +7,7 @@ pub mod attribution;
 pub mod finding;
 pub mod minimize;
 pub mod report;
+pub mod summary;
 pub mod triage;
 
 pub use finding::{Finding, Sink};

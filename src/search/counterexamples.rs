@@ -15,8 +15,8 @@ pub struct Counterexample {
     pub invariant: &'static str,
     /// Operations after the start's setup.
     pub ops: usize,
-    /// Matched a known finding: not written.
-    pub known: bool,
+    /// The known finding it matched (its id): not written.
+    pub known: Option<String>,
     pub path: Option<PathBuf>,
     /// With a second rule set: whether it violates the invariant on the same history.
     pub other_violates: Option<(RuleSet, bool)>,
@@ -38,11 +38,11 @@ pub fn record(
             .iter()
             .find(|v| v.invariant == *invariant);
         let ops = history.events.len() - start.setup.len();
-        if violation.is_some_and(|v| sink.is_known(history, &rules, v)) {
+        if let Some(k) = violation.and_then(|v| sink.known_as(history, &rules, v)) {
             out.push(Counterexample {
                 invariant,
                 ops,
-                known: true,
+                known: Some(k.id.clone()),
                 path: None,
                 other_violates: None,
             });
@@ -56,7 +56,7 @@ pub fn record(
         out.push(Counterexample {
             invariant,
             ops,
-            known: false,
+            known: None,
             path: finding.path,
             other_violates,
         });

@@ -10,6 +10,7 @@ use crate::check::oracle::{self, Verdict};
 use crate::error::Error;
 use crate::findings::attribution::attributed;
 use crate::findings::finding::sides_of;
+use crate::findings::summary::Summary;
 use crate::findings::{Finding, Sink};
 use crate::rules::RuleSet;
 use crate::search::generate::{decode_bounded, decode_guided};
@@ -35,8 +36,8 @@ pub struct Report {
     pub harness_bugs: Vec<(History, String)>,
     /// Per `INVARIANTS` index: steps on which a `Sometimes` property fired.
     pub sometimes: Vec<u64>,
-    /// Known findings met, with how many histories hit each.
-    pub known: Vec<((RuleSet, &'static str), u64)>,
+    /// Per (rule set, invariant, known finding or new): histories, first time, witness.
+    pub summary: Summary,
     /// When the two sides' states first differed (the bug was *triggered*), and after
     /// how many histories; a detection needs an invariant to fail as well.
     pub first_divergence: Option<(Duration, u64)>,
@@ -93,6 +94,10 @@ pub fn hunt(cfg: &Config, sink: &Sink, mut progress: impl FnMut(&Report)) -> Res
         absorb(sink, &mut report, pair, history, verdict, start)?;
     }
     report.elapsed = start.elapsed();
+    for f in &report.findings {
+        let events = f.history.events.len();
+        (report.summary).witness(f.side_rules, f.invariant, f.path.clone(), events);
+    }
     Ok(report)
 }
 
@@ -171,22 +176,22 @@ fn absorb(
             if !attributed(&verdict, s, v.invariant) {
                 continue;
             }
-            let known = report
+            let elapsed = start.elapsed();
+            if let Some(k) = sink.known_as(&history, &side.rules, v) {
+                let id = if k.id.is_empty() { "promoted" } else { &k.id };
+                report
+                    .summary
+                    .count(side.rules, v.invariant, Some(id), elapsed);
+                continue;
+            }
+            report.summary.count(side.rules, v.invariant, None, elapsed);
+            let found = report
                 .findings
                 .iter()
                 .any(|f| f.side_rules == side.rules && f.invariant == v.invariant);
-            if known {
+            if found {
                 continue;
             }
-            if sink.is_known(&history, &side.rules, v) {
-                let key = (side.rules, v.invariant);
-                match report.known.iter_mut().find(|(k, _)| *k == key) {
-                    Some((_, n)) => *n += 1,
-                    None => report.known.push((key, 1)),
-                }
-                continue;
-            }
-            let elapsed = start.elapsed();
             let finding = sink.promote(pair, s, v.invariant, &history)?;
             report.findings.push(Finding {
                 elapsed,
