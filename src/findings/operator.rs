@@ -73,7 +73,7 @@ fn step(
         Event::Reassign {
             partition, target, ..
         } => format!(
-            "write {}; kafka-reassign-partitions.sh {BS} --reassignment-json-file reassign-{n}.json --execute --additional",
+            "write {}; kafka-reassign-partitions.sh {BS} --reassignment-json-file reassign-{n}.json --execute --additional; kafka-reassign-partitions.sh {BS} --list",
             json_file(n, *partition, target)
         ),
         Event::CancelReassignment { .. } => format!(
@@ -118,14 +118,16 @@ fn step(
 /// An ISR change has no command: say which brokers must fall out or catch up.
 fn isr_condition(partition: usize, isr: &[BrokerId], part: Option<Partition>) -> String {
     let before = part.as_ref().map(|p| p.isr.clone()).unwrap_or_default();
-    let adding = part.map(|p| p.adding_replicas).unwrap_or_default();
-    // Falling out, or (adding replicas) kept out while others join.
-    let out: Vec<BrokerId> = before
+    let replicas = part.map(|p| p.replicas).unwrap_or_default();
+    // Falling out of the ISR, or replicas kept out of it while others join.
+    let mut out: Vec<BrokerId> = before
         .iter()
-        .chain(&adding)
+        .chain(&replicas)
         .filter(|b| !isr.contains(b))
         .copied()
         .collect();
+    out.sort_unstable();
+    out.dedup();
     let join: Vec<BrokerId> = isr
         .iter()
         .filter(|b| !before.contains(b))
