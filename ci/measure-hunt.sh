@@ -25,8 +25,9 @@ echo; echo "median: $(median < "$tmp/rates") histories/s"
 echo "== time to first KAFKA-21419 finding, trunk:complete, seeds 1..10"
 for seed in $(seq 1 10); do
   "$bin" hunt --rules trunk:complete --seconds 10 --seed "$seed" --out "$tmp/ttf$seed" > "$tmp/ttf$seed.txt" || true
-  g2=$(awk '/FOUND trunk violates G2 / {print $8}' "$tmp/ttf$seed.txt")
-  g5=$(awk '/FOUND trunk violates G5 / {print $8}' "$tmp/ttf$seed.txt")
+  # Summary rows: rule set, invariant, new|known ID, histories, first s, witness.
+  g2=$(awk '$1=="trunk+inkless-main" && $2=="G2" && $3=="new" {print $5}' "$tmp/ttf$seed.txt")
+  g5=$(awk '$1=="trunk+inkless-main" && $2=="G5" && $3=="new" {print $5}' "$tmp/ttf$seed.txt")
   echo "seed $seed: G2 after ${g2:-never} s, G5 after ${g5:-never} s"
   echo "${g2:-inf}" >> "$tmp/g2"; echo "${g5:-inf}" >> "$tmp/g5"
 done

@@ -29,7 +29,7 @@ for c in "${classes[@]}"; do
   : > "$tmp/t"
   for seed in $(seq 1 10); do
     out=$("$bin" hunt --rules "$rules:complete" --until "$inv" --seconds "$budget" --seed "$seed" --known none --out "$tmp/f" || true)
-    t=$(printf '%s\n' "$out" | awk -v inv="$inv" '$1=="FOUND" && $4==inv {print $8; exit}')
+    t=$(printf '%s\n' "$out" | awk -v inv="$inv" '$2==inv && $3=="new" {print $5; exit}')
     echo "${t:-inf}" >> "$tmp/t"
   done
   found=$(grep -vc inf "$tmp/t" || true)

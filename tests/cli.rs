@@ -52,7 +52,7 @@ fn replay_prints_table_and_verdict_and_exits_1_on_violation() {
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stdout.contains(
-            "verdict: trunk violates G2@2 G5@3; complete holds; states differ from step 2"
+            "verdict: trunk+inkless-main violates G2@2 G5@3; complete holds; states differ from step 2"
         ),
         "{stdout}"
     );
@@ -72,7 +72,7 @@ fn replay_json_is_machine_readable() {
     ]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON verdict");
     assert_eq!(v["first_divergent_step"], 2);
-    assert_eq!(v["sides"][0]["rules"], "trunk");
+    assert_eq!(v["sides"][0]["rules"], "trunk+inkless-main");
     assert_eq!(v["sides"][0]["violations"][1]["invariant"], "G5");
     assert_eq!(v["sides"][0]["violations"][1]["step"], 3);
     assert_eq!(v["sides"][1]["violations"].as_array().unwrap().len(), 0);
@@ -218,7 +218,7 @@ fn hunt_finds_writes_and_never_overwrites() {
     assert!(
         files
             .iter()
-            .any(|p| p.to_string_lossy().contains("trunk--G5--")),
+            .any(|p| p.to_string_lossy().contains("trunk_inkless-main--G5--")),
         "{files:?}"
     );
     let before: Vec<_> = files.iter().map(|p| std::fs::read(p).unwrap()).collect();
@@ -314,7 +314,7 @@ fn raw_fuzzer_artifacts_replay_and_promote() {
     let out = isrfuzz(&["replay", a, "--rules", "trunk", "--json"]);
     let v: serde_json::Value =
         serde_json::from_slice(&out.stdout).expect("a verdict for a raw artifact");
-    assert_eq!(v["sides"][0]["rules"], "trunk");
+    assert_eq!(v["sides"][0]["rules"], "trunk+inkless-main");
 
     // The KAFKA-21419 repro as an artifact would look after `promote`: a JSON history.
     let repro = write(&dir, "repro.json", GOOD);
@@ -324,7 +324,7 @@ fn raw_fuzzer_artifacts_replay_and_promote() {
     let stdout = String::from_utf8_lossy(&first.stdout);
     assert_eq!(first.status.code(), Some(0), "{stdout}");
     assert!(
-        stdout.contains("trunk violates G5") && stdout.contains("wrote"),
+        stdout.contains("trunk+inkless-main violates G5") && stdout.contains("wrote"),
         "{stdout}"
     );
     let files: Vec<_> = std::fs::read_dir(&regressions)
@@ -335,7 +335,7 @@ fn raw_fuzzer_artifacts_replay_and_promote() {
     assert!(
         files
             .iter()
-            .any(|p| p.to_string_lossy().contains("trunk--G5--")),
+            .any(|p| p.to_string_lossy().contains("trunk_inkless-main--G5--")),
         "{files:?}"
     );
     // Promoting again writes nothing new and overwrites nothing.

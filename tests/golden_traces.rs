@@ -89,7 +89,7 @@ fn switched_leader_moves_under_each_leader_change_rule() {
          time 15000; elect preferred; time 30000",
         &["pr756-commit1", "pr756", "complete"],
         expect![[r#"
-            rules: pr756-commit1
+            rules: trunk+pr756-commit1
             step  event                              result                      replicas      isr         adding    removing  ldr  le  pe  violations
                0  create [1,2,3]                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
                1  produce p0 +10                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
@@ -134,7 +134,7 @@ fn switched_leader_moves_under_each_leader_change_rule() {
               INV-6 step 7: p0: fetch by 2 at 10 ≥ seal 10 got 5 records, HW 15
               INV-4 step 13: p0: shrank healthy follower 3 (LEO 15 ≥ seal 10, recorded -1)
               E2 at quiescence: p0: 1 holds the prefix (LEO 15 ≥ seal 10) but stays out of isr [2]
-            rules: pr756
+            rules: trunk+pr756
             step  event                              result                      replicas      isr         adding    removing  ldr  le  pe  violations
                0  create [1,2,3]                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
                1  produce p0 +10                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
@@ -236,7 +236,7 @@ fn switched_non_consolidating_leader_restarts() {
          restart 1; time 15000; produce 3; time 30000",
         &["inkless-main", "complete"],
         expect![[r#"
-            rules: trunk
+            rules: trunk+inkless-main
             step  event                              result                      replicas      isr         adding    removing  ldr  le  pe  violations
                0  create [1,2,3]                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
                1  produce p0 +10                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
@@ -437,7 +437,7 @@ fn controlled_shutdown_of_the_last_isr_member() {
                5  shutdown 1                         ok                       p0 [1,2,3]       [1]         []        []         -1   1   3  
                                                                               consolidating seal=-1 t=1000ms | 1: 5/5 | 2: 5/5 C | 3: 5/5 C
                6  time +1000ms                       ok                       
-            rules: trunk
+            rules: trunk+inkless-main
             step  event                              result                      replicas      isr         adding    removing  ldr  le  pe  violations
                0  create [1,2,3] diskless remote     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
                                                                               consolidating seal=-1 t=0ms | 1*: 0/0 C | 2: 0/0 C rec -1@0 | 3: 0/0 C rec -1@0

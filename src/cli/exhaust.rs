@@ -3,6 +3,7 @@
 
 use clap::Args;
 use isrfuzz::error::Error;
+use isrfuzz::findings::summary::{Row, Summary};
 use isrfuzz::findings::triage::load_known_or_default;
 use isrfuzz::findings::Sink;
 use isrfuzz::rules::RuleSet;
@@ -42,6 +43,9 @@ pub struct ExhaustArgs {
     /// Folder for the shortest counterexamples.
     #[arg(long, default_value = "findings/exhaust")]
     out: PathBuf,
+    /// Print only the summary, as one JSON object (for tools).
+    #[arg(long)]
+    json: bool,
 }
 
 pub fn run(args: ExhaustArgs) -> Result<ExitCode, Error> {
@@ -57,35 +61,49 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode, Error> {
     let origin = format!("found by `isrfuzz exhaust --start {}`", start.name);
     let sink = Sink::new(Some(args.out.clone()), known, origin);
     let (mut any, mut cut) = (false, false);
+    let mut summary = Summary::default();
+    let (t_run, mut transitions) = (std::time::Instant::now(), 0u64);
     for (i, &rules) in sides.iter().enumerate() {
         // With A:B, each side's counterexamples are replayed under the other side too.
         let other = (sides.len() == 2).then(|| sides[1 - i]);
         let t0 = std::time::Instant::now();
         let report = exhaust::explore(start, &rules, args.depth, args.max_target, args.states_max);
-        println!(
-            "{rules} from `{}`: depth {} of {} explored completely, {} transitions, {} distinct states, {:.1} s",
-            start.name,
-            report.depth_reached,
-            args.depth,
-            report.transitions,
-            report.states,
-            t0.elapsed().as_secs_f64()
+        transitions += report.transitions as u64;
+        say(
+            !args.json,
+            format!(
+                "{rules} from `{}`: depth {} of {} explored completely, {} transitions, {} distinct states, {:.1} s",
+                start.name,
+                report.depth_reached,
+                args.depth,
+                report.transitions,
+                report.states,
+                t0.elapsed().as_secs_f64()
+            ),
         );
         for c in counterexamples::record(&sink, start, rules, other, &report)? {
-            any |= !c.known;
-            print_counterexample(&c);
+            any |= c.known.is_none();
+            say(!args.json, counterexample_line(&c));
+            summary.rows.push(summary_row(rules, &c));
         }
         if let Some(d) = report.cut_at_depth {
             cut = true;
-            println!(
-                "  INCOMPLETE: --states-max {} stopped the exploration during depth {d}; depth {} was not reached",
-                args.states_max, args.depth
+            say(
+                !args.json,
+                format!(
+                    "  INCOMPLETE: --states-max {} stopped the exploration during depth {d}; depth {} was not reached",
+                    args.states_max, args.depth
+                ),
             );
         }
         if report.violations.is_empty() {
-            println!("  holds to depth {}", report.depth_reached);
+            say(
+                !args.json,
+                format!("  holds to depth {}", report.depth_reached),
+            );
         }
     }
+    print_summary(&summary, transitions, t_run.elapsed(), args.json);
     Ok(if any {
         ExitCode::from(1)
     } else if cut {
@@ -95,10 +113,40 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode, Error> {
     })
 }
 
-fn print_counterexample(c: &Counterexample) {
-    if c.known {
-        println!("  known {}", c.invariant);
-        return;
+fn print_summary(summary: &Summary, transitions: u64, elapsed: std::time::Duration, json: bool) {
+    if json {
+        println!("{}", summary.json(transitions, elapsed));
+    } else {
+        print!(
+            "{}",
+            summary
+                .table(transitions, elapsed)
+                .replacen(" histories", " transitions", 1)
+        );
+    }
+}
+
+fn say(on: bool, line: String) {
+    if on {
+        println!("{line}");
+    }
+}
+
+/// A counterexample as a summary row: one shortest history, no time of first meeting.
+fn summary_row(rules: RuleSet, c: &Counterexample) -> Row {
+    Row {
+        rules,
+        invariant: c.invariant,
+        known: c.known.clone(),
+        count: 1,
+        first: None,
+        witness: c.path.clone().map(|p| (p, c.ops)),
+    }
+}
+
+fn counterexample_line(c: &Counterexample) -> String {
+    if let Some(id) = &c.known {
+        return format!("  known {} ({id})", c.invariant);
     }
     let versus = c.other_violates.map_or(String::new(), |(b, also)| {
         format!(" ({b} {})", if also { "violates it too" } else { "holds" })
@@ -108,8 +156,8 @@ fn print_counterexample(c: &Counterexample) {
         .as_ref()
         .map(|p| p.display().to_string())
         .unwrap_or_default();
-    println!(
+    format!(
         "  {}: shortest counterexample {} operations after the start{versus}: {path}",
         c.invariant, c.ops
-    );
+    )
 }

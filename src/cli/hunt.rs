@@ -4,9 +4,9 @@ use crate::cli::input::parse_pair;
 use clap::Args;
 use isrfuzz::check::invariants::{self, Check, INVARIANTS};
 use isrfuzz::error::Error;
+use isrfuzz::findings::attribution;
 use isrfuzz::findings::triage::load_known_or_default;
 use isrfuzz::findings::Sink;
-use isrfuzz::rules::{RuleSet, PRESETS};
 use isrfuzz::search::hunt::{self, Config, Report};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -17,7 +17,8 @@ const SECONDS_MAX: f64 = 7.0 * 86400.0;
 
 #[derive(Args)]
 pub struct HuntArgs {
-    /// Rule-set pair A:B (repeatable). Default: every preset against the complete fix.
+    /// Rule-set pair A:B (repeatable). Default: every preset against `complete`, the other
+    /// family at its complete setting on both sides (`complete+trunk:complete`, ...).
     #[arg(long = "rules", value_name = "A:B")]
     rules: Vec<String>,
     /// Time budget in seconds.
@@ -39,20 +40,26 @@ pub struct HuntArgs {
     /// Stop at the first finding of this invariant (time-to-detection measurements).
     #[arg(long, value_name = "INVARIANT")]
     until: Option<String>,
+    /// Print only the summary, as one JSON object (for tools).
+    #[arg(long)]
+    json: bool,
 }
 
 pub fn run(args: HuntArgs) -> Result<ExitCode, Error> {
     let cfg = config(&args)?;
     let names: Vec<String> = cfg.pairs.iter().map(|[a, b]| format!("{a}:{b}")).collect();
-    println!(
-        "hunt: seed {}, {} s, pairs {}",
-        cfg.seed,
-        args.seconds,
-        names.join(" ")
-    );
+    if !args.json {
+        println!(
+            "hunt: seed {}, {} s, pairs {}",
+            cfg.seed,
+            args.seconds,
+            names.join(" ")
+        );
+    }
     let origin = format!("found by `isrfuzz hunt --seed {}`", cfg.seed);
     let known = load_known_or_default(args.known.as_deref())?;
-    let sink = Sink::new(Some(args.out), known, origin);
+    let sink =
+        Sink::new(Some(args.out), known, origin).listing(cfg.pairs.iter().flatten().copied());
     let bar = indicatif::ProgressBar::new((args.seconds * 10.0) as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{bar:30} {elapsed}/{duration} {msg}")
@@ -68,7 +75,7 @@ pub fn run(args: HuntArgs) -> Result<ExitCode, Error> {
         ));
     })?;
     bar.finish_and_clear();
-    print_report(&report);
+    print_report(&report, args.json);
     if let Some(e) = report.write_error {
         println!("stopped: a finding could not be written (the error below carries it)");
         // The report above holds everything written; the error carries the finding that
@@ -109,7 +116,7 @@ fn config(args: &HuntArgs) -> Result<Config, Error> {
         )));
     }
     let pairs = if args.rules.is_empty() {
-        default_pairs()
+        attribution::default_pairs()
     } else {
         args.rules
             .iter()
@@ -130,45 +137,19 @@ fn config(args: &HuntArgs) -> Result<Config, Error> {
     })
 }
 
-fn default_pairs() -> Vec<[RuleSet; 2]> {
-    let complete = RuleSet::complete();
-    // `inkless-main` on the trunk base is `trunk` itself: each rule set once.
-    let mut pairs: Vec<[RuleSet; 2]> = Vec::new();
-    for p in PRESETS {
-        let rules = RuleSet::parse(p.name).expect("presets parse");
-        if !pairs.iter().any(|[a, _]| *a == rules) {
-            pairs.push([rules, complete]);
-        }
+/// The end of a run: harness bugs, the sometimes counts, then the one summary (rule set
+/// × invariant × finding), or with `--json` the summary alone as one JSON object.
+fn print_report(report: &Report, json: bool) {
+    if json {
+        println!("{}", report.summary.json(report.histories, report.elapsed));
+        return;
     }
-    pairs
-}
-
-fn print_report(report: &Report) {
     let secs = report.elapsed.as_secs_f64();
     println!(
         "{} histories in {secs:.1} s ({:.0}/s)",
         report.histories,
         report.histories as f64 / secs.max(1e-9)
     );
-    for ((rules, invariant), n) in &report.known {
-        println!("known {rules} violates {invariant}: {n} histories (see corpus/known.json)");
-    }
-    for f in &report.findings {
-        let steps = f.history.events.len();
-        let path = f
-            .path
-            .as_deref()
-            .map_or_else(String::new, |p| p.display().to_string());
-        println!(
-            "FOUND {} violates {} (pair {}:{}) after {:.3} s / {} histories; minimized to {steps} events: {path}",
-            f.side_rules,
-            f.invariant,
-            f.pair[0],
-            f.pair[1],
-            f.elapsed.as_secs_f64(),
-            f.histories
-        );
-    }
     for (h, bug) in &report.harness_bugs {
         println!("HARNESS BUG: {bug}\n{}", h.to_json());
     }
@@ -182,4 +163,5 @@ fn print_report(report: &Report) {
     if report.findings.is_empty() && report.harness_bugs.is_empty() {
         println!("no violation found");
     }
+    print!("{}", report.summary.table(report.histories, report.elapsed));
 }

@@ -84,10 +84,12 @@ fn target_named(name: &str) -> Result<Target, Error> {
 }
 
 fn promoted_known(f: &Finding, path: &Path) -> Known {
+    // In memory only: matched by (rule set, invariant), so one regression per pair.
     Known {
+        id: String::new(),
         rules: f.side_rules.to_string(),
         invariant: f.invariant.to_string(),
-        detail: None,
+        mechanism: Default::default(),
         reason: format!("promoted in this run from {}", path.display()),
     }
 }

@@ -4,7 +4,7 @@ use crate::cli::input::{check_rules, load_all, sides_for};
 use clap::Args;
 use isrfuzz::check::oracle::{self, Verdict};
 use isrfuzz::error::Error;
-use isrfuzz::findings::report;
+use isrfuzz::findings::{bugreport, operator, report, svg};
 use isrfuzz::History;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -22,16 +22,37 @@ pub struct ReplayArgs {
     /// Run every history twice and fail (exit 3) if the two traces differ.
     #[arg(long)]
     check_determinism: bool,
+    /// Write the counterexample as an SVG timeline to FILE (one history only).
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
+    /// Print the history as the commands an operator runs on a real cluster.
+    #[arg(long)]
+    operator: bool,
+    /// Print a self-contained bug report (`md`: Markdown).
+    #[arg(long, value_name = "FORMAT")]
+    report: Option<String>,
 }
 
 pub fn run(args: ReplayArgs) -> Result<ExitCode, Error> {
     check_rules(args.rules.as_deref())?;
+    if args.report.as_deref().is_some_and(|f| f != "md") {
+        return Err(Error::Usage(format!(
+            "--report: unknown format `{}` (known: md)",
+            args.report.as_deref().unwrap_or_default()
+        )));
+    }
     let histories = load_all(&args.files)?;
     // Every file's rule sets resolved before any is run: bad input fails before output.
     let all_sides = histories
         .iter()
         .map(|(path, h)| sides_for(h, path, args.rules.as_deref()))
         .collect::<Result<Vec<_>, Error>>()?;
+    if args.svg.is_some() && histories.len() != 1 {
+        return Err(Error::Usage(format!(
+            "--svg draws one history, got {}",
+            histories.len()
+        )));
+    }
     let (mut violated, mut bug) = (false, false);
     for ((path, history), sides) in histories.iter().zip(all_sides) {
         let verdict = oracle::run(history, &sides, true);
@@ -46,7 +67,7 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode, Error> {
         }
         violated |= verdict.any_violation();
         bug |= verdict.harness_bug.is_some();
-        print_verdict(path, history, &verdict, args.json);
+        print_outputs(&args, path, history, &verdict)?;
         violated |= !expect_holds(path, history, &verdict);
     }
     Ok(if bug {
@@ -56,6 +77,32 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode, Error> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// What `replay` prints for one history: the SVG file, operator steps, a bug report, or
+/// the step tables (or JSON verdict).
+fn print_outputs(
+    args: &ReplayArgs,
+    path: &Path,
+    history: &History,
+    verdict: &Verdict,
+) -> Result<(), Error> {
+    if let Some(file) = &args.svg {
+        std::fs::write(file, svg::timeline(history, verdict)).map_err(Error::io(file))?;
+    }
+    if args.operator {
+        let side = &verdict.sides[0];
+        println!("# {} under {}", path.display(), side.rules);
+        print!("{}", operator::operator_steps(history, side));
+    } else if args.report.is_some() {
+        print!(
+            "{}",
+            bugreport::markdown(&path.display().to_string(), history, verdict)
+        );
+    } else if args.svg.is_none() || args.json {
+        print_verdict(path, history, verdict, args.json);
+    }
+    Ok(())
 }
 
 fn print_verdict(path: &Path, history: &History, verdict: &Verdict, json: bool) {

@@ -7,8 +7,9 @@
 //! with other content is never overwritten: the finding takes the next free name.
 
 use crate::check::history::{Expectation, History};
-use crate::check::oracle;
+use crate::check::oracle::{self, Violation};
 use crate::error::Error;
+use crate::findings::attribution::attributed;
 use crate::findings::minimize::minimize;
 use crate::findings::triage::{self, Known};
 use crate::rules::RuleSet;
@@ -40,6 +41,10 @@ pub struct Sink {
     known: Vec<Known>,
     /// How a written finding says it was found (`found by isrfuzz hunt --seed 7`).
     origin: String,
+    /// The run's other rule sets: a witness lists each one that breaks on it.
+    listed: Vec<RuleSet>,
+    /// Witnesses written or met in this run, by content hash: one file per history.
+    witnesses: std::sync::Mutex<Vec<(u64, PathBuf)>>,
 }
 
 impl Sink {
@@ -48,7 +53,20 @@ impl Sink {
             out,
             known,
             origin: origin.into(),
+            listed: Vec::new(),
+            witnesses: std::sync::Mutex::new(Vec::new()),
         }
+    }
+
+    /// Judge every witness under these rule sets too and list each that breaks on it
+    /// (an `expect` entry per rule set), so one file says every rule set it breaks.
+    pub fn listing(mut self, rules: impl IntoIterator<Item = RuleSet>) -> Sink {
+        for r in rules {
+            if !self.listed.contains(&r) {
+                self.listed.push(r);
+            }
+        }
+        self
     }
 
     /// A sink that writes nothing and knows nothing.
@@ -93,8 +111,15 @@ impl Sink {
         Ok(Some(file))
     }
 
-    pub fn is_known(&self, rules: &RuleSet, invariant: &str, detail: &str) -> bool {
-        triage::is_known(&self.known, rules, invariant, detail)
+    /// Whether the violation `v` of `history` under `rules` is a known finding (by its
+    /// mechanism, docs/findings.md Triage).
+    pub fn is_known(&self, history: &History, rules: &RuleSet, v: &Violation) -> bool {
+        triage::is_known(&self.known, history, rules, v)
+    }
+
+    /// The known finding the violation is, if any.
+    pub fn known_as(&self, history: &History, rules: &RuleSet, v: &Violation) -> Option<&Known> {
+        triage::known_as(&self.known, history, rules, v)
     }
 
     /// Treat this finding as known from now on (one regression per pair and invariant).
@@ -111,17 +136,27 @@ impl Sink {
         invariant: &'static str,
         history: &History,
     ) -> Result<Finding, Error> {
-        // Minimize towards the *new* finding: a candidate that only shows a known variant
-        // of the invariant does not count.
-        let fails = |h: &History| {
-            let verdict = oracle::run(h, sides_of(&pair), false);
-            let run = &verdict.sides[side];
-            run.violations.iter().any(|v| {
-                v.invariant == invariant && !self.is_known(&run.rules, v.invariant, &v.detail)
-            })
-        };
-        let minimal = minimize(history, fails);
+        let minimal = minimize(history, |h| self.is_new(pair, side, invariant, h));
         self.record(pair, side, invariant, minimal)
+    }
+
+    /// Whether `history` shows a *new* violation of `invariant` on `side`: one that side
+    /// owns (attribution: the later side does not show it too) and that is not known. The
+    /// predicate every minimization keeps true.
+    pub fn is_new(
+        &self,
+        pair: [RuleSet; 2],
+        side: usize,
+        invariant: &str,
+        history: &History,
+    ) -> bool {
+        let verdict = oracle::run(history, sides_of(&pair), false);
+        let run = &verdict.sides[side];
+        attributed(&verdict, side, invariant)
+            && run
+                .violations
+                .iter()
+                .any(|v| v.invariant == invariant && !self.is_known(history, &run.rules, v))
     }
 
     /// Annotate and write a history that is already as short as it gets (exhaust's
@@ -134,10 +169,10 @@ impl Sink {
         mut history: History,
     ) -> Result<Finding, Error> {
         annotate(&mut history, pair, side, invariant, &self.origin);
+        list_breaking(&mut history, &self.listed);
         let (path, created) = match &self.out {
             Some(dir) => {
-                std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
-                let (path, created) = write_finding(dir, &history, &pair[side], invariant)?;
+                let (path, created) = self.write_once(dir, &history, &pair[side], invariant)?;
                 (Some(path), created)
             }
             None => (None, false),
@@ -174,13 +209,60 @@ impl Sink {
                 let seen = out
                     .iter()
                     .any(|f| f.side == s && f.invariant == v.invariant);
-                if seen || self.is_known(&side.rules, v.invariant, &v.detail) {
+                let shared = !attributed(&verdict, s, v.invariant);
+                if seen || shared || self.is_known(history, &side.rules, v) {
                     continue;
                 }
                 out.push(self.promote(pair, s, v.invariant, history)?);
             }
         }
         Ok(out)
+    }
+}
+
+impl Sink {
+    /// Write a witness unless the same history (content hash) was already written or
+    /// found in `dir` in this run, under whatever name: then that file is the witness.
+    fn write_once(
+        &self,
+        dir: &Path,
+        history: &History,
+        rules: &RuleSet,
+        invariant: &str,
+    ) -> Result<(PathBuf, bool), Error> {
+        let hash = history.content_hash();
+        let mut seen = self.witnesses.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, path)) = seen.iter().find(|(h, p)| *h == hash && p.exists()) {
+            return Ok((path.clone(), false));
+        }
+        std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
+        let (path, created) = write_finding(dir, history, rules, invariant)?;
+        seen.push((hash, path.clone()));
+        Ok((path, created))
+    }
+}
+
+/// Add an `expect` entry for every rule set of `listed` (not already there) that violates
+/// anything on `h`, and name them in the description.
+fn list_breaking(h: &mut History, listed: &[RuleSet]) {
+    let mut names = Vec::new();
+    for rules in listed {
+        let name = rules.to_string();
+        if h.expect.iter().any(|e| e.rules == name) {
+            continue;
+        }
+        let run = oracle::run(h, &[*rules], false);
+        let violations = run.sides[0].expected();
+        if !violations.is_empty() {
+            names.push(name.clone());
+            h.expect.push(Expectation {
+                rules: name,
+                violations,
+            });
+        }
+    }
+    if let (false, Some(d)) = (names.is_empty(), h.description.as_mut()) {
+        d.push_str(&format!("; also breaks under {}", names.join(", ")));
     }
 }
 

@@ -3,9 +3,14 @@
 //! verdicts. Every engine (hunt, exhaust, promote, the fuzz targets) goes through here;
 //! uses `check` and below, never `search`.
 
+pub mod attribution;
+pub mod bugreport;
 pub mod finding;
 pub mod minimize;
+pub mod operator;
 pub mod report;
+pub mod summary;
+pub mod svg;
 pub mod triage;
 
 pub use finding::{Finding, Sink};

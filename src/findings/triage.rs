@@ -1,7 +1,15 @@
 //! Known findings: holes that are understood and accepted (each written up in
 //! docs/findings.md and backed by a regression). Every engine asks the same question here
 //! before it reports a violation: is this one already known?
+//!
+//! A known finding is matched by its mechanism, not only by (rule set, invariant): a
+//! predicate over the trace up to the violating step (which events occur, which rule
+//! decisions fired, what the violation's detail says). A violation of the same invariant
+//! by another mechanism is new.
 
+use crate::check::history::History;
+use crate::check::invariants::{self, Check, INVARIANTS};
+use crate::check::oracle::{self, Violation};
 use crate::error::Error;
 use crate::rules::RuleSet;
 use std::path::Path;
@@ -9,41 +17,141 @@ use std::path::Path;
 /// Where the known findings of this repository live (relative to its root).
 pub const KNOWN_DEFAULT_PATH: &str = "corpus/known.json";
 
+/// The known-findings format this build reads.
+pub const KNOWN_FORMAT: u32 = 2;
+
 /// A finding that is understood and accepted (a documented upstream hole): engines count
-/// it instead of reporting it as new. Matched by (rule set, invariant), which is coarse on
-/// purpose: a second, different hole behind the same pair stays hidden until the first one
-/// is fixed, so keep this list short and every entry backed by a regression.
+/// it instead of reporting it as new.
 #[derive(Clone, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Known {
+    /// Its name in docs/findings.md (`F6`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub id: String,
     pub rules: String,
     pub invariant: String,
-    /// Only violations whose detail contains this text (narrows the match).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub detail: Option<String>,
+    /// What makes a violation this finding.
+    #[serde(default)]
+    pub mechanism: Mechanism,
     /// Where it is written up (e.g. `docs/findings.md F4`) and why it is accepted.
     pub reason: String,
 }
 
-#[derive(serde::Deserialize)]
+/// A predicate over the trace of the violating side, up to and including the violating
+/// step (the whole history for a violation at quiescence). Every condition must hold; the
+/// empty mechanism (only for findings promoted in a run, never in a file) matches any.
+#[derive(Clone, PartialEq, Eq, Debug, Default, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-struct KnownFile {
-    format: u32,
-    known: Vec<Known>,
+pub struct Mechanism {
+    /// The violation's detail contains this text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// Event kinds (`op` names of the history format) that occur.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<String>,
+    /// Event kinds that do not occur.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub without_events: Vec<String>,
+    /// Rule decisions, as the sometimes-properties that count them (`V11`: a diversion),
+    /// that fired.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub decisions: Vec<String>,
+    /// Rule decisions that did not fire.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub without_decisions: Vec<String>,
 }
 
-impl Known {
-    /// Whether a violation of `invariant` with `detail` under `rules` is this finding.
-    pub fn matches(&self, rules: &RuleSet, invariant: &str, detail: &str) -> bool {
-        self.invariant == invariant
-            && self.detail.as_deref().is_none_or(|d| detail.contains(d))
-            && RuleSet::parse(&self.rules).is_ok_and(|r| r == *rules)
+impl Mechanism {
+    fn is_empty(&self) -> bool {
+        *self == Mechanism::default()
+    }
+
+    fn needs_trace(&self) -> bool {
+        !(self.events.is_empty()
+            && self.without_events.is_empty()
+            && self.decisions.is_empty()
+            && self.without_decisions.is_empty())
+    }
+
+    /// Whether the violation `v` of `history` under `rules` has this mechanism.
+    pub fn holds(&self, history: &History, rules: &RuleSet, v: &Violation) -> bool {
+        if !self.detail.as_deref().is_none_or(|d| v.detail.contains(d)) {
+            return false;
+        }
+        if !self.needs_trace() {
+            return true;
+        }
+        let trace = Trace::up_to(history, rules, v.step);
+        self.events.iter().all(|e| trace.events.contains(e))
+            && !self.without_events.iter().any(|e| trace.events.contains(e))
+            && self.decisions.iter().all(|d| trace.decisions.contains(d))
+            && !self
+                .without_decisions
+                .iter()
+                .any(|d| trace.decisions.contains(d))
     }
 }
 
+/// What happened up to a step: the event kinds, and the decisions that fired.
+pub struct Trace {
+    pub events: Vec<String>,
+    pub decisions: Vec<String>,
+}
+
+impl Trace {
+    /// Replay `history` under `rules` through `step` (all of it when `step` is past the
+    /// end, as for a violation at quiescence).
+    pub fn up_to(history: &History, rules: &RuleSet, step: usize) -> Trace {
+        let end = (step + 1).min(history.events.len());
+        let prefix = History {
+            events: history.events[..end].to_vec(),
+            expect: Vec::new(),
+            ..history.clone()
+        };
+        let mut events: Vec<String> = prefix.events.iter().map(op_name).collect();
+        events.sort();
+        events.dedup();
+        let run = oracle::run(&prefix, &[*rules], false);
+        let decisions = INVARIANTS
+            .iter()
+            .zip(&run.sides[0].sometimes)
+            .filter(|(i, n)| matches!(i.check, Check::Sometimes(_)) && **n > 0)
+            .map(|(i, _)| i.id.to_string())
+            .collect();
+        Trace { events, decisions }
+    }
+}
+
+/// The `op` name of an event in the history format (`alter_diskless_switch`).
+pub fn op_name(e: &crate::model::Event) -> String {
+    serde_json::to_value(e)
+        .ok()
+        .and_then(|v| v.get("op").and_then(|o| o.as_str()).map(str::to_string))
+        .unwrap_or_default()
+}
+
+impl Known {
+    /// Whether the violation `v` of `history` under `rules` is this finding.
+    pub fn matches(&self, history: &History, rules: &RuleSet, v: &Violation) -> bool {
+        self.invariant == v.invariant
+            && RuleSet::parse(&self.rules).is_ok_and(|r| r == *rules)
+            && self.mechanism.holds(history, rules, v)
+    }
+}
+
+/// The first of `known` that matches the violation.
+pub fn known_as<'a>(
+    known: &'a [Known],
+    history: &History,
+    rules: &RuleSet,
+    v: &Violation,
+) -> Option<&'a Known> {
+    known.iter().find(|k| k.matches(history, rules, v))
+}
+
 /// Whether any of `known` matches the violation.
-pub fn is_known(known: &[Known], rules: &RuleSet, invariant: &str, detail: &str) -> bool {
-    known.iter().any(|k| k.matches(rules, invariant, detail))
+pub fn is_known(known: &[Known], history: &History, rules: &RuleSet, v: &Violation) -> bool {
+    known_as(known, history, rules, v).is_some()
 }
 
 /// Read a known-findings file (`corpus/known.json`); rule sets must parse.
@@ -64,21 +172,71 @@ pub fn load_known_or_default(path: Option<&Path>) -> Result<Vec<Known>, Error> {
     }
 }
 
+#[derive(serde::Deserialize)]
+struct Version {
+    format: u32,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KnownFile {
+    #[allow(dead_code)]
+    format: u32,
+    known: Vec<Known>,
+}
+
 /// Parse the text of a known-findings file.
 pub fn parse_known(text: &str) -> Result<Vec<Known>, String> {
-    let file: KnownFile =
+    let version: Version =
         serde_json::from_str(text).map_err(|e| format!("malformed known-findings file: {e}"))?;
-    if file.format != 1 {
+    if version.format == 1 {
+        return Err(
+            "known-findings format 1 matched by (rule set, invariant) only; format 2 \
+                    needs an `id` and a `mechanism` per entry (docs/findings.md, Triage)"
+                .to_string(),
+        );
+    }
+    if version.format != KNOWN_FORMAT {
         return Err(format!(
-            "unknown format version {} (this isrfuzz reads version 1)",
-            file.format
+            "unknown format version {} (this isrfuzz reads version {KNOWN_FORMAT})",
+            version.format
         ));
     }
+    let file: KnownFile =
+        serde_json::from_str(text).map_err(|e| format!("malformed known-findings file: {e}"))?;
     for k in &file.known {
-        RuleSet::parse(&k.rules)?;
-        if crate::check::invariants::by_id(&k.invariant).is_none() {
-            return Err(format!("unknown invariant `{}`", k.invariant));
-        }
+        check_entry(k)?;
     }
     Ok(file.known)
+}
+
+fn check_entry(k: &Known) -> Result<(), String> {
+    RuleSet::parse(&k.rules)?;
+    if invariants::by_id(&k.invariant).is_none() {
+        return Err(format!("unknown invariant `{}`", k.invariant));
+    }
+    if k.id.is_empty() || k.mechanism.is_empty() {
+        return Err(format!(
+            "{} {}: a known finding needs an `id` and a non-empty `mechanism`",
+            k.rules, k.invariant
+        ));
+    }
+    let m = &k.mechanism;
+    for d in m.decisions.iter().chain(&m.without_decisions) {
+        let is_decision =
+            invariants::by_id(d).is_some_and(|i| matches!(i.check, Check::Sometimes(_)));
+        if !is_decision {
+            return Err(format!("{}: `{d}` is not a sometimes-property (V1…)", k.id));
+        }
+    }
+    for e in m.events.iter().chain(&m.without_events) {
+        let probe = serde_json::json!({ "op": e });
+        let unknown = serde_json::from_value::<crate::model::Event>(probe)
+            .err()
+            .is_some_and(|err| err.to_string().contains("unknown variant"));
+        if unknown {
+            return Err(format!("{}: unknown event kind `{e}`", k.id));
+        }
+    }
+    Ok(())
 }

@@ -44,7 +44,7 @@ pub fn apply(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
                 });
             let outcome = apply_controller(c, event, rules);
             if !outcome.is_rejected() {
-                broker::caught_up_by_assertion(c, partition, &before, leader_before);
+                broker::caught_up_by_assertion(c, rules, partition, &before, leader_before);
             }
             Ok(outcome)
         }

@@ -222,30 +222,47 @@ mod tests {
         assert!(RuleSet::parse("completion=4.3").is_err());
     }
 
-    /// Names are the shortest spelling and parse back to the same rule set, for every
-    /// preset with every single rule swapped to every variant.
+    /// Names say which rules run in both families: `complete` alone, `complete+P` when
+    /// only P's family differs from `complete` (P is never a preset of the other family),
+    /// both presets when both differ. Every name parses back to the same rule set, for
+    /// every preset (alone and on top of `complete`) with every single rule swapped to
+    /// every variant. These names replaced the shorter ones in which `trunk` also stood
+    /// for `trunk+inkless-main`, `inkless-complete` for `trunk+inkless-complete`, and
+    /// `inkless-main` printed as `trunk` (issue 12).
     #[test]
-    fn display_names_are_short_and_round_trip() {
+    fn display_names_are_unambiguous_and_round_trip() {
         for (text, name) in [
-            ("trunk", "trunk"),
-            ("3.8-4.2", "3.8-4.2"),
-            ("pr756", "pr756"),
+            ("trunk", "trunk+inkless-main"),
+            ("inkless-main", "trunk+inkless-main"),
+            ("3.8-4.2", "3.8-4.2+inkless-main"),
+            ("pr756", "trunk+pr756"),
             ("transients-tracked+inkless-complete", "complete"),
+            ("inkless-complete", "complete+trunk"),
+            ("complete+trunk", "complete+trunk"),
+            ("transients-tracked+pr756", "complete+pr756"),
+            ("complete+pr756+pr760", "complete+pr756+pr760"),
             (
                 "pr756+leader-change=epoch-bump",
-                "pr756+leader-change=epoch-bump",
+                "trunk+pr756+leader-change=epoch-bump",
             ),
-            ("trunk+completion=3.8-4.2", "3.8-4.2"),
+            ("trunk+completion=3.8-4.2", "3.8-4.2+inkless-main"),
+            ("complete+completion=3.8-4.2", "complete+completion=3.8-4.2"),
             ("zk-style+pr756", "zk-style+pr756"),
         ] {
             assert_eq!(RuleSet::parse(text).unwrap().to_string(), name, "{text}");
         }
         for p in PRESETS {
-            for rule in RULES {
-                for v in 0..rule.variants.len() {
-                    let mut rs = p.rules;
-                    (rule.set)(&mut rs, v);
-                    assert_eq!(RuleSet::parse(&rs.to_string()).unwrap(), rs, "{rs}");
+            for start in [
+                RuleSet::parse(p.name),
+                RuleSet::parse(&format!("complete+{}", p.name)),
+            ] {
+                let start = start.unwrap();
+                for rule in RULES {
+                    for v in 0..rule.variants.len() {
+                        let mut rs = start;
+                        (rule.set)(&mut rs, v);
+                        assert_eq!(RuleSet::parse(&rs.to_string()).unwrap(), rs, "{rs}");
+                    }
                 }
             }
         }

@@ -161,39 +161,47 @@ fn longest_preset_run(items: &[&str], i: usize) -> Option<(usize, String)> {
         })
 }
 
-/// A short name: `complete`, or per family the closest preset (the KRaft one omitted when
-/// it is `trunk`, the Inkless one when it is `inkless-main`), plus `+rule=variant`
-/// overrides for what still differs.
+/// An unambiguous name that parses back to the same rule set: `complete`; else, per
+/// family, nothing when the family runs its complete fixes, or the closest preset plus
+/// `rule=variant` overrides. When only one family differs from `complete`, the name starts
+/// with `complete` (`complete+trunk`, `complete+pr756`), so it never names a preset of the
+/// family that is not involved; when both differ, both presets are named
+/// (`trunk+inkless-main`).
 impl fmt::Display for RuleSet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if *self == RuleSet::complete() {
             return f.write_str("complete");
         }
-        // Per family, the preset that leaves the fewest rules to override (the first
-        // one on a tie, so the base presets win over their descendants).
-        let pick = |family| {
-            PRESETS
-                .iter()
-                .filter(|p| p.family == family)
-                .min_by_key(|p| p.rules.differences(self, family))
-        };
-        let (k, i) = (
-            pick(Family::Kraft).expect("trunk"),
-            pick(Family::Inkless).expect("inkless-main"),
-        );
-        let mut base = BASE;
-        base.take_preset(k);
-        base.take_preset(i);
+        let complete = RuleSet::complete();
+        let k = closest_preset(self, Family::Kraft, COMPLETE_KRAFT);
+        let i = closest_preset(self, Family::Inkless, COMPLETE_INKLESS);
         let mut parts: Vec<String> = Vec::new();
-        if k.name != "trunk" || i.name == "inkless-main" {
-            parts.push(k.name.to_string());
-        }
-        if i.name != "inkless-main" {
-            parts.push(i.name.to_string());
+        let mut base = if k.name == COMPLETE_KRAFT || i.name == COMPLETE_INKLESS {
+            parts.push("complete".to_string());
+            complete
+        } else {
+            BASE
+        };
+        for p in [k, i] {
+            if p.name != COMPLETE_KRAFT && p.name != COMPLETE_INKLESS {
+                parts.push(p.name.to_string());
+                base.take_preset(p);
+            }
         }
         for rule in RULES.iter().filter(|r| (r.get)(&base) != (r.get)(self)) {
             parts.push(format!("{}={}", rule.id, rule.variant_of(self).name));
         }
         f.write_str(&parts.join("+"))
     }
+}
+
+/// The preset of `family` that leaves the fewest of its rules to override; on a tie the
+/// family's complete preset, then the first in `PRESETS` (base presets before their
+/// descendants).
+fn closest_preset(rules: &RuleSet, family: Family, complete: &str) -> &'static Preset {
+    PRESETS
+        .iter()
+        .filter(|p| p.family == family)
+        .min_by_key(|p| (p.rules.differences(rules, family), p.name != complete))
+        .expect("every family has presets")
 }

@@ -15,8 +15,8 @@ pub struct Counterexample {
     pub invariant: &'static str,
     /// Operations after the start's setup.
     pub ops: usize,
-    /// Matched a known finding: not written.
-    pub known: bool,
+    /// The known finding it matched (its id): not written.
+    pub known: Option<String>,
     pub path: Option<PathBuf>,
     /// With a second rule set: whether it violates the invariant on the same history.
     pub other_violates: Option<(RuleSet, bool)>,
@@ -32,18 +32,17 @@ pub fn record(
 ) -> Result<Vec<Counterexample>, Error> {
     let mut out = Vec::new();
     for (invariant, history) in &report.violations {
-        let detail = oracle::run(history, &[rules], false).sides[0]
+        let run = oracle::run(history, &[rules], false);
+        let violation = run.sides[0]
             .violations
             .iter()
-            .find(|v| v.invariant == *invariant)
-            .map(|v| v.detail.clone())
-            .unwrap_or_default();
+            .find(|v| v.invariant == *invariant);
         let ops = history.events.len() - start.setup.len();
-        if sink.is_known(&rules, invariant, &detail) {
+        if let Some(k) = violation.and_then(|v| sink.known_as(history, &rules, v)) {
             out.push(Counterexample {
                 invariant,
                 ops,
-                known: true,
+                known: Some(k.id.clone()),
                 path: None,
                 other_violates: None,
             });
@@ -57,7 +56,7 @@ pub fn record(
         out.push(Counterexample {
             invariant,
             ops,
-            known: false,
+            known: None,
             path: finding.path,
             other_violates,
         });

@@ -148,12 +148,17 @@ pub struct Crash {
 /// Judge one input; `None` when the target has nothing to report.
 pub fn judge(target: Target, history: &History, sides: &[RuleSet]) -> (Verdict, Option<Crash>) {
     let verdict = oracle::run(history, sides, false);
-    let crash = classify(target, sides, &verdict);
+    let crash = classify(target, history, sides, &verdict);
     (verdict, crash)
 }
 
 /// What `target` reports for a verdict already computed.
-fn classify(target: Target, sides: &[RuleSet], verdict: &Verdict) -> Option<Crash> {
+fn classify(
+    target: Target,
+    history: &History,
+    sides: &[RuleSet],
+    verdict: &Verdict,
+) -> Option<Crash> {
     if verdict.harness_bug.is_some() {
         Some(Crash {
             side: sides[0],
@@ -163,20 +168,18 @@ fn classify(target: Target, sides: &[RuleSet], verdict: &Verdict) -> Option<Cras
     } else if target == Target::Decode {
         None
     } else {
-        new_violation(verdict)
+        new_violation(history, verdict)
     }
 }
 
-fn new_violation(verdict: &Verdict) -> Option<Crash> {
+fn new_violation(history: &History, verdict: &Verdict) -> Option<Crash> {
     let known = embedded_known();
     let until = env_until();
     let left = &verdict.sides[0];
     let right = verdict.sides.get(1);
     left.violations.iter().find_map(|v| {
         let also_right = right.is_some_and(|r| r.violates(v.invariant));
-        let is_known = known
-            .iter()
-            .any(|k| k.matches(&left.rules, v.invariant, &v.detail));
+        let is_known = triage::is_known(known, history, &left.rules, v);
         let wanted = until.is_none_or(|u| u.iter().any(|id| id == v.invariant));
         (!also_right && !is_known && wanted).then_some(Crash {
             side: left.rules,
@@ -212,7 +215,7 @@ pub fn run_target(target: Target, data: &[u8]) {
     if state_feedback_enabled() {
         state_features(&history, &verdict, &mut feedback::hit);
     }
-    let crash = classify(target, &sides, &verdict);
+    let crash = classify(target, &history, &sides, &verdict);
     if let Some(crash) = crash {
         panic!(
             "{}",

@@ -8,7 +8,9 @@ use crate::check::history::History;
 use crate::check::invariants::INVARIANTS;
 use crate::check::oracle::{self, Verdict};
 use crate::error::Error;
+use crate::findings::attribution::attributed;
 use crate::findings::finding::sides_of;
+use crate::findings::summary::Summary;
 use crate::findings::{Finding, Sink};
 use crate::rules::RuleSet;
 use crate::search::generate::{decode_bounded, decode_guided};
@@ -34,11 +36,11 @@ pub struct Report {
     pub harness_bugs: Vec<(History, String)>,
     /// Per `INVARIANTS` index: steps on which a `Sometimes` property fired.
     pub sometimes: Vec<u64>,
-    /// Known findings met, with how many histories hit each.
-    pub known: Vec<((RuleSet, &'static str), u64)>,
     /// A finding could not be written (disk full, say): the search stopped there. The
     /// error names the finding and carries its history.
     pub write_error: Option<Error>,
+    /// Per (rule set, invariant, known finding or new): histories, first time, witness.
+    pub summary: Summary,
     /// When the two sides' states first differed (the bug was *triggered*), and after
     /// how many histories; a detection needs an invariant to fail as well.
     pub first_divergence: Option<(Duration, u64)>,
@@ -102,6 +104,10 @@ pub fn hunt(cfg: &Config, sink: &Sink, mut progress: impl FnMut(&Report)) -> Res
         }
     }
     report.elapsed = start.elapsed();
+    for f in &report.findings {
+        let events = f.history.events.len();
+        (report.summary).witness(f.side_rules, f.invariant, f.path.clone(), events);
+    }
     Ok(report)
 }
 
@@ -127,7 +133,7 @@ fn shorten(sink: &Sink, report: &mut Report, buf: &[u8], turn: u64) -> Result<()
         (f.pair, f.side, f.invariant, f.elapsed, f.histories);
     let guide = &pair[(turn / report.findings.len() as u64 % 2) as usize];
     let history = decode_bounded(buf, guide, len - 1);
-    if !oracle::run(&history, sides_of(&pair), false).sides[side].violates(invariant) {
+    if !sink.is_new(pair, side, invariant, &history) {
         return Ok(());
     }
     let better = sink.promote(pair, side, invariant, &history)?;
@@ -141,12 +147,16 @@ fn shorten(sink: &Sink, report: &mut Report, buf: &[u8], turn: u64) -> Result<()
     };
     let old = std::mem::replace(&mut report.findings[k], better);
     // Only a file this run created (the folder is this run's alone: `lock_exclusive`) is
-    // removed, only once its replacement exists, and only if it still holds what was
-    // written.
+    // removed, only once its replacement exists, only if it still holds what was written,
+    // and not while another finding's witness is the same file (one file per history).
     if let (true, Some(old_path)) = (old.created, &old.path) {
         let unchanged =
             std::fs::read(old_path).is_ok_and(|b| b == old.history.to_json().as_bytes());
-        if report.findings[k].path.as_ref() != Some(old_path) && unchanged {
+        let shared = report
+            .findings
+            .iter()
+            .any(|f| f.path.as_ref() == Some(old_path));
+        if unchanged && !shared {
             let _ = std::fs::remove_file(old_path);
         }
     }
@@ -175,22 +185,26 @@ fn absorb(
     }
     for (s, side) in verdict.sides.iter().enumerate() {
         for v in &side.violations {
-            let known = report
-                .findings
-                .iter()
-                .any(|f| f.side_rules == side.rules && f.invariant == v.invariant);
-            if known {
-                continue;
-            }
-            if sink.is_known(&side.rules, v.invariant, &v.detail) {
-                let key = (side.rules, v.invariant);
-                match report.known.iter_mut().find(|(k, _)| *k == key) {
-                    Some((_, n)) => *n += 1,
-                    None => report.known.push((key, 1)),
-                }
+            // A violation the other side shows too is the shared rules' (attribution).
+            if !attributed(&verdict, s, v.invariant) {
                 continue;
             }
             let elapsed = start.elapsed();
+            if let Some(k) = sink.known_as(&history, &side.rules, v) {
+                let id = if k.id.is_empty() { "promoted" } else { &k.id };
+                report
+                    .summary
+                    .count(side.rules, v.invariant, Some(id), elapsed);
+                continue;
+            }
+            report.summary.count(side.rules, v.invariant, None, elapsed);
+            let found = report
+                .findings
+                .iter()
+                .any(|f| f.side_rules == side.rules && f.invariant == v.invariant);
+            if found {
+                continue;
+            }
             let finding = sink.promote(pair, s, v.invariant, &history)?;
             report.findings.push(Finding {
                 elapsed,

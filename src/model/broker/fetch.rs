@@ -153,20 +153,22 @@ fn diverged(
     true
 }
 
-/// Truncate a follower's log to `to` (its high watermark with it); note it when it cut.
+/// Truncate a follower's log to `to` (its high watermark with it); note it when records
+/// went. A cut at the end still drops an epoch assigned there (`UnifiedLog.truncateTo`),
+/// so the next fetch asks about the epoch before it. Returns whether the log changed.
 fn cut(f: &mut super::Local, to: i64, p: usize, notes: &mut Vec<Note>) -> bool {
-    if to >= f.leo() {
-        return false;
+    let before = f.log.clone();
+    if to < f.leo() {
+        notes.push(Note::Truncate {
+            partition: p,
+            follower: f.broker,
+            from: f.leo(),
+            to,
+        });
     }
-    notes.push(Note::Truncate {
-        partition: p,
-        follower: f.broker,
-        from: f.leo(),
-        to,
-    });
     f.log.truncate_to(to);
     f.hw = f.hw.min(f.leo());
-    true
+    f.log != before
 }
 
 /// Whether follower `r` fetches at all: both up, `r` active, unstalled and on the classic

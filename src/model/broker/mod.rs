@@ -352,6 +352,30 @@ pub fn reset_process(c: &mut Cluster, broker: BrokerId, unclean: bool) {
     c.runtime.stalled.retain(|&b| b != broker);
 }
 
+/// Where a follower's log ends after it reconciled with `leader` by fetching (rule
+/// `truncation`): the fetch-path check until the leader answers no diverging epoch, or the
+/// Truncating state's cut. Bounded: each round cuts the log.
+fn reconciled_end(rules: &dyn Rules, log: &Log, hw: i64, leader: &Log) -> i64 {
+    const ROUNDS_MAX: usize = 64;
+    let mut log = log.clone();
+    for _ in 0..ROUNDS_MAX {
+        let Some(to) = rules.diverging_fetch(&log, hw, leader) else {
+            break;
+        };
+        // A cut at the end still drops an epoch assigned there: progress either way.
+        let before = log.clone();
+        log.truncate_to(to);
+        if log == before {
+            break;
+        }
+    }
+    if rules.truncates_before_fetch(true, true) {
+        let to = rules.truncate_before_fetch(&log, hw, leader);
+        log.truncate_to(to);
+    }
+    log.end()
+}
+
 /// An explicit `alter_partition` event is the history asserting that the leader saw the
 /// added followers caught up (it is how controller-only histories move replicas into the
 /// ISR). Make the broker side agree: each added follower's log reaches the leader's end.
@@ -360,6 +384,7 @@ pub fn reset_process(c: &mut Cluster, broker: BrokerId, unclean: bool) {
 /// in the same record may already have moved leadership to an added follower.
 pub fn caught_up_by_assertion(
     c: &mut Cluster,
+    rules: &dyn Rules,
     p: usize,
     isr_before: &[BrokerId],
     leader_before: BrokerId,
@@ -375,8 +400,14 @@ pub fn caught_up_by_assertion(
     let target = leader_log.end().max(part.seal);
     for &r in part.isr.iter().filter(|r| !isr_before.contains(r)) {
         if let Some(l) = rt.local_mut(r) {
-            // Caught up means holding the leader's records: a diverged tail goes first.
-            l.log.truncate_to(l.log.diverges_from(&leader_log));
+            // Caught up means the follower fetched until it had the leader's end: on a
+            // classic topic it truncated on the way as its generation does (rule
+            // `truncation`; before KIP-101 a diverged tail stays).
+            if !part.diskless {
+                let to = reconciled_end(rules, &l.log, l.hw, &leader_log);
+                l.log.truncate_to(to);
+                l.hw = l.hw.min(l.leo());
+            }
             l.log.copy_from(&leader_log, target);
             if l.leo() < target {
                 // Classic records below the seal that the leader lost (docs/model/inkless.md).

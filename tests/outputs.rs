@@ -1,0 +1,136 @@
+//! The outputs for people (issue 12), on the committed KAFKA-21419 repro: `replay
+//! --operator` (admin commands and conditions), `replay --report md` (a bug report) and
+//! `replay --svg` (a timeline, checked structurally).
+
+use expect_test::expect;
+use isrfuzz::check::history::History;
+use isrfuzz::check::oracle;
+use isrfuzz::findings::{bugreport, operator, svg};
+use isrfuzz::rules::RuleSet;
+use std::path::Path;
+
+const REPRO: &str = "corpus/regressions/kafka-21419-repro.json";
+
+fn repro() -> (History, oracle::Verdict) {
+    let h = History::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(REPRO)).unwrap();
+    let sides = RuleSet::parse_pair(h.rules.as_deref().unwrap()).unwrap();
+    let verdict = oracle::run(&h, &sides, true);
+    (h, verdict)
+}
+
+#[test]
+fn operator_steps_of_the_kafka_21419_repro() {
+    let (h, verdict) = repro();
+    expect![[r##"
+        # Brokers [1, 2, 3, 4, 5]; `$BS` is a bootstrap server. Topic `t`, one partition per create.
+        1. kafka-topics.sh --bootstrap-server $BS --create --topic t --replica-assignment 1:2:3
+        2. write reassign-1.json = {"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1, 2, 4]}]}; kafka-reassign-partitions.sh --bootstrap-server $BS --reassignment-json-file reassign-1.json --execute --additional; kafka-reassign-partitions.sh --bootstrap-server $BS --list
+        3. write reassign-2.json = {"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1, 2, 4, 5]}]}; kafka-reassign-partitions.sh --bootstrap-server $BS --reassignment-json-file reassign-2.json --execute --additional; kafka-reassign-partitions.sh --bootstrap-server $BS --list
+        4. condition: ISR of t-0 becomes [1, 2, 3, 5]: hold broker 4 out of the ISR, e.g. with a 1 B/s follower throttle (kafka-configs.sh --bootstrap-server $BS --alter --entity-type brokers --entity-name 4 --add-config follower.replication.throttled.rate=1; kafka-configs.sh --bootstrap-server $BS --alter --entity-type topics --entity-name t --add-config follower.replication.throttled.replicas=0:4); let broker 5 catch up and join the ISR (remove its throttle if any)
+        5. kafka-reassign-partitions.sh --bootstrap-server $BS --verify --reassignment-json-file reassign-2.json
+    "##]].assert_eq(&operator::operator_steps(&h, &verdict.sides[0]));
+}
+
+#[test]
+fn markdown_report_of_the_kafka_21419_repro() {
+    let (h, verdict) = repro();
+    expect![[r##"
+        # KAFKA-21419 as reported
+
+        ## Summary
+
+        KAFKA-21419 as reported: override [1,2,4] with [1,2,4,5] while 4 is still adding, then 5 joins the ISR; trunk completes with 4 out of the ISR
+
+        Verdict: trunk+inkless-main violates G2@2 G5@3; complete+inkless-main holds; states differ from step 2
+
+        ## Rule variants
+
+        - `trunk+inkless-main`: differs from `complete` in derivation=trunk, shrink=inkless-main, lag=uncapped, leader-change=none, seal-fetch=local-log, seal-admission=generic, switched-reassignment=one-step
+        - `complete+inkless-main`: differs from `complete` in shrink=inkless-main, lag=uncapped, leader-change=none, seal-fetch=local-log, seal-admission=generic, switched-reassignment=one-step
+
+        ## Steps
+
+        ```text
+        rules: trunk+inkless-main
+        step  event                              result                      replicas      isr         adding    removing  ldr  le  pe  violations
+           0  create [1,2,3]                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
+           1  reassign p0 [1,2,4]                ok                       p0 [1,2,4,3]     [1,2,3]     [4]       [3]         1   0   1  
+           2  reassign p0 [1,2,4,5]              ok                       p0 [1,2,4,5,3]   [1,2,3]     [5]       [3]         1   0   2  !! G2
+           3  alter_partition p0 isr=[1,2,3,5]   ok, completed            p0 [1,2,4,5]     [1,2,5]     []        []          1   1   3  !! G5
+          G2 step 2: p0: [4] will survive, is not original [1,2,3] and is not in adding [5]
+          G5 step 3: p0: completed with new replicas [4] out of isr [1,2,5] (replicas [1,2,4,5])
+        ```
+
+        ```text
+        rules: complete+inkless-main
+        step  event                              result                      replicas      isr         adding    removing  ldr  le  pe  violations
+           0  create [1,2,3]                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
+           1  reassign p0 [1,2,4]                ok                       p0 [1,2,4,3]     [1,2,3]     [4]       [3]         1   0   1  
+           2  reassign p0 [1,2,4,5]              ok                       p0 [1,2,4,5,3]   [1,2,3]     [4,5]     [3]         1   0   2  
+           3  alter_partition p0 isr=[1,2,3,5]   ok                       p0 [1,2,4,5,3]   [1,2,3,5]   [4,5]     [3]         1   0   3  
+        ```
+
+        ## Invariants violated
+
+        - **G2** under `trunk+inkless-main` at step 2: p0: [4] will survive, is not original [1,2,3] and is not in adding [5]
+          - Statement: list completeness: while reassigning, (replicas − removing) − O ⊆ adding
+          - Why: Every non-original replica that will survive completion must be reported as adding, or `--list`, throttles and under-replication accounting treat it as caught up. This is KAFKA-21419's first symptom (history 1, step 2) and the drop-then-re-add hole of its proposed fix (history 5).
+          - Source: docs/model/reassignment.md#g2, #history-1, #history-5; https://issues.apache.org/jira/browse/KAFKA-21419
+        - **G5** under `trunk+inkless-main` at step 3: p0: completed with new replicas [4] out of isr [1,2,5] (replicas [1,2,4,5])
+          - Statement: safe completion: at completion, T − O ⊆ ISR (the ISR completion was decided on, see F1)
+          - Why: No newly added replica may be declared done while out of sync: KAFKA-21419 ends with replicas [1,2,4,5] and ISR [1,2,5], the removed replica 3 already gone.
+          - Source: docs/model/reassignment.md#g5, #history-1; https://issues.apache.org/jira/browse/KAFKA-21419
+
+        ## Operator steps (under `trunk+inkless-main`)
+
+        ```sh
+        # Brokers [1, 2, 3, 4, 5]; `$BS` is a bootstrap server. Topic `t`, one partition per create.
+        1. kafka-topics.sh --bootstrap-server $BS --create --topic t --replica-assignment 1:2:3
+        2. write reassign-1.json = {"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1, 2, 4]}]}; kafka-reassign-partitions.sh --bootstrap-server $BS --reassignment-json-file reassign-1.json --execute --additional; kafka-reassign-partitions.sh --bootstrap-server $BS --list
+        3. write reassign-2.json = {"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1, 2, 4, 5]}]}; kafka-reassign-partitions.sh --bootstrap-server $BS --reassignment-json-file reassign-2.json --execute --additional; kafka-reassign-partitions.sh --bootstrap-server $BS --list
+        4. condition: ISR of t-0 becomes [1, 2, 3, 5]: hold broker 4 out of the ISR, e.g. with a 1 B/s follower throttle (kafka-configs.sh --bootstrap-server $BS --alter --entity-type brokers --entity-name 4 --add-config follower.replication.throttled.rate=1; kafka-configs.sh --bootstrap-server $BS --alter --entity-type topics --entity-name t --add-config follower.replication.throttled.replicas=0:4); let broker 5 catch up and join the ISR (remove its throttle if any)
+        5. kafka-reassign-partitions.sh --bootstrap-server $BS --verify --reassignment-json-file reassign-2.json
+        ```
+
+        ## Replay
+
+        ```sh
+        isrfuzz replay corpus/regressions/kafka-21419-repro.json --rules 'trunk+inkless-main:complete+inkless-main'
+        ```
+    "##]].assert_eq(&bugreport::markdown(REPRO, &h, &verdict));
+}
+
+#[test]
+fn svg_timeline_has_a_lane_per_broker_a_column_per_step_and_the_violations_marked() {
+    let (h, verdict) = repro();
+    let doc = svg::timeline(&h, &verdict);
+    assert!(doc.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    assert!(doc.trim_end().ends_with("</svg>"));
+    assert_eq!(
+        doc.matches("<g").count(),
+        doc.matches("</g>").count(),
+        "balanced groups"
+    );
+    // Both sides side by side, each with every broker's lane and every step's column.
+    let sides: Vec<&str> = doc.split("<g class=\"side\"").skip(1).collect();
+    assert_eq!(sides.len(), 2);
+    assert!(sides[0].contains("data-rules=\"trunk+inkless-main\""));
+    assert!(sides[1].contains("data-rules=\"complete+inkless-main\""));
+    for side in &sides {
+        assert_eq!(side.matches("class=\"lane\"").count(), h.brokers.len() + 1);
+        assert_eq!(side.matches("class=\"step\"").count(), h.events.len());
+        assert_eq!(
+            side.matches("class=\"cell\"").count(),
+            h.brokers.len() * h.events.len()
+        );
+    }
+    // trunk violates G2 at step 2 and G5 at step 3; complete holds.
+    assert!(sides[0].contains("data-invariant=\"G2\""));
+    assert!(sides[0].contains("data-invariant=\"G5\""));
+    assert!(!sides[1].contains("class=\"violation\""));
+    // After step 3 under trunk: 1 leads, 4 is a replica out of the ISR (KAFKA-21419).
+    let step3 = sides[0].split("data-step=\"3\"").nth(1).unwrap();
+    assert!(step3.contains("data-broker=\"1\" data-role=\"L\""));
+    assert!(step3.contains("data-broker=\"4\" data-role=\"r\""));
+    assert!(step3.contains("data-broker=\"5\" data-role=\"I\""));
+}

@@ -1,0 +1,131 @@
+//! Triage by mechanism (issue 12): a known finding is matched by a predicate over the
+//! trace, so a violation of a known invariant by a second mechanism is reported as new.
+
+use isrfuzz::check::history::History;
+use isrfuzz::check::oracle;
+use isrfuzz::findings::triage::{known_as, load_known, parse_known, Known};
+use isrfuzz::findings::Sink;
+use isrfuzz::rules::RuleSet;
+use std::path::Path;
+
+fn regression(name: &str) -> History {
+    let path = format!(
+        "{}/corpus/regressions/{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    History::load(Path::new(&path)).unwrap()
+}
+
+fn known() -> Vec<Known> {
+    load_known(Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/corpus/known.json"
+    )))
+    .unwrap()
+}
+
+/// The ids of the known findings each violation of `history` under complete is.
+fn triaged(known: &[Known], history: &History) -> Vec<String> {
+    let rules = RuleSet::complete();
+    let run = oracle::run(history, &[rules], false);
+    run.sides[0]
+        .violations
+        .iter()
+        .map(|v| {
+            let id = known_as(known, history, &rules, v).map_or("new", |k| k.id.as_str());
+            format!("{} {id}", v.invariant)
+        })
+        .collect()
+}
+
+#[test]
+fn each_known_regression_is_its_own_finding() {
+    let known = known();
+    let cases = [
+        ("f4-born-diskless-follower-diverted-for-good", "INV-9 F4"),
+        ("f5-operator-seal-elects-leader-without-prefix", "INV-2 F5"),
+        ("f6-follower-handed-to-consolidation-unrecorded", "INV-4 F6"),
+        ("f7-abort-strands-staged-reassignment", "E1 F7, INV-9 F11"),
+        ("f11-abort-leaves-classic-fetcher-on-diskless", "INV-9 F11"),
+        (
+            "f12-operator-seal-hands-off-follower-recorded-below",
+            "INV-4 F12",
+        ),
+        (
+            "f10-new-leader-records-reset-then-same-leader-bump",
+            "INV-4 F10",
+        ),
+    ];
+    for (file, expected) in cases {
+        let mut got = triaged(&known, &regression(file));
+        got.sort();
+        assert_eq!(got.join(", "), expected, "{file}");
+    }
+}
+
+/// The planted second mechanism: with only F6 known, the INV-4 that `exhaust --rules
+/// complete --start switched --depth 6` finds (the leader moved after the seal, F10) is
+/// a new finding, and the pipeline writes it; F6's own history stays known.
+#[test]
+fn a_second_mechanism_for_a_known_invariant_is_new() {
+    let only_f6: Vec<Known> = known().into_iter().filter(|k| k.id == "F6").collect();
+    assert_eq!(only_f6.len(), 1);
+    let f10 = regression("f10-new-leader-records-reset-then-same-leader-bump");
+    let f6 = regression("f6-follower-handed-to-consolidation-unrecorded");
+    assert_eq!(triaged(&only_f6, &f10), ["INV-4 new"]);
+    assert_eq!(triaged(&only_f6, &f6), ["INV-4 F6"]);
+    let complete = RuleSet::complete();
+    let sink = Sink::new(None, only_f6, "test");
+    let found = sink.promote_all([complete, complete], &f10).unwrap();
+    let found: Vec<_> = found.iter().map(|f| f.invariant).collect();
+    assert_eq!(found, ["INV-4"]);
+    let sink = Sink::new(None, known(), "test");
+    assert!(sink
+        .promote_all([complete, complete], &f10)
+        .unwrap()
+        .is_empty());
+}
+
+/// The same invariant and rule set with another detail or without the decisive event is
+/// new too: F5 needs the operator seal.
+#[test]
+fn an_invariant_alone_does_not_make_a_finding_known() {
+    let known = known();
+    let rules = RuleSet::complete();
+    let h = regression("f5-operator-seal-elects-leader-without-prefix");
+    let run = oracle::run(&h, &[rules], false);
+    let v = &run.sides[0].violations[0];
+    let f5 = known.iter().find(|k| k.id == "F5").unwrap();
+    assert!(f5.matches(&h, &rules, v));
+    let mut without_seal = f5.clone();
+    without_seal.mechanism.events = vec!["seal_commit".into()];
+    assert!(!without_seal.matches(&h, &rules, v));
+    let mut other_detail = f5.clone();
+    other_detail.mechanism.detail = Some("recorded -1".into());
+    assert!(!other_detail.matches(&h, &rules, v));
+}
+
+#[test]
+fn format_1_and_bad_mechanisms_are_refused_with_a_reason() {
+    let v1 = r#"{"format":1,"known":[{"rules":"complete","invariant":"INV-4","reason":"x"}]}"#;
+    let err = parse_known(v1).unwrap_err();
+    assert!(
+        err.contains("format 2 needs an `id` and a `mechanism`"),
+        "{err}"
+    );
+    let empty =
+        r#"{"format":2,"known":[{"id":"F1","rules":"complete","invariant":"INV-4","reason":"x"}]}"#;
+    assert!(parse_known(empty)
+        .unwrap_err()
+        .contains("non-empty `mechanism`"));
+    let bad_decision = r#"{"format":2,"known":[{"id":"F1","rules":"complete","invariant":"INV-4","mechanism":{"decisions":["INV-1"]},"reason":"x"}]}"#;
+    assert!(parse_known(bad_decision)
+        .unwrap_err()
+        .contains("not a sometimes-property"));
+    let bad_event = r#"{"format":2,"known":[{"id":"F1","rules":"complete","invariant":"INV-4","mechanism":{"events":["teleport"]},"reason":"x"}]}"#;
+    assert!(parse_known(bad_event)
+        .unwrap_err()
+        .contains("unknown event kind `teleport`"));
+    let future = r#"{"format":3,"known":[]}"#;
+    assert!(parse_known(future).unwrap_err().contains("reads version 2"));
+}
