@@ -1,4 +1,4 @@
-//! The history file format (format 1): fields at their default are left out, so committed
+//! The history file format (format 2, which reads format 1): fields at their default are left out, so committed
 //! files stay short and readable, and every value survives a round trip. Plus the one
 //! history edit the minimizer makes that renumbers partitions.
 
@@ -10,7 +10,7 @@ use isrfuzz::findings::minimize::without_event;
 
 /// Every event kind, each partition-addressed one on p1, with defaults and non-defaults.
 const EVERY_KIND: &str = "brokers 1,2,3,4; create 1,2,3; create 1,2,3 unclean; \
-    create 2,3,4 remote; produce 1; fetch 2 p2; reassign 1,2,4 p1; reassign 1,2,3 keep-rf p1; cancel p1; \
+    create 2,3,4 remote; create 1,2 min.isr=2; produce 1; produce 2 acks=all; fetch 2 p2; reassign 1,2,4 p1; reassign 1,2,3 keep-rf p1; cancel p1; \
     isr 1,2 p1; isr 1 le=0 pe=2 by=1 recovering p1; elect preferred p1; elect unclean p1; \
     produce 3 p1; fetch 2 p1; switch p1; switch consolidating p1; seal p1; alter-switch -1 p1; \
     time 10; stall 2; resume 2; fence 3; unfence 3; shutdown 4; restart 4; restart 4 unclean; list";
@@ -32,7 +32,9 @@ fn defaults_are_left_out_and_everything_round_trips() {
         {"op":"create_partition","replicas":[1,2,3]}
         {"op":"create_partition","replicas":[1,2,3],"unclean_leader_election_enable":true}
         {"diskless":true,"op":"create_partition","remote_storage":true,"replicas":[2,3,4]}
+        {"min_insync_replicas":2,"op":"create_partition","replicas":[1,2]}
         {"op":"produce","records":1}
+        {"acks":"all","op":"produce","records":2}
         {"broker":2,"op":"follower_fetch","partition":2}
         {"op":"reassign","partition":1,"target":[1,2,4]}
         {"allow_replication_factor_change":false,"op":"reassign","partition":1,"target":[1,2,3]}
@@ -76,6 +78,7 @@ fn dropping_a_create_drops_its_events_and_renumbers_the_later_partitions() {
     expect![[r#"
         create_partition None
         create_partition None
+        create_partition None
         follower_fetch Some(1)
         reassign Some(0)
         reassign Some(0)
@@ -101,4 +104,23 @@ fn dropping_a_create_drops_its_events_and_renumbers_the_later_partitions() {
         list_reassignments None
     "#]]
     .assert_eq(&(partitions.join("\n") + "\n"));
+}
+
+/// Format 1 files load as format 2 (their meaning is format 2 with acks=1 and
+/// min.insync.replicas=1), are written back as format 2, and may not use format 2's fields;
+/// other versions are refused with the versions this build reads.
+#[test]
+fn format_1_is_migrated_and_other_versions_refused() {
+    let v1 = r#"{"format": 1, "brokers": [1,2], "events": [{"op":"create_partition","replicas":[1,2]},{"op":"produce","records":3}]}"#;
+    let h = History::from_json(v1).unwrap();
+    assert_eq!(h.format, 2);
+    assert!(h.to_json().contains("\"format\": 2"), "{}", h.to_json());
+    let v1_with_acks = v1.replace(r#""records":3"#, r#""records":3,"acks":"all""#);
+    expect![[r#"event 1 uses a format 2 field (acks, min_insync_replicas) in a format 1 file: set "format": 2"#]]
+        .assert_eq(&History::from_json(&v1_with_acks).unwrap_err());
+    let v2_with_acks = v1_with_acks.replace(r#""format": 1"#, r#""format": 2"#);
+    assert!(History::from_json(&v2_with_acks).is_ok());
+    let v3 = v1.replace(r#""format": 1"#, r#""format": 3"#);
+    expect!["unknown format version 3 (this isrfuzz reads versions 1 and 2)"]
+        .assert_eq(&History::from_json(&v3).unwrap_err());
 }

@@ -18,8 +18,13 @@ pub const SEAL_MAX: i64 = 1_000_000_000;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// The format this build reads and writes. Raise it when an old file would change meaning.
-pub const FORMAT_VERSION: u32 = 1;
+/// The format this build writes. Raise it when an old file would change meaning.
+/// Version 2 added the data plane's fields (`acks` on `produce`, `min_insync_replicas` on
+/// `create_partition`); a version 1 file is read as version 2 with both at their defaults,
+/// which is what it meant (acks=1 produces, min.insync.replicas=1).
+pub const FORMAT_VERSION: u32 = 2;
+/// Every version this build reads.
+pub const FORMAT_VERSIONS_READ: [u32; 2] = [1, 2];
 /// A history longer than this is refused (memory and time stay bounded).
 pub const EVENTS_MAX: usize = 1024;
 /// No list inside an event may be longer than this.
@@ -83,17 +88,24 @@ impl History {
         let value = serde_json::from_str::<strict::Value>(text)
             .map_err(|e| format!("malformed JSON: {e}"))?
             .0;
-        match value.get("format").and_then(serde_json::Value::as_u64) {
-            Some(v) if v == u64::from(FORMAT_VERSION) => {}
+        let version = match value.get("format").and_then(serde_json::Value::as_u64) {
+            Some(v) if FORMAT_VERSIONS_READ.iter().any(|&r| u64::from(r) == v) => v as u32,
             Some(v) => {
                 return Err(format!(
-                    "unknown format version {v} (this isrfuzz reads version {FORMAT_VERSION})"
+                    "unknown format version {v} (this isrfuzz reads versions 1 and {FORMAT_VERSION})"
                 ))
             }
-            None => return Err("missing or non-integer `format` field (expected 1)".to_string()),
-        }
-        let history: History =
+            None => {
+                return Err(format!(
+                    "missing or non-integer `format` field (expected {FORMAT_VERSION})"
+                ))
+            }
+        };
+        let mut history: History =
             serde_json::from_value(value).map_err(|e| format!("not a history: {e}"))?;
+        if version == 1 {
+            history.migrate_from_v1()?;
+        }
         history.validate()?;
         Ok(history)
     }
@@ -127,6 +139,27 @@ impl History {
         }
         out += "\n}\n";
         out
+    }
+
+    /// Version 1 → 2: nothing to fill in (the new fields' defaults are what version 1
+    /// meant), but a version 1 file must not use them: it would be misread by an older
+    /// isrfuzz, so it is refused rather than silently upgraded.
+    fn migrate_from_v1(&mut self) -> Result<(), String> {
+        let uses_v2 = self.events.iter().position(|e| match e {
+            Event::Produce { acks, .. } => !acks.is_one(),
+            Event::CreatePartition {
+                min_insync_replicas,
+                ..
+            } => *min_insync_replicas != 1,
+            _ => false,
+        });
+        if let Some(i) = uses_v2 {
+            return Err(format!(
+                "event {i} uses a format 2 field (acks, min_insync_replicas) in a format 1 file: set \"format\": 2"
+            ));
+        }
+        self.format = FORMAT_VERSION;
+        Ok(())
     }
 
     /// Structural checks: the things that make a history meaningless rather than a
