@@ -90,11 +90,9 @@ impl History {
             .0;
         let version = match value.get("format").and_then(serde_json::Value::as_u64) {
             Some(v) if FORMAT_VERSIONS_READ.iter().any(|&r| u64::from(r) == v) => v as u32,
-            Some(v) => {
-                return Err(format!(
-                    "unknown format version {v} (this isrfuzz reads versions 1 and {FORMAT_VERSION})"
-                ))
-            }
+            Some(v) => return Err(format!(
+                "unknown format version {v} (this isrfuzz reads versions 1 and {FORMAT_VERSION})"
+            )),
             None => {
                 return Err(format!(
                     "missing or non-integer `format` field (expected {FORMAT_VERSION})"

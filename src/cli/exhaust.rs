@@ -27,8 +27,9 @@ pub struct ExhaustArgs {
     /// Operations after the starting state.
     #[arg(long, default_value_t = 3)]
     depth: usize,
-    /// Starting cluster: `kraft` (replicas [1,2,3] on brokers 1..5) or `switched`
-    /// (a consolidating partition switched at seal 10 on brokers 1..3).
+    /// Starting cluster: `kraft` (replicas [1,2,3] on brokers 1..5), `switched`
+    /// (a consolidating partition switched at seal 10 on brokers 1..3) or `data` (a classic
+    /// partition on brokers 1..3 with produce, fetch, fence and unclean-restart moves).
     #[arg(long, default_value = "kraft")]
     start: String,
     /// Brokers in the starting cluster (3..=7; default 5 for `kraft`, 3 for `switched`).

@@ -62,6 +62,11 @@ pub fn starts() -> Vec<Start> {
                 Event::SealCommit { partition: 0 },
             ],
         },
+        Start {
+            name: "data",
+            brokers: vec![1, 2, 3],
+            setup: vec![create(vec![1, 2, 3])],
+        },
     ]
 }
 
@@ -71,7 +76,7 @@ pub fn start_named(name: &str, brokers: Option<usize>) -> Result<Start, String> 
     let mut start = starts()
         .into_iter()
         .find(|s| s.name == name)
-        .ok_or_else(|| format!("unknown start `{name}` (known: kraft, switched)"))?;
+        .ok_or_else(|| format!("unknown start `{name}` (known: kraft, switched, data)"))?;
     if let Some(n) = brokers {
         if !(3..=START_BROKERS_MAX).contains(&n) {
             return Err(format!(
@@ -91,6 +96,9 @@ pub const START_BROKERS_MAX: usize = 7;
 /// (sizes 1..=max_target), cancel, every AlterPartition ISR that holds the leader, and
 /// for the switched start: fence/unfence, a leader move, time and diskless produce.
 fn alphabet(start: &Start, state: &Cluster, max_target: usize) -> Vec<Event> {
+    if start.name == "data" {
+        return data_alphabet(start);
+    }
     let mut ops = Vec::new();
     let n = start.brokers.len();
     for mask in 1u32..(1 << n) {
@@ -146,6 +154,31 @@ fn alphabet(start: &Start, state: &Cluster, max_target: usize) -> Vec<Event> {
         ops.push(Event::ElectLeaders {
             partition: 0,
             election: crate::model::ElectionType::Preferred,
+        });
+    }
+    ops
+}
+
+/// The data plane's alphabet (start `data`, a classic partition on brokers 1..3): an acks=all
+/// produce of one record, one explicit fetch by each broker, and each broker fenced,
+/// unfenced and restarted uncleanly: the moves of KIP-101's scenarios, with no
+/// reassignment.
+fn data_alphabet(start: &Start) -> Vec<Event> {
+    let mut ops = vec![Event::Produce {
+        partition: 0,
+        records: 1,
+        acks: Acks::All,
+    }];
+    for &b in &start.brokers {
+        ops.push(Event::FollowerFetch {
+            partition: 0,
+            broker: b,
+        });
+        ops.push(Event::FenceBroker { broker: b });
+        ops.push(Event::UnfenceBroker { broker: b });
+        ops.push(Event::RestartBroker {
+            broker: b,
+            unclean: true,
         });
     }
     ops

@@ -1,0 +1,104 @@
+//! The data plane under each generation of the truncation rule: KIP-101's two scenarios,
+//! KIP-279's corner case and the fetch-path check, one line per variant. A variant swapped
+//! for a sibling changes a line here.
+
+mod common;
+
+use expect_test::{expect, Expect};
+use isrfuzz::check::history::History;
+use isrfuzz::check::oracle;
+use isrfuzz::rules::{RuleSet, Truncation};
+use std::path::Path;
+
+fn regression(name: &str) -> History {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus/regressions")
+        .join(name);
+    History::load(&path).unwrap()
+}
+
+/// `variant: D2@7 D1@10` for every truncation variant, on `complete` otherwise.
+fn per_variant(h: &History) -> String {
+    let mut out = String::new();
+    for t in Truncation::ALL {
+        let rules = RuleSet::parse(&format!("complete+truncation={}", t.name())).unwrap();
+        let v = oracle::run(h, &[rules], false);
+        let found: Vec<String> = v.sides[0]
+            .violations
+            .iter()
+            .map(|x| format!("{}@{}", x.invariant, x.step))
+            .collect();
+        out += &format!("{}: {}\n", t.name(), found.join(" "));
+    }
+    out
+}
+
+fn check(h: &History, expect: Expect) {
+    expect.assert_eq(&per_variant(h));
+}
+
+#[test]
+fn kip_101_scenario_1_only_truncating_to_the_high_watermark_loses_the_record() {
+    check(
+        &regression("kip-101-scenario-1-truncate-to-hw-loses-an-acked-record.json"),
+        expect![[r#"
+            hw: D2@7 D1@10 D4@11
+            kip-101: 
+            kip-279: 
+            fetch-divergence: 
+        "#]],
+    );
+}
+
+#[test]
+fn kip_101_scenario_2_only_truncating_to_the_high_watermark_diverges() {
+    check(
+        &regression("kip-101-scenario-2-truncate-to-hw-diverges.json"),
+        expect![[r#"
+            hw: D4@15
+            kip-101: 
+            kip-279: 
+            fetch-divergence: 
+        "#]],
+    );
+}
+
+#[test]
+fn kip_279_corner_case_needs_the_epoch_in_the_answer() {
+    check(
+        &regression("kip-279-corner-case-kip-101-keeps-a-diverged-record.json"),
+        expect![[r#"
+            hw: 
+            kip-101: D3@7 D4@8
+            kip-279: 
+            fetch-divergence: 
+        "#]],
+    );
+}
+
+/// When the cut happens: before KIP-101 never; KIP-101 and KIP-279 in the Truncating state,
+/// then the same fetch brings records; today the fetch only answers the diverging epoch and
+/// the records come with the next one.
+#[test]
+fn a_diverged_follower_after_one_fetch() {
+    // 3 takes leader 1's unreplicated record; 1 fails; 2 leads and writes 3 records of its
+    // own; 3 fetches once from 2.
+    let h = common::parse(
+        "brokers 1,2,3; create 1,2,3; produce 1; fetch 3; fence 1; produce 3; fetch 3",
+    );
+    let mut out = String::new();
+    for t in Truncation::ALL {
+        let rules = RuleSet::parse(&format!("complete+truncation={}", t.name())).unwrap();
+        let v = oracle::run(&h, &[rules], true);
+        let last = &v.sides[0].steps.last().unwrap().state;
+        let l3 = last.runtime.partitions[0].local(3).unwrap();
+        out += &format!("{}: {}\n", t.name(), l3.log.describe());
+    }
+    expect![[r#"
+        hw: e1@0 ..3
+        kip-101: e1@0 ..3
+        kip-279: e1@0 ..3
+        fetch-divergence: ..0
+    "#]]
+    .assert_eq(&out);
+}
