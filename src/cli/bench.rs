@@ -151,7 +151,12 @@ fn hunt_trials(args: &BenchArgs, b: &Bug, sink: &mut CsvSink, row: &RowFn) -> Re
 }
 
 fn exhaust_trial(b: &Bug, sink: &mut CsvSink, row: &RowFn) -> Result<(), Error> {
-    let depth = if b.start == "kraft" { 5 } else { 6 };
+    // The depth each start's bugs need (the data start's two need 7 operations).
+    let depth = match b.start {
+        "kraft" => 5,
+        "switched" => 6,
+        _ => 8,
+    };
     let (secs, ops, transitions) = bench::exhaust_trial(b, depth).map_err(Error::Usage)?;
     let result = if ops.is_some() {
         "detected"

@@ -95,6 +95,9 @@ pub const BUGS: &[Bug] = &[
         "INV-7",
         "switched",
     ),
+    // The data plane: acknowledged-record loss before KIP-101, divergence before KIP-279.
+    bug("pre-KIP-101", "complete+truncation=hw", "D2", "data"),
+    bug("pre-KIP-279", "complete+truncation=kip-101", "D3", "data"),
 ];
 
 /// The rule pairs a throughput family runs, round robin.
