@@ -4,7 +4,7 @@
 
 use crate::error::Error;
 use crate::model::broker::{LAG_MAX_MS_MAX, LAG_MAX_MS_MIN};
-use crate::model::{BrokerConfig, BrokerId, Event, BROKERS_MAX, PARTITIONS_MAX};
+use crate::model::{BrokerConfig, BrokerId, Event, BROKERS_MAX, PARTITIONS_MAX, REPLICAS_MAX};
 
 fn is_default_config(c: &BrokerConfig) -> bool {
     *c == BrokerConfig::default()
@@ -90,9 +90,11 @@ impl History {
             .0;
         let version = match value.get("format").and_then(serde_json::Value::as_u64) {
             Some(v) if FORMAT_VERSIONS_READ.iter().any(|&r| u64::from(r) == v) => v as u32,
-            Some(v) => return Err(format!(
+            Some(v) => {
+                return Err(format!(
                 "unknown format version {v} (this isrfuzz reads versions 1 and {FORMAT_VERSION})"
-            )),
+            ))
+            }
             None => {
                 return Err(format!(
                     "missing or non-integer `format` field (expected {FORMAT_VERSION})"
@@ -275,6 +277,15 @@ impl History {
                 }
                 Event::AlterDisklessSwitch { seal, .. } => {
                     (!(-2..=SEAL_MAX).contains(&seal)).then_some(("seal", seal, -2, SEAL_MAX))
+                }
+                // A topic config Kafka accepts up to any int; more than the largest
+                // replica set can never be met, so the model bounds it there.
+                Event::CreatePartition {
+                    min_insync_replicas,
+                    ..
+                } => {
+                    let (n, max) = (i64::from(min_insync_replicas), REPLICAS_MAX as i64);
+                    (!(1..=max).contains(&n)).then_some(("min_insync_replicas", n, 1, max))
                 }
                 _ => None,
             };

@@ -3,6 +3,7 @@
 //! expansion the fetch can earn (rule `seal-admission`).
 
 use super::{active_unstalled, alter_isr, consolidating, is_up, lost_prefix, Note, ReplicaState};
+use crate::model::log::Log;
 use crate::model::{BrokerId, Cluster, Rules, NO_LEADER};
 
 /// A follower fetch the leader answers: from where, against which leader log end, and
@@ -120,12 +121,13 @@ fn truncate_first(
     leader: BrokerId,
     notes: &mut Vec<Note>,
 ) -> bool {
-    let rt = &mut c.runtime.partitions[p];
-    if !rt.local(r).is_some_and(|f| f.truncating) {
+    if !c.runtime.partitions[p]
+        .local(r)
+        .is_some_and(|f| f.truncating)
+    {
         return false;
     }
-    let leader_log = rt.local(leader).expect("listed").log.clone();
-    let f = rt.local_mut(r).expect("listed");
+    let (leader_log, f) = follower_and_leader_log(c, p, r, leader);
     f.truncating = false;
     let to = rules.truncate_before_fetch(&f.log, f.hw, &leader_log);
     cut(f, to, p, notes)
@@ -143,14 +145,24 @@ fn diverged(
     leader: BrokerId,
     notes: &mut Vec<Note>,
 ) -> bool {
-    let rt = &mut c.runtime.partitions[p];
-    let leader_log = rt.local(leader).expect("listed").log.clone();
-    let f = rt.local_mut(r).expect("listed");
+    let (leader_log, f) = follower_and_leader_log(c, p, r, leader);
     let Some(to) = rules.diverging_fetch(&f.log, f.hw, &leader_log) else {
         return false;
     };
     cut(f, to, p, notes);
     true
+}
+
+/// The leader's log as the answer reads it, and the follower that applies the answer.
+fn follower_and_leader_log(
+    c: &mut Cluster,
+    p: usize,
+    r: BrokerId,
+    leader: BrokerId,
+) -> (Log, &mut super::Local) {
+    let rt = &mut c.runtime.partitions[p];
+    let leader_log = rt.local(leader).expect("listed").log.clone();
+    (leader_log, rt.local_mut(r).expect("listed"))
 }
 
 /// Truncate a follower's log to `to` (its high watermark with it); note it when records
