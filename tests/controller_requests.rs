@@ -251,3 +251,30 @@ fn stall_and_resume_toggle_once() {
         "#]],
     );
 }
+
+/// aiven/inkless main's `testReassignDisklessPartitionsToFencedBrokerIncludesInIsr`
+/// (ReplicationControlManagerTest at b1fcb5f6f7): a one-step diskless reassignment to a
+/// fenced broker puts it in the ISR (the data is in object storage); a target equal to the
+/// current replicas changes nothing.
+#[test]
+fn one_step_diskless_reassignment_takes_the_whole_target_as_isr() {
+    let rules = RuleSet::parse("pr756").unwrap();
+    let h = common::parse("brokers 1,2,3; create 1 diskless; fence 2; reassign 1,2");
+    let c = common::cluster_after(&h, &h.events, &rules);
+    let p = &c.partitions[0];
+    assert_eq!(
+        (p.replicas.clone(), p.isr.clone()),
+        (vec![1, 2], vec![1, 2])
+    );
+    let same = common::parse("brokers 1,2,3; create 1,2 diskless; reassign 1,2");
+    let before = common::cluster_after(&same, &same.events[..1], &rules);
+    let after = common::cluster_after(&same, &same.events, &rules);
+    assert_eq!(
+        after.partitions, before.partitions,
+        "no record for an unchanged target"
+    );
+    // No active target broker: refused.
+    let none = common::parse("brokers 1,2,3; create 1 diskless; fence 2; fence 3; reassign 2,3");
+    let c = common::cluster_after(&none, &none.events, &rules);
+    assert_eq!(c.partitions[0].replicas, vec![1]);
+}

@@ -485,18 +485,22 @@ fn one_step_reassignment(
     target: &[BrokerId],
 ) -> Result<Outcome, Rejection> {
     let part = &c.partitions[index];
-    let isr: Vec<BrokerId> = target.iter().copied().filter(|&b| c.is_active(b)).collect();
-    if isr.is_empty() {
-        return Err((
-            ErrorCode::InvalidReplicaAssignment,
-            "no target broker is active",
-        ));
-    }
     let mut builder = ChangeBuilder::new(part, rules, acceptor(c));
-    builder.target_replicas = target.to_vec();
-    builder.target_isr = isr;
-    builder.target_adding.clear();
-    builder.target_removing.clear();
+    // aiven/inkless b1fcb5f6f7 ReplicationControlManager.changePartitionReassignment, the
+    // diskless branch: a target equal to the current replicas sets nothing; otherwise at
+    // least one target broker must be active, and replicas and ISR both become the whole
+    // target (fenced brokers included: the data is in object storage). Adding and removing
+    // are left as they are.
+    if target != part.replicas.as_slice() {
+        if !target.iter().any(|&b| c.is_active(b)) {
+            return Err((
+                ErrorCode::InvalidReplicaAssignment,
+                "no target broker is active",
+            ));
+        }
+        builder.target_replicas = target.to_vec();
+        builder.target_isr = target.to_vec();
+    }
     let built = builder.build();
     Ok(Outcome::accepted(commit(c, index, built)))
 }

@@ -119,7 +119,9 @@ mod tests {
         );
     }
 
-    /// testDoesNotCompleteReassignmentIfIsrDoesNotHaveAllTargetReplicas: 5 missing.
+    /// An adding replica out of the ISR: [0,1,2] → [3,4,5] with 5 missing (the case of
+    /// trunk's testDoesNotCompleteReassignmentIfIsrDoesNotHaveAnAddingTargetReplica, on
+    /// a full move).
     #[test]
     fn an_adding_replica_out_of_sync() {
         check(
@@ -154,7 +156,7 @@ mod tests {
         );
     }
 
-    /// The KAFKA-19975 RF-reduction guard: [0,1,2] → [0,3], ISR [2,3].
+    /// The KAFKA-19975 RF-reduction guard: [0,1,2] → [0,3], ISR [1,2,3] (0 out of sync).
     #[test]
     fn rf_reduction_guard() {
         check(

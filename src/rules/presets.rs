@@ -131,7 +131,7 @@ pub const PRESETS: &[Preset] = &[
     ),
     ip(
         "pr756+pr760",
-        "#756 with #760 (82c0e1a2e5): at-seal exclusion and at-seal admission",
+        "#756 with #760 (82c0e1a2e5): at-seal exclusion and at-seal admission; a composition no upstream commit has (#760's head is based on main, without #756)",
         PR756_PR760,
     ),
     ip(
