@@ -66,11 +66,12 @@ pub fn follower_fetch(
         maybe_increment_leader_hw(c, p);
     }
     let hw = hw.unwrap_or(leader_hw_before);
+    if records > 0 {
+        let (leader_log, f) = follower_and_leader_log(c, p, r, req.leader);
+        f.log.copy_from(leader_log, o + records);
+    }
     {
-        let rt = &mut c.runtime.partitions[p];
-        let leader_log = rt.local(req.leader).expect("listed").log.clone();
-        let f = rt.local_mut(r).expect("listed");
-        f.log.copy_from(&leader_log, o + records);
+        let f = c.runtime.partitions[p].local_mut(r).expect("listed");
         f.hw = hw.clamp(0, f.leo());
     }
     notes.push(Note::Fetch {
@@ -129,7 +130,7 @@ fn truncate_first(
     }
     let (leader_log, f) = follower_and_leader_log(c, p, r, leader);
     f.truncating = false;
-    let to = rules.truncate_before_fetch(&f.log, f.hw, &leader_log);
+    let to = rules.truncate_before_fetch(&f.log, f.hw, leader_log);
     cut(f, to, p, notes)
 }
 
@@ -146,7 +147,7 @@ fn diverged(
     notes: &mut Vec<Note>,
 ) -> bool {
     let (leader_log, f) = follower_and_leader_log(c, p, r, leader);
-    let Some(to) = rules.diverging_fetch(&f.log, f.hw, &leader_log) else {
+    let Some(to) = rules.diverging_fetch(&f.log, f.hw, leader_log) else {
         return false;
     };
     cut(f, to, p, notes);
@@ -154,15 +155,24 @@ fn diverged(
 }
 
 /// The leader's log as the answer reads it, and the follower that applies the answer.
+/// Borrowed together without copying the leader's log (this runs on every fetch).
 fn follower_and_leader_log(
     c: &mut Cluster,
     p: usize,
     r: BrokerId,
     leader: BrokerId,
-) -> (Log, &mut super::Local) {
-    let rt = &mut c.runtime.partitions[p];
-    let leader_log = rt.local(leader).expect("listed").log.clone();
-    (leader_log, rt.local_mut(r).expect("listed"))
+) -> (&Log, &mut super::Local) {
+    let locals = &mut c.runtime.partitions[p].locals;
+    let at = |b: BrokerId| locals.iter().position(|l| l.broker == b).expect("listed");
+    let (li, fi) = (at(leader), at(r));
+    assert_ne!(li, fi, "a leader does not fetch from itself");
+    if li < fi {
+        let (lo, hi) = locals.split_at_mut(fi);
+        (&lo[li].log, &mut hi[0])
+    } else {
+        let (lo, hi) = locals.split_at_mut(li);
+        (&hi[0].log, &mut lo[fi])
+    }
 }
 
 /// Truncate a follower's log to `to` (its high watermark with it); note it when records
