@@ -102,3 +102,51 @@ fn a_diverged_follower_after_one_fetch() {
     "#]]
     .assert_eq(&out);
 }
+
+/// acks=all needs an ISR of min.insync.replicas (NOT_ENOUGH_REPLICAS, nothing appended);
+/// acks=1 does not; a waiting acks=all produce is acknowledged only once the high watermark
+/// passes it, and never if its leader moves first.
+#[test]
+fn acks_all_needs_min_isr_and_the_high_watermark() {
+    let table = |text: &str| {
+        let h = common::parse(text);
+        let v = oracle::run(&h, &[RuleSet::complete()], true);
+        let mut out = String::new();
+        for (e, step) in h.events.iter().zip(&v.sides[0].steps) {
+            let g = &step.state.ghosts[0];
+            let leader_leo = step.state.runtime.partitions[0]
+                .local(step.state.partitions[0].leader)
+                .map_or(-1, |l| l.leo());
+            let result = match &step.outcome {
+                isrfuzz::model::Outcome::Rejected { error, .. } => error.name().to_string(),
+                _ => "ok".to_string(),
+            };
+            out += &format!(
+                "{e}: {result}, leader LEO {leader_leo}, acked {}\n",
+                g.acked.len()
+            );
+        }
+        out
+    };
+    expect![[r#"
+        create [1,2,3] min.isr=2: ok, leader LEO 0, acked 0
+        alter_partition p0 isr=[1]: ok, leader LEO 0, acked 0
+        produce p0 +5 acks=all: NOT_ENOUGH_REPLICAS, leader LEO 0, acked 0
+        produce p0 +5: ok, leader LEO 5, acked 0
+        alter_partition p0 isr=[1,2]: ok, leader LEO 5, acked 0
+        produce p0 +5 acks=all: ok, leader LEO 10, acked 0
+        fetch p0 by 2: ok, leader LEO 10, acked 0
+        fetch p0 by 2: ok, leader LEO 10, acked 1
+    "#]].assert_eq(&table(
+        "brokers 1,2,3; create 1,2,3 min.isr=2; isr 1; produce 5 acks=all; produce 5; isr 1,2; produce 5 acks=all; fetch 2; fetch 2",
+    ));
+    expect![[r#"
+        create [1,2] min.isr=2: ok, leader LEO 0, acked 0
+        produce p0 +5 acks=all: ok, leader LEO 5, acked 0
+        fetch p0 by 2: ok, leader LEO 5, acked 0
+        fence 1: ok, leader LEO 5, acked 0
+    "#]]
+    .assert_eq(&table(
+        "brokers 1,2,3; create 1,2 min.isr=2; produce 5 acks=all; fetch 2; fence 1",
+    ));
+}

@@ -117,8 +117,10 @@ fn fetch_divergence(follower: &Log, follower_hw: i64, leader: &Log) -> Option<i6
         return None; // nothing fetched yet: no epoch to check
     }
     let (epoch, end) = leader.end_offset_for(last_fetched_epoch);
-    if epoch == UNDEFINED_EPOCH || end == UNDEFINED_OFFSET {
-        return None; // upstream answers OFFSET_OUT_OF_RANGE; the model's OOR path takes it
+    if end == UNDEFINED_OFFSET {
+        // (The epoch is undefined exactly then.) Upstream answers OFFSET_OUT_OF_RANGE; the
+        // model's out-of-range path takes it.
+        return None;
     }
     let fetch_offset = follower.end();
     if epoch >= last_fetched_epoch && end >= fetch_offset {

@@ -79,23 +79,25 @@ pub fn complete_pending(c: &mut Cluster) {
         }
         let part = &c.partitions[p];
         let rt = &mut c.runtime.partitions[p];
-        let leads =
-            |b: BrokerId| part.leader == b && rt.leader.as_ref().is_some_and(|l| l.broker == b);
-        let hw = |b: BrokerId| rt.local(b).map_or(-1, |l| l.hw);
+        // The broker leading now (after `sync`, the leader state is the registration's
+        // leader's or absent) and its high watermark.
+        let leading = rt.leader.as_ref().map(|l| l.broker);
+        let leader_hw = leading.and_then(|b| rt.local(b)).map(|l| l.hw);
         let enough = part.isr.len() as i64 >= i64::from(part.min_insync_replicas);
         let mut acked = Vec::new();
         let mut kept = Vec::new();
         for pending in &rt.pending_acks {
-            if !leads(pending.leader) {
+            if leading != Some(pending.leader) {
                 continue; // NOT_LEADER_OR_FOLLOWER: the producer is told it failed
             }
-            if hw(pending.leader) >= pending.records.end {
-                if enough {
-                    acked.push(pending.records);
+            match leader_hw {
+                Some(hw) if hw >= pending.records.end => {
+                    if enough {
+                        acked.push(pending.records);
+                    }
                 }
-                continue;
+                _ => kept.push(*pending),
             }
-            kept.push(*pending);
         }
         rt.pending_acks = kept;
         c.ghosts[p].acked.extend(acked);
