@@ -8,9 +8,7 @@
 use super::StepView;
 use crate::model::broker::{Local, Note, PartitionRuntime};
 use crate::model::log::Log;
-use crate::model::{
-    AckedRun, BrokerState, Cluster, Ghost, LeaderRecoveryState, Partition, NO_LEADER,
-};
+use crate::model::{AckedRun, BrokerState, Cluster, Ghost, Partition};
 use crate::rules::RuleSet;
 
 /// Classic partitions, with whether their guarantees still hold: an unclean election or
@@ -79,11 +77,10 @@ pub(super) fn d1_acked_kept(v: &StepView) -> Option<String> {
     })
 }
 
-/// The leader a client would read from: live, recovered, hosting a replica.
+/// The leader a client would read from: active and hosting a replica. (A RECOVERING one
+/// comes only from an unclean election, after which the partition is not judged.)
 fn serving_leader<'a>(c: &Cluster, p: &Partition, rt: &'a PartitionRuntime) -> Option<&'a Local> {
-    let alive = p.leader != NO_LEADER && c.is_active(p.leader);
-    let recovered = p.leader_recovery_state == LeaderRecoveryState::Recovered;
-    (alive && recovered).then(|| rt.local(p.leader)).flatten()
+    c.is_active(p.leader).then(|| rt.local(p.leader)).flatten()
 }
 
 /// D2: the live leader holds every acknowledged record.
@@ -180,4 +177,31 @@ pub(super) fn v14_truncated(v: &StepView) -> bool {
         .notes()
         .iter()
         .any(|n| matches!(n, Note::Truncate { .. }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `first_missing` over the union of what each log holds: a record held by no log is
+    /// found even when others hold what comes before and after it.
+    #[test]
+    fn the_first_record_no_log_holds() {
+        let run = AckedRun {
+            epoch: 2,
+            start: 0,
+            end: 6,
+        };
+        let mut a = Log::default();
+        a.append(2, 2); // [0,2) in epoch 2
+        let mut b = Log::default();
+        b.append(1, 3);
+        b.append(2, 3); // [3,6) in epoch 2, offset 2 in epoch 1
+        assert_eq!(first_missing([&a, &b].into_iter(), &run), Some(2));
+        let mut c = Log::default();
+        c.append(2, 6);
+        assert_eq!(first_missing([&a, &b, &c].into_iter(), &run), None);
+        assert_eq!(first_missing(std::iter::empty(), &run), Some(0));
+        assert_eq!(held(&b, &run), vec![(3, 6)]);
+    }
 }
