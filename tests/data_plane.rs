@@ -42,7 +42,7 @@ fn kip_101_scenario_1_only_truncating_to_the_high_watermark_loses_the_record() {
     check(
         &regression("kip-101-scenario-1-truncate-to-hw-loses-an-acked-record.json"),
         expect![[r#"
-            hw: D2@7 D1@10 D4@11
+            hw: D2@7 D5@7 D1@10 D4@11
             kip-101: 
             kip-279: 
             fetch-divergence: 
@@ -69,7 +69,7 @@ fn kip_279_corner_case_needs_the_epoch_in_the_answer() {
         &regression("kip-279-corner-case-kip-101-keeps-a-diverged-record.json"),
         expect![[r#"
             hw: 
-            kip-101: D3@7 D4@8
+            kip-101: D3@7 D5@7 D4@8
             kip-279: 
             fetch-divergence: 
         "#]],
