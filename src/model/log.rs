@@ -377,4 +377,53 @@ mod tests {
         assert_eq!(f.describe(), "e1@0 e3@4 e5@6 ..9");
         assert!((0..9).all(|o| f.epoch_at(o) == leader.epoch_at(o)));
     }
+
+    #[test]
+    fn the_log_start_deletes_below_it_and_moves_the_floor_entry() {
+        let mut l = log(&[(1, 0), (3, 5)], 8);
+        assert!(!l.increment_start(0), "not above the start: nothing moves");
+        assert!(l.increment_start(6));
+        assert_eq!(l.describe(), "6.. e3@6 ..8");
+        assert_eq!((l.start(), l.recovery_point()), (6, 6));
+        assert_eq!((l.epoch_at(5), l.epoch_at(6)), (None, Some(3)));
+        assert!(!l.increment_start(4), "the start never moves down");
+        // Another log that holds different records below 6 matches it from 6 up.
+        let other = log(&[(2, 0), (3, 5)], 8);
+        assert_eq!(l.diverges_from(&other), 8);
+        assert_eq!(other.diverges_from(&log(&[(1, 0), (3, 5)], 8)), 0);
+        // Truncating below the start empties the log and starts it there.
+        l.truncate_to(2);
+        assert_eq!(
+            (l.describe(), l.start(), l.end()),
+            ("2.. ..2".to_string(), 2, 2)
+        );
+    }
+
+    #[test]
+    fn a_follower_behind_the_leaders_start_starts_over_there() {
+        let mut leader = log(&[(1, 0), (3, 5)], 8);
+        leader.increment_start(6);
+        let mut f = log(&[(1, 0)], 2);
+        f.copy_from(&leader, 8);
+        assert_eq!(f.describe(), "6.. e3@6 ..8");
+        let mut g = Log::of(1, 4);
+        g.flush();
+        g.truncate_fully_and_start_at(7);
+        assert_eq!((g.start(), g.end(), g.recovery_point()), (7, 7, 4));
+        assert!(g.entries().is_empty());
+    }
+
+    #[test]
+    fn the_recovery_point_follows_flushes_and_truncations() {
+        let mut l = Log::of(1, 5);
+        assert_eq!(l.recovery_point(), 0, "nothing is flushed until a flush");
+        l.flush();
+        assert_eq!(l.recovery_point(), 5);
+        l.append(2, 3);
+        assert_eq!(l.recovery_point(), 5, "appends are not flushed");
+        l.truncate_to(3);
+        assert_eq!(l.recovery_point(), 3, "follows the end down");
+        l.truncate_to(9);
+        assert_eq!(l.recovery_point(), 3);
+    }
 }
