@@ -428,6 +428,11 @@ pub fn caught_up_by_assertion(
                 l.hw = l.hw.min(l.leo());
             }
             l.log.copy_from(&leader_log, target);
+            // Its fetches also brought the leader's log start (`processPartitionData`), which
+            // deletes any diverged records still below it; the high watermark is raised to
+            // the start if below (`UnifiedLog.updateLogStartOffset`).
+            l.log.increment_start(leader_log.start());
+            l.hw = l.hw.max(l.log.start());
             if l.leo() < target {
                 // Classic records below the seal that the leader lost (docs/model/inkless.md).
                 l.log.append(part.leader_epoch.max(0), target - l.leo());
