@@ -42,7 +42,7 @@ fn kip_101_scenario_1_only_truncating_to_the_high_watermark_loses_the_record() {
     check(
         &regression("kip-101-scenario-1-truncate-to-hw-loses-an-acked-record.json"),
         expect![[r#"
-            hw: D2@7 D1@10 D4@11
+            hw: D2@7 D5@7 D1@10 D4@11
             kip-101: 
             kip-279: 
             fetch-divergence: 
@@ -69,7 +69,7 @@ fn kip_279_corner_case_needs_the_epoch_in_the_answer() {
         &regression("kip-279-corner-case-kip-101-keeps-a-diverged-record.json"),
         expect![[r#"
             hw: 
-            kip-101: D3@7 D4@8
+            kip-101: D3@7 D5@7 D4@8
             kip-279: 
             fetch-divergence: 
         "#]],
@@ -149,4 +149,48 @@ fn acks_all_needs_min_isr_and_the_high_watermark() {
     .assert_eq(&table(
         "brokers 1,2,3; create 1,2 min.isr=2; produce 5 acks=all; fetch 2; fence 1",
     ));
+}
+
+/// KIP-101's first scenario with acks=1: nothing is acknowledged to an acks=all producer,
+/// so D1 and D2 have nothing to judge, but the records were readable below the high
+/// watermark before the truncation to a stale one replaced them (D5). Today's truncation
+/// keeps them.
+#[test]
+fn consistent_read_sees_the_acks_1_records_kip_101_loses() {
+    let h = common::parse(
+        "brokers 1,2,3; create 1,2,3; produce 5; fetch 2; fetch 3; fetch 2; fetch 3; \
+         fence 1; fence 2; produce 2",
+    );
+    check(
+        &h,
+        expect![[r#"
+            hw: D5@7 D4@9
+            kip-101: 
+            kip-279: 
+            fetch-divergence: 
+        "#]],
+    );
+}
+
+/// DeleteRecords is deletion on purpose: acknowledged records below the log start are on
+/// no replica, and no data invariant asks for them; a follower left below the leader's
+/// start fetches out of range and starts over there.
+#[test]
+fn deleted_acknowledged_records_are_not_lost() {
+    let h = regression("delete-records-follower-starts-over-at-the-leaders-log-start.json");
+    let v = oracle::run(&h, &[RuleSet::complete()], true);
+    let after_oor = &v.sides[0].steps[4].state.runtime.partitions[0];
+    expect!["5.. ..5"].assert_eq(&after_oor.local(2).unwrap().log.describe());
+    let end = &v.sides[0].steps.last().unwrap().state;
+    assert_eq!(end.ghosts[0].deleted_below, 5);
+    assert!(v.sides[0].violations.is_empty());
+    check(
+        &h,
+        expect![[r#"
+            hw: 
+            kip-101: 
+            kip-279: 
+            fetch-divergence: 
+        "#]],
+    );
 }

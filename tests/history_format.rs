@@ -1,4 +1,4 @@
-//! The history file format (format 2, which reads format 1): fields at their default are left out, so committed
+//! The history file format (format 3, which reads formats 1 and 2): fields at their default are left out, so committed
 //! files stay short and readable, and every value survives a round trip. Plus the one
 //! history edit the minimizer makes that renumbers partitions.
 
@@ -106,21 +106,84 @@ fn dropping_a_create_drops_its_events_and_renumbers_the_later_partitions() {
     .assert_eq(&(partitions.join("\n") + "\n"));
 }
 
-/// Format 1 files load as format 2 (their meaning is format 2 with acks=1 and
-/// min.insync.replicas=1), are written back as format 2, and may not use format 2's fields;
-/// other versions are refused with the versions this build reads.
+/// Format 1 files load as format 3 (their meaning is format 2 with acks=1 and
+/// min.insync.replicas=1, which is format 3 with nothing more), are written back as format
+/// 3, and may not use format 2's fields; other versions are refused with the versions this
+/// build reads.
 #[test]
 fn format_1_is_migrated_and_other_versions_refused() {
     let v1 = r#"{"format": 1, "brokers": [1,2], "events": [{"op":"create_partition","replicas":[1,2]},{"op":"produce","records":3}]}"#;
     let h = History::from_json(v1).unwrap();
-    assert_eq!(h.format, 2);
-    assert!(h.to_json().contains("\"format\": 2"), "{}", h.to_json());
+    assert_eq!(h.format, 3);
+    assert!(h.to_json().contains("\"format\": 3"), "{}", h.to_json());
     let v1_with_acks = v1.replace(r#""records":3"#, r#""records":3,"acks":"all""#);
     expect![[r#"event 1 uses a format 2 field (acks, min_insync_replicas) in a format 1 file: set "format": 2"#]]
         .assert_eq(&History::from_json(&v1_with_acks).unwrap_err());
     let v2_with_acks = v1_with_acks.replace(r#""format": 1"#, r#""format": 2"#);
     assert!(History::from_json(&v2_with_acks).is_ok());
-    let v3 = v1.replace(r#""format": 1"#, r#""format": 3"#);
-    expect!["unknown format version 3 (this isrfuzz reads versions 1 and 2)"]
-        .assert_eq(&History::from_json(&v3).unwrap_err());
+    let v4 = v1.replace(r#""format": 1"#, r#""format": 4"#);
+    expect!["unknown format version 4 (this isrfuzz reads versions 1 to 3)"]
+        .assert_eq(&History::from_json(&v4).unwrap_err());
+}
+
+/// Format 2's unclean restart kept the log up to the high watermark: it loads as format 3's
+/// `"survives": "high_watermark"` (a clean one stays as it is). Format 3's events and field
+/// are refused in a format 1 or 2 file, and `survives` without `unclean` in any.
+#[test]
+fn format_2_unclean_restarts_keep_their_meaning() {
+    let v2 = r#"{"format": 2, "brokers": [1,2], "events": [{"op":"create_partition","replicas":[1,2]},{"op":"restart_broker","broker":2,"unclean":true},{"op":"restart_broker","broker":1}]}"#;
+    let h = History::from_json(v2).unwrap();
+    expect![[r#"
+        {
+          "format": 3,
+          "brokers": [1,2],
+          "events": [
+            {"op":"create_partition","replicas":[1,2]},
+            {"op":"restart_broker","broker":2,"unclean":true,"survives":"high_watermark"},
+            {"op":"restart_broker","broker":1}
+          ]
+        }
+    "#]]
+    .assert_eq(&h.to_json());
+    let v3 = v2.replace(r#""format": 2"#, r#""format": 3"#);
+    assert!(!History::from_json(&v3)
+        .unwrap()
+        .to_json()
+        .contains("survives"));
+    for (v3_only, text) in [
+        ("delete_records", r#"{"op":"delete_records","offset":-1}"#),
+        ("flush_broker", r#"{"op":"flush_broker","broker":1}"#),
+        (
+            "survives",
+            r#"{"op":"restart_broker","broker":1,"unclean":true,"survives":"flushed"}"#,
+        ),
+    ] {
+        let with = v2.replace(r#"{"op":"restart_broker","broker":1}"#, text);
+        let err = History::from_json(&with).unwrap_err();
+        assert_eq!(
+            err,
+            r#"event 2 uses a format 3 event or field (delete_records, flush_broker, survives) in a format 2 file: set "format": 3"#,
+            "{v3_only}"
+        );
+        let v1 = with.replace(r#""format": 2"#, r#""format": 1"#);
+        assert!(
+            History::from_json(&v1).unwrap_err().contains("format 3"),
+            "{v3_only}"
+        );
+        assert!(History::from_json(&with.replace(r#""format": 2"#, r#""format": 3"#)).is_ok());
+    }
+    let clean_survives = v3.replace(
+        r#"{"op":"restart_broker","broker":1}"#,
+        r#"{"op":"restart_broker","broker":1,"survives":"flushed"}"#,
+    );
+    expect![[
+        r#"step 2 (restart 1): `survives` needs `"unclean": true` (a clean shutdown loses nothing)"#
+    ]]
+    .assert_eq(&History::from_json(&clean_survives).unwrap_err());
+    let beyond = v3.replace(
+        r#"{"op":"restart_broker","broker":1}"#,
+        r#"{"op":"delete_records","offset":-2}"#,
+    );
+    expect!["step 2 (delete_records p0 below -2): offset -2 outside -1..=1000000000"]
+        .assert_eq(&History::from_json(&beyond).unwrap_err());
 }

@@ -158,7 +158,7 @@ fn ce_e_one_step_reassignment_of_a_switched_partition() {
 #[test]
 fn ce_f_unfence_re_adds_a_replica_below_the_seal() {
     check(
-        "create 1,2; produce 90; time 15000; stall 2; produce 10; switch; alter-switch 100; restart 2 unclean",
+        "create 1,2; produce 90; time 15000; stall 2; produce 10; switch; alter-switch 100; restart 2 unclean survives=hw",
         &["inkless-complete+unfence-expansion=pre-754", "inkless-complete"],
         expect![[r#"
             inkless-complete+unfence-expansion=pre-754: violates INV-2@7

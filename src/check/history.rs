@@ -4,7 +4,9 @@
 
 use crate::error::Error;
 use crate::model::broker::{LAG_MAX_MS_MAX, LAG_MAX_MS_MIN};
-use crate::model::{BrokerConfig, BrokerId, Event, BROKERS_MAX, PARTITIONS_MAX, REPLICAS_MAX};
+use crate::model::{
+    BrokerConfig, BrokerId, Event, Survives, BROKERS_MAX, PARTITIONS_MAX, REPLICAS_MAX,
+};
 
 fn is_default_config(c: &BrokerConfig) -> bool {
     *c == BrokerConfig::default()
@@ -22,9 +24,13 @@ use std::path::Path;
 /// Version 2 added the data plane's fields (`acks` on `produce`, `min_insync_replicas` on
 /// `create_partition`); a version 1 file is read as version 2 with both at their defaults,
 /// which is what it meant (acks=1 produces, min.insync.replicas=1).
-pub const FORMAT_VERSION: u32 = 2;
+/// Version 3 added recovery points: `delete_records`, `flush_broker` and `survives` on
+/// `restart_broker`, and an unclean restart now keeps only the flushed prefix. A version 2
+/// unclean restart meant "keep the log up to the high watermark", so it is read as
+/// `"survives": "high_watermark"`.
+pub const FORMAT_VERSION: u32 = 3;
 /// Every version this build reads.
-pub const FORMAT_VERSIONS_READ: [u32; 2] = [1, 2];
+pub const FORMAT_VERSIONS_READ: [u32; 3] = [1, 2, 3];
 /// A history longer than this is refused (memory and time stay bounded).
 pub const EVENTS_MAX: usize = 1024;
 /// No list inside an event may be longer than this.
@@ -92,7 +98,7 @@ impl History {
             Some(v) if FORMAT_VERSIONS_READ.iter().any(|&r| u64::from(r) == v) => v as u32,
             Some(v) => {
                 return Err(format!(
-                "unknown format version {v} (this isrfuzz reads versions 1 and {FORMAT_VERSION})"
+                "unknown format version {v} (this isrfuzz reads versions 1 to {FORMAT_VERSION})"
             ))
             }
             None => {
@@ -105,6 +111,9 @@ impl History {
             serde_json::from_value(value).map_err(|e| format!("not a history: {e}"))?;
         if version == 1 {
             history.migrate_from_v1()?;
+        }
+        if version <= 2 {
+            history.migrate_from_v2()?;
         }
         history.validate()?;
         Ok(history)
@@ -157,6 +166,41 @@ impl History {
             return Err(format!(
                 "event {i} uses a format 2 field (acks, min_insync_replicas) in a format 1 file: set \"format\": 2"
             ));
+        }
+        self.format = 2;
+        Ok(())
+    }
+
+    /// Version 2 → 3: an unclean restart kept the log up to the high watermark, which
+    /// version 3 spells `"survives": "high_watermark"`. A version 2 file may not use what
+    /// version 3 added (an older isrfuzz would refuse or misread it).
+    fn migrate_from_v2(&mut self) -> Result<(), String> {
+        let uses_v3 = self.events.iter().position(|e| {
+            matches!(
+                e,
+                Event::DeleteRecords { .. }
+                    | Event::FlushBroker { .. }
+                    | Event::RestartBroker {
+                        survives: Some(_),
+                        ..
+                    }
+            )
+        });
+        if let Some(i) = uses_v3 {
+            return Err(format!(
+                "event {i} uses a format 3 event or field (delete_records, flush_broker, survives) in a format {} file: set \"format\": 3",
+                self.format
+            ));
+        }
+        for e in &mut self.events {
+            if let Event::RestartBroker {
+                unclean: true,
+                survives,
+                ..
+            } = e
+            {
+                *survives = Some(Survives::HighWatermark);
+            }
         }
         self.format = FORMAT_VERSION;
         Ok(())
@@ -263,6 +307,16 @@ impl History {
             | Event::AlterPartition { isr: l, .. } => l.len(),
             _ => 0,
         };
+        if let Event::RestartBroker {
+            unclean: false,
+            survives: Some(_),
+            ..
+        } = event
+        {
+            return Err(format!(
+                "step {step} ({event}): `survives` needs `\"unclean\": true` (a clean shutdown loses nothing)"
+            ));
+        }
         if longest > LIST_MAX {
             return Err(format!(
                 "step {step}: a list of {longest} ids, more than the limit of {LIST_MAX}"
@@ -277,6 +331,10 @@ impl History {
                 }
                 Event::AlterDisklessSwitch { seal, .. } => {
                     (!(-2..=SEAL_MAX).contains(&seal)).then_some(("seal", seal, -2, SEAL_MAX))
+                }
+                // -1 is DeleteRecords' "up to the high watermark".
+                Event::DeleteRecords { offset, .. } => {
+                    (!(-1..=SEAL_MAX).contains(&offset)).then_some(("offset", offset, -1, SEAL_MAX))
                 }
                 // A topic config Kafka accepts up to any int; more than the largest
                 // replica set can never be met, so the model bounds it there.

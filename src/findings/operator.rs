@@ -47,6 +47,16 @@ fn json_file(n: usize, partition: usize, target: &[BrokerId]) -> String {
 }
 
 /// Step `n`; `last` is the step of the latest reassignment (its JSON file).
+/// Restarting a broker, cleanly or by a power cut.
+fn restart_text(broker: BrokerId, unclean: bool) -> String {
+    let how = if unclean {
+        "cut its power (a kill -9 keeps the page cache) instead of "
+    } else {
+        ""
+    };
+    format!("restart broker {broker} ({how}kafka-server-stop.sh, then kafka-server-start.sh)")
+}
+
 fn step(
     event: &Event,
     n: usize,
@@ -104,9 +114,11 @@ fn step(
         Event::ControlledShutdown { broker } => {
             format!("stop broker {broker} cleanly (kafka-server-stop.sh: controlled shutdown)")
         }
-        Event::RestartBroker { broker, unclean } => format!(
-            "restart broker {broker} ({}kafka-server-stop.sh, then kafka-server-start.sh)",
-            if *unclean { "kill -9 instead of " } else { "" }
+        Event::RestartBroker {
+            broker, unclean, ..
+        } => restart_text(*broker, *unclean),
+        Event::DeleteRecords { partition, offset } => format!(
+            "delete the records of partition {partition} below offset {offset} (kafka-delete-records.sh {BS} --offset-json-file with offset {offset})"
         ),
         Event::Produce { records, .. } => format!(
             "produce {records} records to {TOPIC} (kafka-producer-perf-test.sh --topic {TOPIC} --num-records {records} --record-size 100 --throughput -1 --producer-props bootstrap.servers=$BS)"

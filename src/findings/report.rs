@@ -94,6 +94,14 @@ fn note_cell(note: &Note) -> String {
             };
             format!("  fetch p{partition} by {follower} at {fetch_offset}: {records} records, HW {hw} ({path})")
         }
+        Note::OutOfRange {
+            partition,
+            follower,
+            fetch_offset,
+            to,
+        } => format!(
+            "  fetch p{partition} by {follower} at {fetch_offset}: OFFSET_OUT_OF_RANGE, fetches from {to} next"
+        ),
         Note::Shrink {
             partition,
             leader,

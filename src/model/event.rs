@@ -47,6 +47,22 @@ impl Acks {
     }
 }
 
+/// What survives a power loss on a broker (`restart_broker` with `unclean`): the log is
+/// recovered from its recovery point, and what the operating system had not written back
+/// is lost. Upstream recovery (`LogLoader.recoverLog`) keeps every valid batch above the
+/// recovery point and cuts at the first invalid one, so any cut between the recovery point
+/// and the log end can happen; these name two of them.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Survives {
+    /// Only the flushed prefix (everything below the recovery point): the worst case.
+    #[default]
+    Flushed,
+    /// Also what was written back up to the local high watermark (never less than the
+    /// flushed prefix): what format 2 meant by an unclean shutdown.
+    HighWatermark,
+}
+
 fn yes() -> bool {
     true
 }
@@ -189,6 +205,24 @@ pub enum Event {
         broker: BrokerId,
         #[serde(default, skip_serializing_if = "is_false")]
         unclean: bool,
+        /// With `unclean`: what survives the power loss (default: the flushed prefix).
+        /// Format 3.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        survives: Option<Survives>,
+    },
+    /// DeleteRecords (`Partition.deleteRecordsOnLeader`): the leader's log start offset
+    /// moves to `offset` (-1: its high watermark), which may not pass the high watermark
+    /// (OFFSET_OUT_OF_RANGE). Classic topics only. Format 3.
+    DeleteRecords {
+        #[serde(default, skip_serializing_if = "is_zero")]
+        partition: usize,
+        offset: i64,
+    },
+    /// The broker flushes every local log to disk (`UnifiedLog.flush`: LogManager's
+    /// periodic flush, `log.flush.interval.*`, a segment roll): the recovery points reach
+    /// the log ends. Format 3.
+    FlushBroker {
+        broker: BrokerId,
     },
 }
 
@@ -204,7 +238,8 @@ impl Event {
             | Event::FollowerFetch { partition, .. }
             | Event::SwitchStart { partition, .. }
             | Event::SealCommit { partition }
-            | Event::AlterDisklessSwitch { partition, .. } => Some(partition),
+            | Event::AlterDisklessSwitch { partition, .. }
+            | Event::DeleteRecords { partition, .. } => Some(partition),
             _ => None,
         }
     }
@@ -219,7 +254,8 @@ impl Event {
             | Event::FollowerFetch { partition, .. }
             | Event::SwitchStart { partition, .. }
             | Event::SealCommit { partition }
-            | Event::AlterDisklessSwitch { partition, .. } => Some(partition),
+            | Event::AlterDisklessSwitch { partition, .. }
+            | Event::DeleteRecords { partition, .. } => Some(partition),
             _ => None,
         }
     }
@@ -233,6 +269,7 @@ impl Event {
             | Event::FollowerFetch { broker, .. }
             | Event::StallBroker { broker }
             | Event::ResumeBroker { broker }
+            | Event::FlushBroker { broker }
             | Event::RestartBroker { broker, .. } => Some(broker),
             _ => None,
         }
@@ -254,6 +291,7 @@ impl Event {
             | Event::FollowerFetch { broker, .. }
             | Event::StallBroker { broker }
             | Event::ResumeBroker { broker }
+            | Event::FlushBroker { broker }
             | Event::RestartBroker { broker, .. } => vec![broker],
             _ => Vec::new(),
         }
@@ -359,12 +397,33 @@ impl fmt::Display for Event {
             }
             Event::StallBroker { broker } => write!(f, "stall {broker}"),
             Event::ResumeBroker { broker } => write!(f, "resume {broker}"),
-            Event::RestartBroker { broker, unclean } => {
-                write!(f, "restart {broker}")?;
-                flag(f, *unclean, " unclean")
-            }
+            Event::RestartBroker { .. } => fmt_restart(self, f),
+            Event::DeleteRecords { partition, offset } => match offset {
+                -1 => write!(f, "delete_records p{partition} to the hw"),
+                _ => write!(f, "delete_records p{partition} below {offset}"),
+            },
+            Event::FlushBroker { broker } => write!(f, "flush {broker}"),
         }
     }
+}
+
+/// `restart 2 unclean survives=hw`.
+fn fmt_restart(e: &Event, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    let Event::RestartBroker {
+        broker,
+        unclean,
+        survives,
+    } = e
+    else {
+        unreachable!("called for restart_broker only")
+    };
+    write!(f, "restart {broker}")?;
+    flag(f, *unclean, " unclean")?;
+    flag(
+        f,
+        *survives == Some(Survives::HighWatermark),
+        " survives=hw",
+    )
 }
 
 /// A step table's optional flag: `text` when `on`.

@@ -9,6 +9,14 @@
 //! `assign`, `maybeTruncateNonMonotonicEntries`, `truncateFromEnd`, `endOffsetFor`,
 //! `latestEpoch`. Model: docs/model/brokers.md#local-replica.
 //!
+//! Besides the cache, a log has the two offsets `UnifiedLog` keeps beside it: the log start
+//! offset (records below it are deleted on purpose: DeleteRecords,
+//! `UnifiedLog.maybeIncrementLogStartOffset`) and the recovery point (everything below it
+//! is flushed to disk, `LocalLog.recoveryPoint`; a power loss keeps at least that much).
+//! Both are in storage/src/main/java/org/apache/kafka/storage/internals/log/ at the same
+//! commit (`UnifiedLog.java`: `maybeIncrementLogStartOffset`, `updateLogStartOffset`,
+//! `truncateTo`, `truncateFullyAndStartAt`, `flush`; `LocalLog.java`: `updateLogEndOffset`).
+//!
 //! Bounded: one entry per leader epoch that wrote to this log, and epochs only grow with
 //! events; `ENTRIES_MAX` caps it (a history that needs more is refused by the model).
 
@@ -32,12 +40,26 @@ pub struct Log {
     /// Strictly increasing in both epoch and start offset (the cache's monotonicity).
     entries: Vec<EpochEntry>,
     end_offset: i64,
+    /// `logStartOffset`: records below it are deleted; never above the end.
+    start_offset: i64,
+    /// `recoveryPoint`: the first offset not flushed to disk; never above the end.
+    recovery_point: i64,
 }
 
 impl Log {
     /// The log end offset (LEO).
     pub fn end(&self) -> i64 {
         self.end_offset
+    }
+
+    /// The log start offset: the first record the log still holds (or its end when empty).
+    pub fn start(&self) -> i64 {
+        self.start_offset
+    }
+
+    /// The recovery point: everything below it is on disk.
+    pub fn recovery_point(&self) -> i64 {
+        self.recovery_point
     }
 
     pub fn entries(&self) -> &[EpochEntry] {
@@ -51,7 +73,7 @@ impl Log {
 
     /// The epoch of the leader that appended the record at `offset`, if the log holds it.
     pub fn epoch_at(&self, offset: i64) -> Option<i32> {
-        if offset < 0 || offset >= self.end_offset {
+        if offset < self.start_offset || offset >= self.end_offset {
             return None;
         }
         self.entries
@@ -99,7 +121,12 @@ impl Log {
 
     /// Append the leader's records `[from, to)` with the epochs the leader's log has there.
     /// `from` must be this log's end.
+    /// A log that ends below the leader's start first starts over at it, as a follower does
+    /// after OFFSET_OUT_OF_RANGE (`truncate_fully_and_start_at`).
     pub fn copy_from(&mut self, leader: &Log, to: i64) {
+        if self.end_offset < leader.start_offset {
+            self.truncate_fully_and_start_at(leader.start_offset);
+        }
         let from = self.end_offset;
         let to = to.min(leader.end_offset);
         for (i, e) in leader.entries.iter().enumerate() {
@@ -118,10 +145,57 @@ impl Log {
     /// `offset` and the epoch entries that start there or later. At or above the end it
     /// still drops entries that start at the end (an epoch a former leader assigned but
     /// never wrote in), as upstream does.
+    /// Below the log start the whole log goes and it starts at `offset` (upstream
+    /// `truncateFullyAndStartAt` when the first segment starts above the target; otherwise
+    /// `logStartOffset = min(target, logStartOffset)`). The recovery point follows the end
+    /// down (`LocalLog.updateLogEndOffset`).
     pub fn truncate_to(&mut self, offset: i64) {
         let offset = offset.max(0).min(self.end_offset);
+        if offset < self.start_offset {
+            self.truncate_fully_and_start_at(offset);
+            return;
+        }
         self.entries.retain(|e| e.start_offset < offset);
         self.end_offset = offset;
+        self.recovery_point = self.recovery_point.min(offset);
+    }
+
+    /// `UnifiedLog.truncateFullyAndStartAt(offset)`: delete every record and start an empty
+    /// log at `offset` (the cache is cleared; the log start, the end and the recovery point
+    /// are all `offset`).
+    pub fn truncate_fully_and_start_at(&mut self, offset: i64) {
+        let offset = offset.max(0);
+        self.entries.clear();
+        self.start_offset = offset;
+        self.end_offset = offset;
+        self.recovery_point = self.recovery_point.min(offset);
+    }
+
+    /// `UnifiedLog.maybeIncrementLogStartOffset(offset)` (the caller checks it against the
+    /// high watermark): records below `offset` are deleted; the cache's
+    /// `truncateFromStart` drops the entries wholly below it and moves the one it falls in
+    /// to start there; the recovery point rises to it (`updateLogStartOffset`). Returns
+    /// whether the start moved.
+    pub fn increment_start(&mut self, offset: i64) -> bool {
+        let offset = offset.min(self.end_offset);
+        if offset <= self.start_offset {
+            return false;
+        }
+        let floor = self.entries.iter().rposition(|e| e.start_offset <= offset);
+        if let Some(i) = floor {
+            self.entries.drain(..i);
+            self.entries[0].start_offset = offset;
+        }
+        // An entry that starts exactly at the end (an epoch assigned, nothing written) and
+        // the rest stay as they are.
+        self.start_offset = offset;
+        self.recovery_point = self.recovery_point.max(offset);
+        true
+    }
+
+    /// `UnifiedLog.flush`: everything written so far is on disk.
+    pub fn flush(&mut self) {
+        self.recovery_point = self.end_offset;
     }
 
     /// `endOffsetFor(requestedEpoch, logEndOffset)`: the largest epoch ≤ `requested` this
@@ -163,13 +237,15 @@ impl Log {
 
     /// The first offset where this log and `other` hold different records (or where the
     /// shorter one ends): everything below it is the same on both.
+    /// Offsets below either log start are deleted on purpose and not compared.
     pub fn diverges_from(&self, other: &Log) -> i64 {
         let end = self.end_offset.min(other.end_offset);
+        let first = self.start_offset.max(other.start_offset);
         let mut starts: Vec<i64> = self
             .entries
             .iter()
             .chain(&other.entries)
-            .map(|e| e.start_offset)
+            .map(|e| e.start_offset.max(first))
             .filter(|&s| s < end)
             .collect();
         starts.sort_unstable();
@@ -186,7 +262,8 @@ impl Log {
         log
     }
 
-    /// Compact form for step tables and details: `e1@0 e3@5 ..8`.
+    /// Compact form for step tables and details: `e1@0 e3@5 ..8`, with the log start in
+    /// front when records were deleted (`3.. e1@3 e3@5 ..8`).
     pub fn describe(&self) -> String {
         let mut parts: Vec<String> = self
             .entries
@@ -194,6 +271,9 @@ impl Log {
             .map(|e| format!("e{}@{}", e.epoch, e.start_offset))
             .collect();
         parts.push(format!("..{}", self.end_offset));
+        if self.start_offset > 0 {
+            parts.insert(0, format!("{}..", self.start_offset));
+        }
         parts.join(" ")
     }
 }
@@ -296,5 +376,54 @@ mod tests {
         f.copy_from(&leader, 100);
         assert_eq!(f.describe(), "e1@0 e3@4 e5@6 ..9");
         assert!((0..9).all(|o| f.epoch_at(o) == leader.epoch_at(o)));
+    }
+
+    #[test]
+    fn the_log_start_deletes_below_it_and_moves_the_floor_entry() {
+        let mut l = log(&[(1, 0), (3, 5)], 8);
+        assert!(!l.increment_start(0), "not above the start: nothing moves");
+        assert!(l.increment_start(6));
+        assert_eq!(l.describe(), "6.. e3@6 ..8");
+        assert_eq!((l.start(), l.recovery_point()), (6, 6));
+        assert_eq!((l.epoch_at(5), l.epoch_at(6)), (None, Some(3)));
+        assert!(!l.increment_start(4), "the start never moves down");
+        // Another log that holds different records below 6 matches it from 6 up.
+        let other = log(&[(2, 0), (3, 5)], 8);
+        assert_eq!(l.diverges_from(&other), 8);
+        assert_eq!(other.diverges_from(&log(&[(1, 0), (3, 5)], 8)), 0);
+        // Truncating below the start empties the log and starts it there.
+        l.truncate_to(2);
+        assert_eq!(
+            (l.describe(), l.start(), l.end()),
+            ("2.. ..2".to_string(), 2, 2)
+        );
+    }
+
+    #[test]
+    fn a_follower_behind_the_leaders_start_starts_over_there() {
+        let mut leader = log(&[(1, 0), (3, 5)], 8);
+        leader.increment_start(6);
+        let mut f = log(&[(1, 0)], 2);
+        f.copy_from(&leader, 8);
+        assert_eq!(f.describe(), "6.. e3@6 ..8");
+        let mut g = Log::of(1, 4);
+        g.flush();
+        g.truncate_fully_and_start_at(7);
+        assert_eq!((g.start(), g.end(), g.recovery_point()), (7, 7, 4));
+        assert!(g.entries().is_empty());
+    }
+
+    #[test]
+    fn the_recovery_point_follows_flushes_and_truncations() {
+        let mut l = Log::of(1, 5);
+        assert_eq!(l.recovery_point(), 0, "nothing is flushed until a flush");
+        l.flush();
+        assert_eq!(l.recovery_point(), 5);
+        l.append(2, 3);
+        assert_eq!(l.recovery_point(), 5, "appends are not flushed");
+        l.truncate_to(3);
+        assert_eq!(l.recovery_point(), 3, "follows the end down");
+        l.truncate_to(9);
+        assert_eq!(l.recovery_point(), 3);
     }
 }

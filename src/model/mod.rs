@@ -18,7 +18,7 @@ mod ops;
 pub mod symmetry;
 
 pub use broker::{BrokerConfig, Note, ReplicaState};
-pub use event::{Acks, ElectionType, Event};
+pub use event::{Acks, ElectionType, Event, Survives};
 pub use ops::apply;
 
 /// The rule hooks the model calls. `rules::RuleSet` implements them; the model depends on
@@ -220,7 +220,21 @@ pub struct Ghost {
     /// committed record may be gone (power loss without fsync, which Kafka accepts), and
     /// the acknowledgement invariants stop judging this partition.
     pub committed_lost: bool,
+    /// Records a consumer could have read: every record the serving leader's high
+    /// watermark has passed (acks=1 ones included), with the leader's epochs, in offset
+    /// order. At most `READ_RUNS_MAX` runs (docs/model/brokers.md#data-invariants).
+    pub read: Vec<AckedRun>,
+    /// Where `read` ends: the highest high watermark a leader of the partition reached.
+    pub read_end: i64,
+    /// DeleteRecords moved a leader's log start here: records below it are deleted on
+    /// purpose, and no data invariant asks for them.
+    pub deleted_below: i64,
 }
+
+/// The most runs `Ghost::read` keeps; past it, later reads are not recorded (a judged
+/// partition's leaders agree on their epochs, so it needs one run per leader epoch, and a
+/// history starts at most `ENTRIES_MAX` of those).
+pub const READ_RUNS_MAX: usize = 2 * log::ENTRIES_MAX;
 
 /// Records `[start, end)` written in leader epoch `epoch`: a ghost of what producers were
 /// told is acknowledged.
@@ -348,6 +362,10 @@ pub enum ErrorCode {
     EligibleLeadersNotAvailable,
     /// acks=all with an ISR smaller than `min.insync.replicas`.
     NotEnoughReplicas,
+    /// DeleteRecords past the high watermark (`UnifiedLog.maybeIncrementLogStartOffset`).
+    OffsetOutOfRange,
+    /// A request for the leader sent to a broker that does not lead the partition.
+    NotLeaderOrFollower,
     /// Not upstream: the sealed leader's InitDisklessLog waits for HW == LEO
     /// (`InitDisklessLogState.WaitingForReplication`).
     WaitingForReplication,
@@ -372,6 +390,8 @@ impl ErrorCode {
             ErrorCode::PreferredLeaderNotAvailable => "PREFERRED_LEADER_NOT_AVAILABLE",
             ErrorCode::EligibleLeadersNotAvailable => "ELIGIBLE_LEADERS_NOT_AVAILABLE",
             ErrorCode::NotEnoughReplicas => "NOT_ENOUGH_REPLICAS",
+            ErrorCode::OffsetOutOfRange => "OFFSET_OUT_OF_RANGE",
+            ErrorCode::NotLeaderOrFollower => "NOT_LEADER_OR_FOLLOWER",
             ErrorCode::BrokerStateMismatch => "BROKER_STATE_MISMATCH",
             ErrorCode::WaitingForReplication => "WAITING_FOR_REPLICATION",
         }

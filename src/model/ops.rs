@@ -6,7 +6,8 @@ use super::controller::{
     apply_controller, broker_leaves, commit_seal, partition, switch_start, unfence, Rejection,
 };
 use super::{
-    Acks, BrokerId, BrokerState, Cluster, ErrorCode, Event, Outcome, Rules, SEAL_NONE, SEAL_PENDING,
+    Acks, BrokerId, BrokerState, Cluster, ErrorCode, Event, Outcome, Rules, Survives, SEAL_NONE,
+    SEAL_PENDING,
 };
 
 /// Apply one event to the cluster under a rule set, then play the resulting metadata on
@@ -34,30 +35,23 @@ pub fn apply(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
         Event::AlterDisklessSwitch { partition, seal } => alter_diskless_switch(c, partition, seal),
         Event::StallBroker { broker } => set_stalled(c, broker, true),
         Event::ResumeBroker { broker } => set_stalled(c, broker, false),
-        Event::RestartBroker { broker, unclean } => restart_broker(c, rules, broker, unclean),
-        Event::AlterPartition { partition, .. } => {
-            let (before, leader_before) = c
-                .partitions
-                .get(partition)
-                .map_or((Vec::new(), super::NO_LEADER), |p| {
-                    (p.isr.clone(), p.leader)
-                });
-            let outcome = apply_controller(c, event, rules);
-            if !outcome.is_rejected() {
-                broker::caught_up_by_assertion(c, rules, partition, &before, leader_before);
-            }
-            Ok(outcome)
+        Event::RestartBroker {
+            broker,
+            unclean,
+            survives,
+        } => restart_broker(
+            c,
+            rules,
+            broker,
+            unclean.then(|| survives.unwrap_or_default()),
+        ),
+        Event::DeleteRecords { partition, offset } => delete_records(c, partition, offset),
+        Event::FlushBroker { broker } => {
+            broker::flush_broker(c, broker);
+            Ok(Outcome::accepted(Vec::new()))
         }
-        Event::FenceBroker { broker } => {
-            let was = c.broker_state(broker);
-            let outcome = apply_controller(c, event, rules);
-            // A broker that finishes its controlled shutdown exits: it comes back as a new
-            // process.
-            if !outcome.is_rejected() && was == Some(BrokerState::ControlledShutdown) {
-                broker::reset_process(c, broker, false);
-            }
-            Ok(outcome)
-        }
+        Event::AlterPartition { partition, .. } => Ok(alter_partition(c, event, rules, partition)),
+        Event::FenceBroker { broker } => Ok(fence_broker(c, event, rules, broker)),
         _ => Ok(apply_controller(c, event, rules)),
     };
     let mut outcome = result.unwrap_or_else(|(error, reason)| Outcome::rejected(error, reason));
@@ -68,6 +62,32 @@ pub fn apply(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
     }
     if let Outcome::Accepted { notes: n, .. } = &mut outcome {
         n.append(&mut notes);
+    }
+    outcome
+}
+
+/// An explicit AlterPartition, then the broker side made to agree with it.
+fn alter_partition(c: &mut Cluster, event: &Event, rules: &dyn Rules, partition: usize) -> Outcome {
+    let (before, leader_before) = c
+        .partitions
+        .get(partition)
+        .map_or((Vec::new(), super::NO_LEADER), |p| {
+            (p.isr.clone(), p.leader)
+        });
+    let outcome = apply_controller(c, event, rules);
+    if !outcome.is_rejected() {
+        broker::caught_up_by_assertion(c, rules, partition, &before, leader_before);
+    }
+    outcome
+}
+
+/// A broker that finishes its controlled shutdown exits cleanly: it comes back as a new
+/// process.
+fn fence_broker(c: &mut Cluster, event: &Event, rules: &dyn Rules, broker: BrokerId) -> Outcome {
+    let was = c.broker_state(broker);
+    let outcome = apply_controller(c, event, rules);
+    if !outcome.is_rejected() && was == Some(BrokerState::ControlledShutdown) {
+        broker::reset_process(c, broker, None);
     }
     outcome
 }
@@ -98,6 +118,13 @@ fn produce(c: &mut Cluster, index: usize, records: i64, acks: Acks) -> Result<Ou
         return Ok(Outcome::accepted(Vec::new()));
     }
     broker::append(c, index, records, acks)?;
+    Ok(Outcome::accepted(Vec::new()))
+}
+
+/// DeleteRecords on a classic partition's leader.
+fn delete_records(c: &mut Cluster, index: usize, offset: i64) -> Result<Outcome, Rejection> {
+    partition(c, index)?;
+    broker::delete_records(c, index, offset)?;
     Ok(Outcome::accepted(Vec::new()))
 }
 
@@ -201,13 +228,14 @@ fn set_stalled(c: &mut Cluster, broker: BrokerId, stalled: bool) -> Result<Outco
     Ok(Outcome::accepted(Vec::new()))
 }
 
-/// E9: fence (if up), fresh Partition objects on the broker (an unclean shutdown loses the
-/// log above the high watermark), then unfence (with rule `unfence-expansion`).
+/// E9: fence (if up), fresh Partition objects on the broker (a clean shutdown flushes every
+/// log; a power loss loses what was not written back), then unfence (with rule
+/// `unfence-expansion`).
 fn restart_broker(
     c: &mut Cluster,
     rules: &dyn Rules,
     broker: BrokerId,
-    unclean: bool,
+    loss: Option<Survives>,
 ) -> Result<Outcome, Rejection> {
     let mut effects = Vec::new();
     if c.broker_state(broker) != Some(BrokerState::Fenced) {
@@ -218,7 +246,7 @@ fn restart_broker(
                 .cloned(),
         );
     }
-    broker::reset_process(c, broker, unclean);
+    broker::reset_process(c, broker, loss);
     effects.extend(unfence(c, rules, broker)?.effects().iter().cloned());
     Ok(Outcome::accepted(effects))
 }

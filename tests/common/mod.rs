@@ -97,6 +97,14 @@ pub fn parse(text: &str) -> History {
             "restart" => Event::RestartBroker {
                 broker: arg.parse().unwrap(),
                 unclean: has("unclean"),
+                survives: has("survives=hw").then_some(isrfuzz::model::Survives::HighWatermark),
+            },
+            "delete" => Event::DeleteRecords {
+                partition,
+                offset: arg.parse().unwrap(),
+            },
+            "flush" => Event::FlushBroker {
+                broker: arg.parse().unwrap(),
             },
             "reassign" => Event::Reassign {
                 partition,

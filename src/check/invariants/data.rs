@@ -1,9 +1,12 @@
-//! The data plane's properties: acknowledged records are never lost, and replicas agree on
-//! what they have committed. D1–D4 and V13–V14; docs/model/brokers.md#data-invariants.
+//! The data plane's properties: acknowledged records are never lost, replicas agree on
+//! what they have committed, and what a consumer read stays. D1–D5 and V13–V17;
+//! docs/model/brokers.md#data-invariants.
 //!
 //! They judge classic topics (diskless and switching ones have their own rules, INV-*), and
 //! stop judging a partition's acknowledgements after an unclean election, where Kafka
 //! documents that acknowledged records can be lost (`unclean.leader.election.enable`).
+//! Records below `Ghost::deleted_below` were deleted on purpose (DeleteRecords) and are
+//! asked of no replica.
 
 use super::StepView;
 use crate::model::broker::{Local, Note, PartitionRuntime};
@@ -30,6 +33,19 @@ fn judged(c: &Cluster) -> impl Iterator<Item = (usize, &Partition, &PartitionRun
     classic(c)
         .filter(|t| t.4)
         .map(|(i, p, rt, g, _)| (i, p, rt, g))
+}
+
+/// The part of `run` at or above `from` (records below it were deleted on purpose).
+fn from_offset(run: &AckedRun, from: i64) -> Option<AckedRun> {
+    let start = run.start.max(from);
+    (start < run.end).then_some(AckedRun { start, ..*run })
+}
+
+/// The acknowledged runs of a partition that must still exist.
+fn kept_acked(g: &Ghost) -> impl Iterator<Item = AckedRun> + '_ {
+    g.acked
+        .iter()
+        .filter_map(|r| from_offset(r, g.deleted_below))
 }
 
 /// The sub-ranges of `run` that `log` holds with the run's epoch.
@@ -67,8 +83,8 @@ fn first_missing<'a>(logs: impl Iterator<Item = &'a Log>, run: &AckedRun) -> Opt
 /// D1: some replica still holds every acknowledged record.
 pub(super) fn d1_acked_kept(v: &StepView) -> Option<String> {
     judged(v.next).find_map(|(i, _, rt, g)| {
-        g.acked.iter().find_map(|run| {
-            let o = first_missing(rt.locals.iter().map(|l| &l.log), run)?;
+        kept_acked(g).find_map(|run| {
+            let o = first_missing(rt.locals.iter().map(|l| &l.log), &run)?;
             Some(format!(
                 "p{i}: acknowledged record {o} (epoch {}) is on no replica",
                 run.epoch
@@ -88,8 +104,8 @@ pub(super) fn d2_leader_holds_acked(v: &StepView) -> Option<String> {
     let c = v.next;
     judged(c).find_map(|(i, p, rt, g)| {
         let leader = serving_leader(c, p, rt)?;
-        g.acked.iter().find_map(|run| {
-            let o = first_missing(std::iter::once(&leader.log), run)?;
+        kept_acked(g).find_map(|run| {
+            let o = first_missing(std::iter::once(&leader.log), &run)?;
             Some(format!(
                 "p{i}: leader {} lacks acknowledged record {o} (epoch {}); its log {}",
                 p.leader,
@@ -150,8 +166,8 @@ pub(super) fn d4_acked_everywhere(c: &Cluster, _rules: &RuleSet) -> Option<Strin
     let missing = judged(c).find_map(|(i, p, rt, g)| {
         let live = rt.locals.iter().filter(|l| p.replicas.contains(&l.broker));
         live.into_iter().find_map(|l| {
-            g.acked.iter().find_map(|run| {
-                let o = first_missing(std::iter::once(&l.log), run)?;
+            kept_acked(g).find_map(|run| {
+                let o = first_missing(std::iter::once(&l.log), &run)?;
                 Some(format!(
                     "p{i}: replica {} lacks acknowledged record {o} (epoch {}) at quiescence",
                     l.broker, run.epoch
@@ -160,6 +176,35 @@ pub(super) fn d4_acked_everywhere(c: &Cluster, _rules: &RuleSet) -> Option<Strin
         })
     });
     missing.or_else(|| log_mismatch(c, false))
+}
+
+/// D5: a record a consumer could read (the serving leader's high watermark passed it) is
+/// never replaced: the serving leader holds it unless it is below the leader's log start,
+/// and so does every live replica whose high watermark passes it (above its log start).
+pub(super) fn d5_consistent_read(v: &StepView) -> Option<String> {
+    let c = v.next;
+    judged(c).find_map(|(i, p, rt, g)| {
+        // The leader must hold every read record; another replica those its HW passes.
+        let leader = serving_leader(c, p, rt).map(|l| (l, i64::MAX));
+        let live = live_locals(c, rt).into_iter().map(|l| (l, l.hw.min(l.leo())));
+        leader.into_iter().chain(live).find_map(|(l, below)| {
+            let from = g.deleted_below.max(l.log.start());
+            g.read.iter().find_map(|run| {
+                let run = from_offset(run, from)?;
+                let run = AckedRun {
+                    end: run.end.min(below),
+                    ..run
+                };
+                let o = first_missing(std::iter::once(&l.log), &run)?;
+                Some(format!(
+                    "p{i}: record {o} (epoch {}) was read below the high watermark, but replica {} holds {}",
+                    run.epoch,
+                    l.broker,
+                    l.log.describe()
+                ))
+            })
+        })
+    })
 }
 
 /// V13: an acks=all produce was acknowledged.
@@ -177,6 +222,43 @@ pub(super) fn v14_truncated(v: &StepView) -> bool {
         .notes()
         .iter()
         .any(|n| matches!(n, Note::Truncate { .. }))
+}
+
+/// V15: a record no acks=all producer was told is written (acks=1) became readable.
+pub(super) fn v15_read_unacked(v: &StepView) -> bool {
+    v.next.ghosts.iter().zip(&v.prev.ghosts).any(|(n, p)| {
+        n.read_end > p.read_end
+            && !n
+                .acked
+                .iter()
+                .any(|a| a.start <= p.read_end && a.end >= n.read_end)
+    })
+}
+
+/// V16: a follower fetched below its leader's log start and started over there.
+pub(super) fn v16_below_log_start(v: &StepView) -> bool {
+    v.outcome
+        .notes()
+        .iter()
+        .any(|n| matches!(n, Note::OutOfRange { fetch_offset, to, .. } if to > fetch_offset))
+}
+
+/// V17: a power loss lost records a broker had not flushed.
+pub(super) fn v17_unflushed_lost(v: &StepView) -> bool {
+    let crate::model::Event::RestartBroker {
+        broker,
+        unclean: true,
+        ..
+    } = *v.event
+    else {
+        return false;
+    };
+    let end = |c: &Cluster, p: usize| c.runtime.partitions[p].local(broker).map(|l| l.leo());
+    (0..v.prev.runtime.partitions.len()).any(|p| {
+        end(v.next, p)
+            .zip(end(v.prev, p))
+            .is_some_and(|(n, b)| n < b)
+    })
 }
 
 #[cfg(test)]

@@ -76,7 +76,12 @@ pub(super) fn inv2_electable_prefix(s: &StepView) -> Option<String> {
             .get(i)
             .is_some_and(|q| q.leader != p.leader);
         let leader_local = c.runtime.partitions[i].local(p.leader);
-        if let Some(l) = leader_local.filter(|l| moved && lost_prefix(&c.runtime.config, p, l)) {
+        // A power loss that cut committed records (`Ghost::committed_lost`, Kafka accepts
+        // it) may leave every candidate short; how a short replica got back into the ISR
+        // is still judged below.
+        let power_loss = c.ghosts[i].committed_lost;
+        let short = |l: &&crate::model::broker::Local| lost_prefix(&c.runtime.config, p, l);
+        if let Some(l) = leader_local.filter(|l| moved && !power_loss && short(l)) {
             return Some(format!(
                 "p{i}: elected leader {} holds LEO {} < seal {}: the prefix is gone",
                 p.leader,

@@ -16,7 +16,7 @@
 //! `sometimes` counts are reported in) and the one loop over it, which the oracle,
 //! `exhaust` and the tests all run. The checks live by family: `kraft.rs` (S0–S3, G1–G9,
 //! E1, V1–V8), `inkless.rs` (INV-1..INV-9, INV-4b, E2, V9–V12) and `data.rs` (the data
-//! plane: D1–D4, V13–V14).
+//! plane: D1–D5, V13–V17).
 
 mod data;
 mod inkless;
@@ -25,8 +25,8 @@ mod kraft;
 use crate::model::{Cluster, Event, Outcome};
 use crate::rules::RuleSet;
 use data::{
-    d1_acked_kept, d2_leader_holds_acked, d3_log_matching, d4_acked_everywhere, v13_acknowledged,
-    v14_truncated,
+    d1_acked_kept, d2_leader_holds_acked, d3_log_matching, d4_acked_everywhere, d5_consistent_read,
+    v13_acknowledged, v14_truncated, v15_read_unacked, v16_below_log_start, v17_unflushed_lost,
 };
 use inkless::{
     e2_readmission, inv1_lag_safety, inv2_electable_prefix, inv3_no_spurious_shrink,
@@ -498,6 +498,14 @@ pub static INVARIANTS: &[Invariant] = &[
         check: Check::Quiescent(d4_acked_everywhere),
     },
     Invariant {
+        id: "D5",
+        kind: Kind::Always,
+        statement: "consistent read: a record the serving leader's high watermark passed (acks=1 included) is never replaced: the serving leader, and every live replica whose high watermark passes it, holds that record (same epoch) unless it is below their log start",
+        rationale: "A consumer reads up to the high watermark; if that record later changes or disappears from the leader, two consumers see different logs. Truncating to a stale high watermark (before KIP-101) lets a new leader overwrite acks=1 records that were already readable, which D1 and D2 (acks=all only) do not see.",
+        source: "docs/model/brokers.md#data-invariants; server-common FetchIsolation.of (HIGH_WATERMARK for consumers), storage UnifiedLog.read (confluentinc/kafka 06d492d813)",
+        check: Check::Step(d5_consistent_read),
+    },
+    Invariant {
         id: "V13",
         kind: Kind::Sometimes,
         statement: "an acks=all produce was acknowledged",
@@ -512,5 +520,29 @@ pub static INVARIANTS: &[Invariant] = &[
         rationale: "The truncation rule only matters when a log diverged.",
         source: "docs/model/brokers.md#truncation",
         check: Check::Sometimes(v14_truncated),
+    },
+    Invariant {
+        id: "V15",
+        kind: Kind::Sometimes,
+        statement: "records no acks=all producer waited for became readable below the high watermark",
+        rationale: "D5 judges read records, acks=1 ones included; without reads beyond the acknowledged ones it adds nothing to D1 and D2.",
+        source: "docs/model/brokers.md#data-invariants",
+        check: Check::Sometimes(v15_read_unacked),
+    },
+    Invariant {
+        id: "V16",
+        kind: Kind::Sometimes,
+        statement: "a follower fetched below its leader's log start (OFFSET_OUT_OF_RANGE) and started over there",
+        rationale: "The deleted-on-purpose exemption and the fetcher's full truncation only matter once DeleteRecords left a follower behind.",
+        source: "docs/model/brokers.md#follower-fetch; AbstractFetcherThread.fetchOffsetAndTruncate",
+        check: Check::Sometimes(v16_below_log_start),
+    },
+    Invariant {
+        id: "V17",
+        kind: Kind::Sometimes,
+        statement: "a power loss lost records a broker had not flushed",
+        rationale: "The recovery point decides what an unclean shutdown keeps; a run where none loses anything never tests the committed_lost exemption.",
+        source: "docs/model/brokers.md#stall-and-restart; LogLoader.recoverLog",
+        check: Check::Sometimes(v17_unflushed_lost),
     },
 ];

@@ -34,11 +34,7 @@ pub fn follower_fetch(
     };
     let (o, leader_leo, s) = (req.fetch_offset, req.leader_leo, req.seal);
     let (records, hw, recorded_at) = if req.local_path {
-        if o > leader_leo {
-            // Out of range: the follower truncates to the leader's end; nothing recorded.
-            let f = c.runtime.partitions[p].local_mut(r).expect("listed");
-            f.log.truncate_to(leader_leo);
-            f.hw = f.hw.min(leader_leo);
+        if out_of_range(c, p, r, &req, notes) {
             return;
         }
         (leader_leo - o, None, Some(o))
@@ -70,10 +66,7 @@ pub fn follower_fetch(
         let (leader_log, f) = follower_and_leader_log(c, p, r, req.leader);
         f.log.copy_from(leader_log, o + records);
     }
-    {
-        let f = c.runtime.partitions[p].local_mut(r).expect("listed");
-        f.hw = hw.clamp(0, f.leo());
-    }
+    take_watermarks(c, p, r, &req, hw);
     notes.push(Note::Fetch {
         partition: p,
         follower: r,
@@ -88,6 +81,53 @@ pub fn follower_fetch(
     if recorded_at.is_some() {
         maybe_expand_isr(c, rules, p, r, !req.local_path, notes);
     }
+}
+
+/// The follower takes the answer's high watermark (clamped to its log), then its log start
+/// (`ReplicaFetcherThread.processPartitionData`: `maybeUpdateHighWatermark`, then
+/// `maybeIncrementLogStartOffset`, which never passes the high watermark).
+fn take_watermarks(c: &mut Cluster, p: usize, r: BrokerId, req: &FetchRequest, hw: i64) {
+    let (leader_log, f) = follower_and_leader_log(c, p, r, req.leader);
+    let leader_start = leader_log.start();
+    f.hw = hw.clamp(f.log.start(), f.leo());
+    if req.local_path {
+        f.log.increment_start(leader_start.min(f.hw));
+    }
+}
+
+/// OFFSET_OUT_OF_RANGE (`UnifiedLog.read`: below the leader's log start
+/// (`checkLogStartOffset`) or beyond its end (`LocalLog.read`)). The leader records nothing;
+/// the follower handles it at once, as `AbstractFetcherThread.handleOutOfRangeError` does
+/// with `fetchOffsetAndTruncate` (a synchronous ListOffsets to the leader): a log beyond
+/// the leader's end is truncated to it; a log ending below the leader's start is deleted
+/// and starts over there (`truncateFullyAndStartAt`). Its next fetch brings records.
+/// Returns whether the fetch was out of range.
+fn out_of_range(
+    c: &mut Cluster,
+    p: usize,
+    r: BrokerId,
+    req: &FetchRequest,
+    notes: &mut Vec<Note>,
+) -> bool {
+    let o = req.fetch_offset;
+    let (leader_log, f) = follower_and_leader_log(c, p, r, req.leader);
+    let (start, end) = (leader_log.start(), leader_log.end());
+    if o > end {
+        f.log.truncate_to(end);
+        f.hw = f.hw.min(end);
+    } else if o < start {
+        f.log.truncate_fully_and_start_at(start);
+        f.hw = start;
+    } else {
+        return false;
+    }
+    notes.push(Note::OutOfRange {
+        partition: p,
+        follower: r,
+        fetch_offset: o,
+        to: f.leo(),
+    });
+    true
 }
 
 /// A classic follower's log is first reconciled with its leader's (rule `truncation`): in
@@ -245,11 +285,16 @@ pub(super) fn maybe_increment_leader_hw(c: &mut Cluster, p: usize) {
     for &r in part.isr.iter().filter(|&&r| r != state.broker) {
         hw = hw.min(state.rec(r).map_or(-1, |s| s.leo));
     }
+    let classic = !part.diskless;
     let lead = c.runtime.partitions[p]
         .local_mut(part.leader)
         .expect("listed");
     if hw > lead.hw {
         lead.hw = hw;
+        if classic {
+            // Records below the leader's high watermark are readable by consumers.
+            super::produce::note_reads(&mut c.ghosts[p], &lead.log, hw);
+        }
     }
 }
 

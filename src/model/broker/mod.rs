@@ -23,10 +23,12 @@ pub use delta::sync;
 pub use expiration::{advance_time, NOTES_KEPT_MAX, NOTES_MAX};
 pub use fetch::follower_fetch;
 use fetch::maybe_increment_leader_hw;
-pub use produce::{append, complete_pending, PendingAck, PENDING_MAX};
+pub use produce::{
+    append, complete_pending, delete_records, flush_broker, PendingAck, PENDING_MAX,
+};
 
 use super::log::Log;
-use super::{BrokerId, BrokerState, Cluster, Partition, Rules};
+use super::{BrokerId, BrokerState, Cluster, Partition, Rules, Survives};
 
 /// Fixed for a history (the history header's `broker_config`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, serde::Serialize, serde::Deserialize)]
@@ -247,6 +249,14 @@ pub enum Note {
         leader: BrokerId,
         removed: Vec<(BrokerId, i64)>,
     },
+    /// A follower's fetch was out of range of the leader's log (OFFSET_OUT_OF_RANGE): it
+    /// truncated to the leader's end, or started over at the leader's log start.
+    OutOfRange {
+        partition: usize,
+        follower: BrokerId,
+        fetch_offset: i64,
+        to: i64,
+    },
     /// A follower cut its log where it parted from its leader's (rule `truncation`).
     Truncate {
         partition: usize,
@@ -327,9 +337,11 @@ fn alter_isr(c: &mut Cluster, rules: &dyn Rules, p: usize, isr: Vec<BrokerId>) -
 }
 
 /// A broker process restarts: fresh `Partition` objects (no previous leader, no applied
-/// delta, no fetcher), the log kept, or cut back to the high watermark after an unclean
-/// shutdown. It applies the current registrations when it is next up.
-pub fn reset_process(c: &mut Cluster, broker: BrokerId, unclean: bool) {
+/// delta, no fetcher). A clean shutdown (`loss` None) flushes every log first
+/// (`LogManager.shutdown` → `UnifiedLog.flush`) and keeps it; a power loss keeps what
+/// `survives` says, never less than the recovery point (`LogLoader.recoverLog` recovers
+/// from it). It applies the current registrations when it is next up.
+pub fn reset_process(c: &mut Cluster, broker: BrokerId, loss: Option<Survives>) {
     let now = c.runtime.now_ms;
     for (rt, ghost) in c.runtime.partitions.iter_mut().zip(&mut c.ghosts) {
         let committed = rt.locals.iter().map(|l| l.hw).max().unwrap_or(0);
@@ -338,12 +350,19 @@ pub fn reset_process(c: &mut Cluster, broker: BrokerId, unclean: bool) {
         }
         if let Some(local) = rt.local_mut(broker) {
             let mut log = std::mem::take(&mut local.log);
-            if unclean {
-                ghost.committed_lost |= local.hw < committed.min(log.end());
-                log.truncate_to(local.hw);
+            match loss {
+                None => log.flush(),
+                Some(survives) => {
+                    let kept = match survives {
+                        Survives::Flushed => log.recovery_point(),
+                        Survives::HighWatermark => local.hw.max(log.recovery_point()),
+                    };
+                    ghost.committed_lost |= kept < committed.min(log.end());
+                    log.truncate_to(kept);
+                }
             }
             *local = Local {
-                hw: local.hw.min(log.end()),
+                hw: local.hw.min(log.end()).max(log.start()),
                 log,
                 ..Local::fresh(broker, now)
             };
@@ -409,6 +428,11 @@ pub fn caught_up_by_assertion(
                 l.hw = l.hw.min(l.leo());
             }
             l.log.copy_from(&leader_log, target);
+            // Its fetches also brought the leader's log start (`processPartitionData`), which
+            // deletes any diverged records still below it; the high watermark is raised to
+            // the start if below (`UnifiedLog.updateLogStartOffset`).
+            l.log.increment_start(leader_log.start());
+            l.hw = l.hw.max(l.log.start());
             if l.leo() < target {
                 // Classic records below the seal that the leader lost (docs/model/inkless.md).
                 l.log.append(part.leader_epoch.max(0), target - l.leo());

@@ -5,9 +5,15 @@
 //! (NOT_ENOUGH_REPLICAS), waits in purgatory until the leader's high watermark passes the
 //! records, and fails if the broker stops leading first. What acks=all acknowledged is a
 //! ghost (`Ghost::acked`): the invariants check that it is never lost.
+//!
+//! Also what a consumer can read (`Ghost::read`: a consumer fetch reads up to the high
+//! watermark, `FetchIsolation.of` → HIGH_WATERMARK, server-common/src/main/java/org/apache/
+//! kafka/server/storage/log/FetchIsolation.java), DeleteRecords
+//! (`Partition.deleteRecordsOnLeader`) and flushing a broker's logs.
 
 use super::maybe_increment_leader_hw;
-use crate::model::{AckedRun, Acks, BrokerId, Cluster, ErrorCode, NO_LEADER};
+use crate::model::log::Log;
+use crate::model::{AckedRun, Acks, BrokerId, Cluster, ErrorCode, Ghost, NO_LEADER, READ_RUNS_MAX};
 
 /// A produce request with acks=all waiting for the high watermark (`DelayedProduce`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
@@ -101,5 +107,83 @@ pub fn complete_pending(c: &mut Cluster) {
         }
         rt.pending_acks = kept;
         c.ghosts[p].acked.extend(acked);
+    }
+}
+
+/// The leader's high watermark moved from `from` to `to`: every record it passed can be
+/// read by a consumer now. Extends `Ghost::read` with the leader's records from where it
+/// ends (a record is read once, the first time a high watermark passes it).
+pub(super) fn note_reads(ghost: &mut Ghost, leader: &Log, to: i64) {
+    let from = ghost.read_end.max(leader.start());
+    let to = to.min(leader.end());
+    if to <= from {
+        ghost.read_end = ghost.read_end.max(to);
+        return;
+    }
+    let entries = leader.entries();
+    for (i, e) in entries.iter().enumerate() {
+        let next = entries.get(i + 1).map_or(leader.end(), |n| n.start_offset);
+        let (lo, hi) = (e.start_offset.max(from), next.min(to));
+        if lo >= hi {
+            continue;
+        }
+        let full = ghost.read.len() >= READ_RUNS_MAX;
+        match ghost.read.last_mut() {
+            Some(last) if last.epoch == e.epoch && last.end == lo => last.end = hi,
+            _ if full => return,
+            _ => ghost.read.push(AckedRun {
+                epoch: e.epoch,
+                start: lo,
+                end: hi,
+            }),
+        }
+    }
+    ghost.read_end = to;
+}
+
+/// DeleteRecords on classic partition `p` (`Partition.deleteRecordsOnLeader` with
+/// `UnifiedLog.maybeIncrementLogStartOffset`, confluentinc/kafka 06d492d813): the leader's
+/// log start moves to `offset` (-1, `DeleteRecordsRequest.HIGH_WATERMARK`: to its high
+/// watermark). Beyond the high watermark, or below -1: OFFSET_OUT_OF_RANGE. Followers take
+/// the new start from their next fetch answer. Diskless topics are not modelled here.
+pub fn delete_records(
+    c: &mut Cluster,
+    p: usize,
+    offset: i64,
+) -> Result<(), (ErrorCode, &'static str)> {
+    let part = &c.partitions[p];
+    if part.diskless {
+        return Err((
+            ErrorCode::InvalidRequest,
+            "DeleteRecords is modelled on classic topics only",
+        ));
+    }
+    let leader = part.leader;
+    let active = c.is_active(leader);
+    let rt = &mut c.runtime.partitions[p];
+    let serving = active && rt.leader.as_ref().is_some_and(|l| l.broker == leader);
+    let Some(local) = rt.local_mut(leader).filter(|_| serving) else {
+        return Err((ErrorCode::NotLeaderOrFollower, "no live leader"));
+    };
+    let to = if offset == -1 { local.hw } else { offset };
+    if to < 0 || to > local.hw {
+        return Err((
+            ErrorCode::OffsetOutOfRange,
+            "the offset is beyond the leader's high watermark",
+        ));
+    }
+    local.log.increment_start(to);
+    let ghost = &mut c.ghosts[p];
+    ghost.deleted_below = ghost.deleted_below.max(to);
+    Ok(())
+}
+
+/// The broker flushes every local log (`UnifiedLog.flush`): its recovery points reach the
+/// log ends.
+pub fn flush_broker(c: &mut Cluster, broker: BrokerId) {
+    for rt in &mut c.runtime.partitions {
+        if let Some(l) = rt.local_mut(broker) {
+            l.log.flush();
+        }
     }
 }

@@ -41,7 +41,7 @@ pub const GEN_TARGET_MAX: usize = 5;
 pub const GEN_FAULTS_MAX: usize = 4;
 
 /// Event kinds (`Event` variants) the generator produces.
-pub const GEN_EVENT_KINDS: usize = 18;
+pub const GEN_EVENT_KINDS: usize = 20;
 
 /// Decode bytes into a history, guided by the `trunk` model.
 pub fn decode(data: &[u8]) -> History {

@@ -9,7 +9,7 @@ use super::{Draw, Guide, GEN_BROKERS_MAX, GEN_PARTITIONS_MAX, GEN_TARGET_MAX};
 use crate::model::broker::Local;
 use crate::model::{
     Acks, BrokerId, BrokerState, Cluster, ElectionType, Event, LeaderRecoveryState, Partition,
-    SEAL_NONE, SEAL_PENDING,
+    Survives, SEAL_NONE, SEAL_PENDING,
 };
 use arbitrary::Unstructured;
 
@@ -51,6 +51,8 @@ pub(super) const OPS: &[OpSpec] = &[
     op("stall_broker",          Guide::faults_left,                                stall),
     op("resume_broker",         |g| !g.cluster.runtime.stalled.is_empty(),         resume),
     op("restart_broker",        Guide::faults_left,                                restart),
+    op("delete_records",        |g| g.any_partition(deletable),                    delete_records),
+    op("flush_broker",          |_| true,                                          flush),
 ];
 
 const fn op(
@@ -134,6 +136,18 @@ fn seal_pending(_: &Cluster, p: &Partition) -> bool {
 /// Diskless with a seal pending or committed: the switch can still be altered.
 fn switching_diskless(_: &Cluster, p: &Partition) -> bool {
     p.diskless && p.seal != SEAL_NONE
+}
+
+/// A classic partition whose leader's high watermark is past its log start: DeleteRecords
+/// has something to delete.
+fn deletable(c: &Cluster, p: &Partition) -> bool {
+    !p.diskless && leader_log(c, p).is_some_and(|l| l.hw > l.log.start())
+}
+
+/// The leader's local replica of `p` (which must be one of `c`'s partitions).
+fn leader_log<'a>(c: &'a Cluster, p: &Partition) -> Option<&'a Local> {
+    let i = c.partitions.iter().position(|q| std::ptr::eq(q, p))?;
+    c.runtime.partitions[i].local(p.leader)
 }
 
 // Preconditions on one broker or one replica.
@@ -348,8 +362,32 @@ fn resume(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
 
 fn restart(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
     g.faults += 1;
+    let broker = u.pick(&g.brokers);
+    let unclean = u.flag();
+    // A power loss keeps the flushed prefix, or sometimes what the HW covers too.
+    let survives = (unclean && u.int(0, 3) == 0).then_some(Survives::HighWatermark);
     Some(Event::RestartBroker {
+        broker,
+        unclean,
+        survives,
+    })
+}
+
+/// Up to the high watermark (-1), half of it, or (invalid on purpose) past it.
+fn delete_records(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
+    let invalid = g.invalid_on_purpose(u);
+    let partition = g.partition(u, deletable)?;
+    let hw = leader_log(&g.cluster, &g.cluster.partitions[partition]).map_or(0, |l| l.hw);
+    let offset = if invalid {
+        hw + 1
+    } else {
+        u.pick(&[-1, hw / 2, hw])
+    };
+    Some(Event::DeleteRecords { partition, offset })
+}
+
+fn flush(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
+    Some(Event::FlushBroker {
         broker: u.pick(&g.brokers),
-        unclean: u.flag(),
     })
 }
