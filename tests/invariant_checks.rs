@@ -521,3 +521,61 @@ fn e2_a_replica_at_a_seal_of_zero_left_out_of_the_isr() {
         |c| c.partitions[0].isr.retain(|&r| r != 3),
     ));
 }
+
+/// 4 catches up as time passes and its leader's ISR expansion completes the reassignment
+/// (no completion the event's record reports): G4, G5 and G8 judge the ISR the completion
+/// was decided on, replayed from the broker side's notes (docs/model/reassignment.md#ends).
+const TIME_COMPLETES: &str = "create 1,2,3; produce 5; time 1000; reassign 1,2,4; time 30000";
+
+fn notes(o: &mut Outcome) -> &mut Vec<Note> {
+    match o {
+        Outcome::Accepted { notes, .. } => notes,
+        Outcome::Rejected { .. } => unreachable!("the step is accepted"),
+    }
+}
+
+fn shrink_4() -> Note {
+    Note::Shrink {
+        partition: 0,
+        leader: 1,
+        removed: vec![(4, 5)],
+    }
+}
+
+#[test]
+fn ends_by_the_broker_side_judge_the_isr_completion_was_decided_on() {
+    let drop_4 = |c: &mut Cluster| c.partitions[0].isr.retain(|&r| r != 4);
+    let cases = [
+        // Shrunk after completing, in the same step: the replay ends on the step's ISR,
+        // and completion was decided on [1,2,4].
+        fired(TIME_COMPLETES, "complete", |c, o| {
+            drop_4(c);
+            notes(o).push(shrink_4());
+        }),
+        // The same end state with no shrink noted: the replay does not explain it, so
+        // the ISR the step ended on is judged.
+        fired(TIME_COMPLETES, "complete", |c, _| drop_4(c)),
+        // No ISR change noted at all: a record that cleared the lists.
+        fired(TIME_COMPLETES, "complete", |c, o| {
+            drop_4(c);
+            notes(o).clear();
+        }),
+        // An unclean election visible in the step: no ISR to judge G5 and G8 by (F1),
+        // G4 still judges the replicas.
+        fired(TIME_COMPLETES, "complete", |c, _| {
+            let p = &mut c.partitions[0];
+            p.replicas.push(5);
+            p.isr = vec![2];
+            p.leader = 2;
+            p.leader_epoch += 1;
+            p.leader_recovery_state = isrfuzz::model::LeaderRecoveryState::Recovering;
+        }),
+    ];
+    expect![[r#"
+        nothing fires
+        G5 (p0: completed with new replicas [4] out of isr [1,2] (replicas [1,2,4]) (completed by an AlterPartition of the broker side))
+        G5 (p0: completed with new replicas [4] out of isr [1,2] (replicas [1,2,4]) (ended by a record that cleared adding and removing))
+        G4 (p0: completed with replicas [1,2,4,5] but T = [1,2,4] (completed by an AlterPartition of the broker side))
+    "#]]
+    .assert_eq(&cases.concat());
+}

@@ -79,7 +79,7 @@ fn markdown_report_of_the_kafka_21419_repro() {
         - **G5** under `trunk+inkless-main` at step 3: p0: completed with new replicas [4] out of isr [1,2,5] (replicas [1,2,4,5])
           - Statement: safe completion: at completion, T − O ⊆ ISR (the ISR completion was decided on, see F1)
           - Why: No newly added replica may be declared done while out of sync: KAFKA-21419 ends with replicas [1,2,4,5] and ISR [1,2,5], the removed replica 3 already gone.
-          - Source: docs/model/reassignment.md#g5, #history-1; https://issues.apache.org/jira/browse/KAFKA-21419
+          - Source: docs/model/reassignment.md#g5, #history-1, #ends; https://issues.apache.org/jira/browse/KAFKA-21419
 
         ## Operator steps (under `trunk+inkless-main`)
 

@@ -180,3 +180,128 @@ fn every_invariant_has_a_violating_and_a_holding_witness() {
         "invariants without witnesses: {missing:?}"
     );
 }
+
+/// Ends of a reassignment other than the completion a history event's record reports,
+/// each broken by a variant (docs/model/reassignment.md#ends): (invariant, rule set,
+/// history, the step that ends it). The completing AlterPartition is the leader's own,
+/// sent during the step, after a follower's fetch. Each holds under `complete`.
+const BROKER_SIDE_ENDS: &[(&str, &str, &str, usize)] = &[
+    (
+        "G5",
+        "trunk",
+        // KAFKA-21419 with 4 stalled: 5 catches up as time passes and completes it.
+        "create 1,2,3; produce 5; time 1000; reassign 1,2,4; stall 4; reassign 1,2,4,5; \
+         time 30000",
+        6,
+    ),
+    (
+        "G5",
+        "3.0-3.7",
+        // The same, completed by one explicit fetch of 5's.
+        "create 1,2,3; produce 5; time 1000; reassign 1,2,4; stall 4; reassign 1,2,4,5; \
+         fetch 5; fetch 5",
+        7,
+    ),
+    (
+        "G4",
+        "trunk",
+        // History 4 (RF-up override keeps removing [3]), completed when 4 catches up.
+        "create 1,2,3; produce 5; stall 4; reassign 1,2,4; reassign 1,2,3,4; resume 4; \
+         time 30000",
+        6,
+    ),
+    (
+        "G8",
+        "3.0-3.7",
+        // RF 3 → 2 with the surviving 2 shrunk out of the ISR: 4 catching up completes it.
+        "create 1,2,3; produce 5; time 1000; stall 2; produce 5; time 60000; stall 4; \
+         reassign 2,4; resume 4; time 30000",
+        9,
+    ),
+];
+
+#[test]
+fn a_completion_the_broker_side_sends_is_judged() {
+    let complete = RuleSet::complete();
+    for (id, rules, text, step) in BROKER_SIDE_ENDS {
+        let h = common::parse(text);
+        let bad = run(&h, &[RuleSet::parse(rules).unwrap()], false);
+        let v = bad.sides[0].violations.iter().find(|v| v.invariant == *id);
+        let v = v.unwrap_or_else(|| panic!("{rules} must break {id} on `{text}`"));
+        assert_eq!(v.step, *step, "{rules} {id} on `{text}`: {}", v.detail);
+        assert!(
+            v.detail.contains("by an AlterPartition of the broker side"),
+            "{}",
+            v.detail
+        );
+        let good = run(&h, &[complete], false);
+        assert!(
+            good.sides[0].violations.is_empty(),
+            "`{text}` under complete: {:?}",
+            good.sides[0].violations
+        );
+    }
+}
+
+/// A model fault for the end that no variant breaks: an override whose record clears
+/// adding and removing without the completion test (what a derivation that writes both
+/// lists empty does, and here with replicas still holding the removing ones).
+fn fault_override_clears_lists(c: &mut Cluster, e: &Event, r: &dyn Rules) -> Outcome {
+    let was = c.partitions.first().is_some_and(|p| p.is_reassigning());
+    let out = apply(c, e, r);
+    if matches!(e, Event::Reassign { .. }) && was && !out.is_rejected() {
+        let p = &mut c.partitions[0];
+        p.adding_replicas.clear();
+        p.removing_replicas.clear();
+        c.reassigning.retain(|&i| i != 0);
+    }
+    out
+}
+
+#[test]
+fn a_record_that_clears_the_lists_is_judged() {
+    let complete = RuleSet::complete();
+    let h = common::parse("create 1,2,3; reassign 1,2,4; reassign 1,2,5");
+    let faulty = run_with(&h, &[complete], false, fault_override_clears_lists);
+    let v = &faulty.sides[0].violations;
+    assert!(
+        v.iter().any(|v| v.invariant == "G4"
+            && v.step == 2
+            && v.detail.contains("cleared adding and removing")),
+        "{v:?}"
+    );
+    // The same end without the fault: always-write derives both lists empty for an
+    // override back to the original of a removal-only reassignment; it ends on T.
+    let text = "create 1,2,3; isr 1,3; reassign 1,2; reassign 1,2,3";
+    let h = common::parse(text);
+    for rules in ["kafka-21419-always-write", "complete"] {
+        let verdict = run(&h, &[RuleSet::parse(rules).unwrap()], true);
+        let side = &verdict.sides[0];
+        let [.., before, after] = side.steps.as_slice() else {
+            panic!("{text}: too short");
+        };
+        assert!(before.state.partitions[0].is_reassigning());
+        assert!(!after.state.partitions[0].is_reassigning());
+        assert!(after.outcome.effects()[0].completion.is_none(), "{rules}");
+        assert!(side.violations.is_empty(), "{rules}: {:?}", side.violations);
+    }
+}
+
+/// The negative case: an accepted cancel ends a reassignment away from T by design (G6
+/// judges it), so the completion properties must not.
+#[test]
+fn an_accepted_cancel_is_not_judged_as_a_completion() {
+    let text = "create 1,2,3; reassign 1,2,4; cancel";
+    let h = common::parse(text);
+    for p in PRESETS {
+        let verdict = run(&h, &[RuleSet::parse(p.name).unwrap()], true);
+        let side = &verdict.sides[0];
+        let end = &side.steps.last().unwrap().state;
+        let ghost = &end.ghosts[0];
+        assert!(!end.partitions[0].is_reassigning(), "{}", p.name);
+        assert_ne!(end.partitions[0].replicas, ghost.target, "{}", p.name);
+        for id in ["G4", "G5", "G8"] {
+            assert!(!side.violates(id), "{}: {:?}", p.name, side.violations);
+        }
+    }
+}

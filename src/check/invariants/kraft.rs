@@ -7,8 +7,8 @@ use super::StepView;
 use crate::model::broker::lost_prefix;
 use crate::model::event::Ids;
 use crate::model::{
-    contains_all, has_duplicates, same_set, without, Cluster, Event, Ghost, Outcome, Partition,
-    NO_LEADER,
+    contains_all, has_duplicates, same_set, without, Cluster, Event, Ghost, LeaderRecoveryState,
+    Outcome, Partition, NO_LEADER,
 };
 use crate::rules::RuleSet;
 
@@ -201,30 +201,159 @@ pub(super) fn g3_adding_not_original(s: &StepView) -> Option<String> {
     })
 }
 
-/// Apply `check` to every partition whose reassignment completed in this step. The ISR
-/// handed to `check` is the one completion was decided on: the record's ISR, except when
-/// the same record's election was unclean, which forcibly resets the ISR to the new leader
-/// afterwards (PartitionChangeBuilder.tryElection). That reset is the data loss the topic
-/// opted into, not a completion decision; see docs/findings.md F1.
-fn each_completion(
+/// Apply `check` to every reassignment that ended in this step, other than by an accepted
+/// cancel ([`ends`]): the partition as its end left it and the ISR the end was decided on.
+/// `None` for that ISR: the end's election was unclean and the ISR before it cannot be
+/// told; only the checks that need no ISR judge it (docs/model/reassignment.md#ends).
+fn each_end(
     s: &StepView,
-    check: impl Fn(&Partition, &[i32], &Ghost) -> Option<String>,
+    check: impl Fn(&Partition, Option<&[i32]>, &Ghost) -> Option<String>,
 ) -> Option<String> {
-    s.outcome.effects().iter().find_map(|e| {
-        let info = e.completion.as_ref()?;
-        let i = e.partition;
-        let p = &info.record;
-        let decided_isr = if e.unclean_election {
-            without(&info.isr_before, &info.removing)
-        } else {
-            p.isr.clone()
-        };
-        check(p, &decided_isr, &s.next.ghosts[i]).map(|d| format!("p{i}: {d}"))
+    ends(s).into_iter().find_map(|end| {
+        let i = end.partition;
+        check(end.record, end.isr.as_deref(), &s.next.ghosts[i]).map(|d| match end.how {
+            How::Completion => format!("p{i}: {d}"),
+            how => format!("p{i}: {d} ({})", how.describe()),
+        })
     })
 }
 
+/// How a reassignment ended (docs/model/reassignment.md#ends).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum How {
+    /// The change builder's completion, in a record of this step's event.
+    Completion,
+    /// The builder's completion in an AlterPartition the broker side sent during the step
+    /// (an ISR expansion after a fetch, or the ISR-expiration task's shrink).
+    BrokerCompletion,
+    /// A record that cleared adding and removing without the completion test (an
+    /// override whose derivation wrote both lists empty).
+    Cleared,
+}
+
+impl How {
+    fn describe(self) -> &'static str {
+        match self {
+            How::Completion => "completion",
+            How::BrokerCompletion => "completed by an AlterPartition of the broker side",
+            How::Cleared => "ended by a record that cleared adding and removing",
+        }
+    }
+}
+
+struct End<'a> {
+    partition: usize,
+    record: &'a Partition,
+    isr: Option<Vec<i32>>,
+    how: How,
+}
+
+/// Every reassignment that ended in this step other than by an accepted cancel: the
+/// completions the builder reported, then every partition that was reassigning before the
+/// step, is not after it, and has neither a reported completion nor an accepted cancel.
+/// For a reported completion the ISR is the one completion was decided on: the record's
+/// ISR, except when the same record's election was unclean, which forcibly resets the ISR
+/// to the new leader afterwards (PartitionChangeBuilder.tryElection). That reset is the
+/// data loss the topic opted into, not a completion decision; see docs/findings.md F1.
+fn ends<'a>(s: &StepView<'a>) -> Vec<End<'a>> {
+    let mut out: Vec<End<'a>> = Vec::new();
+    for e in s.outcome.effects() {
+        let Some(info) = e.completion.as_ref() else {
+            continue;
+        };
+        let isr = if e.unclean_election {
+            without(&info.isr_before, &info.removing)
+        } else {
+            info.record.isr.clone()
+        };
+        out.push(End {
+            partition: e.partition,
+            record: &info.record,
+            isr: Some(isr),
+            how: How::Completion,
+        });
+    }
+    let cancelled = match *s.event {
+        Event::CancelReassignment { partition } if !s.outcome.is_rejected() => Some(partition),
+        _ => None,
+    };
+    for (i, next) in s.next.partitions.iter().enumerate() {
+        let Some(prev) = s.prev.partitions.get(i) else {
+            continue;
+        };
+        let reported = out.iter().any(|e| e.partition == i);
+        if !prev.is_reassigning() || next.is_reassigning() || reported || cancelled == Some(i) {
+            continue;
+        }
+        let (isr, how) = unreported_end_isr(s, i, prev, next);
+        out.push(End {
+            partition: i,
+            record: next,
+            isr,
+            how,
+        });
+    }
+    out
+}
+
+/// The ISR an end the builder did not report was decided on. With ISR changes the broker
+/// side noted for the partition, replay them from the ISR before the step and run the
+/// completion test after each (the lists change only by completion in such a step); the
+/// replay is trusted when it ends on the ISR the step ended on. Otherwise, the ISR the step
+/// ended on, unless an unclean election is visible (then `None`, as for F1).
+fn unreported_end_isr(
+    s: &StepView,
+    i: usize,
+    prev: &Partition,
+    next: &Partition,
+) -> (Option<Vec<i32>>, How) {
+    use crate::model::broker::{Note, NOTES_KEPT_MAX};
+    let mut isr = prev.isr.clone();
+    let mut decided = None;
+    let mut noted = false;
+    for note in s.outcome.notes().iter().take(NOTES_KEPT_MAX) {
+        match note {
+            Note::Expand {
+                partition,
+                follower,
+            } if *partition == i => {
+                if !isr.contains(follower) {
+                    isr.push(*follower);
+                }
+            }
+            Note::Shrink {
+                partition, removed, ..
+            } if *partition == i => isr.retain(|b| !removed.iter().any(|(r, _)| r == b)),
+            _ => continue,
+        }
+        noted = true;
+        if decided.is_none() {
+            let (r, a, m) = (
+                &prev.replicas,
+                &prev.adding_replicas,
+                &prev.removing_replicas,
+            );
+            if let Some((_, done)) = s.rules.maybe_complete(r, &isr, a, m) {
+                decided = Some(done.clone());
+                isr = done;
+            }
+        }
+    }
+    let how = if noted {
+        How::BrokerCompletion
+    } else {
+        How::Cleared
+    };
+    if let Some(d) = decided.filter(|_| same_set(&isr, &next.isr)) {
+        return (Some(d), how);
+    }
+    let unclean = next.leader_recovery_state == LeaderRecoveryState::Recovering
+        && (prev.leader_recovery_state != next.leader_recovery_state || prev.leader != next.leader);
+    ((!unclean).then(|| next.isr.clone()), how)
+}
+
 pub(super) fn g4_target_fidelity(s: &StepView) -> Option<String> {
-    each_completion(s, |p, _, g| {
+    each_end(s, |p, _, g| {
         (!same_set(&p.replicas, &g.target)).then(|| {
             format!(
                 "completed with replicas {} but T = {}",
@@ -236,7 +365,8 @@ pub(super) fn g4_target_fidelity(s: &StepView) -> Option<String> {
 }
 
 pub(super) fn g5_safe_completion(s: &StepView) -> Option<String> {
-    each_completion(s, |p, isr, g| {
+    each_end(s, |p, isr, g| {
+        let isr = isr?;
         let out = without(&without(&g.target, &g.original), isr);
         (!out.is_empty()).then(|| {
             format!(
@@ -295,7 +425,8 @@ pub(super) fn g7_one_step_liveness(s: &StepView) -> Option<String> {
 }
 
 pub(super) fn g8_rf_guard(s: &StepView) -> Option<String> {
-    each_completion(s, |_, isr, g| {
+    each_end(s, |_, isr, g| {
+        let isr = isr?;
         let shrinking = g.target.len() < g.original.len();
         (shrinking && !contains_all(isr, &g.target)).then(|| {
             format!(

@@ -9,8 +9,10 @@
 //!   reaching a state is noticed. Never a violation.
 //!
 //! Ghost values: O = `Ghost::original`, T = `Ghost::target` (docs/model/reassignment.md#ghosts).
-//! "At completion" means the step's change record completed the reassignment; the builder
-//! reports it in `PartitionEffect::completion`.
+//! "At completion" means at every end of a reassignment but an accepted cancel: the
+//! completion the builder reports in `PartitionEffect::completion`, a completion by an
+//! AlterPartition the broker side sent during the step, and a record that cleared adding and
+//! removing without the completion test (docs/model/reassignment.md#ends).
 //!
 //! Layout: this file holds the types, the one list (its order is the order violations and
 //! `sometimes` counts are reported in) and the one loop over it, which the oracle,
@@ -227,7 +229,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Always,
         statement: "target fidelity: at completion, set(replicas) = T",
         rationale: "The operator's last target is what the partition must end on. The keep-old-removing rule drops a replica the target still names (history 4).",
-        source: "docs/model/reassignment.md#g4, #history-4",
+        source: "docs/model/reassignment.md#g4, #history-4, #ends",
         check: Check::Step(g4_target_fidelity),
     },
     Invariant {
@@ -235,7 +237,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Always,
         statement: "safe completion: at completion, T − O ⊆ ISR (the ISR completion was decided on, see F1)",
         rationale: "No newly added replica may be declared done while out of sync: KAFKA-21419 ends with replicas [1,2,4,5] and ISR [1,2,5], the removed replica 3 already gone.",
-        source: "docs/model/reassignment.md#g5, #history-1; https://issues.apache.org/jira/browse/KAFKA-21419",
+        source: "docs/model/reassignment.md#g5, #history-1, #ends; https://issues.apache.org/jira/browse/KAFKA-21419",
         check: Check::Step(g5_safe_completion),
     },
     Invariant {
@@ -259,7 +261,7 @@ pub static INVARIANTS: &[Invariant] = &[
         kind: Kind::Always,
         statement: "RF guard: if |T| < |O| at completion, T ⊆ ISR (the ISR completion was decided on, see F1)",
         rationale: "KAFKA-19975 allows out-of-ISR survivors, except when the replication factor drops: then every survivor must be in sync, or the partition ends with fewer in-sync copies than it started with.",
-        source: "docs/model/reassignment.md#g8, #completion; PartitionReassignmentReplicas.maybeCompleteReassignment (3d267d4536)",
+        source: "docs/model/reassignment.md#g8, #completion, #ends; PartitionReassignmentReplicas.maybeCompleteReassignment (3d267d4536)",
         check: Check::Step(g8_rf_guard),
     },
     Invariant {
