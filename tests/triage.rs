@@ -129,3 +129,43 @@ fn format_1_and_bad_mechanisms_are_refused_with_a_reason() {
     let future = r#"{"format":3,"known":[]}"#;
     assert!(parse_known(future).unwrap_err().contains("reads version 2"));
 }
+
+/// The ids each violation of `history` under `rules` is known as.
+fn triaged_under(known: &[Known], history: &History, rules: &str) -> Vec<String> {
+    let rules = RuleSet::parse(rules).unwrap();
+    let run = oracle::run(history, &[rules], false);
+    run.sides[0]
+        .violations
+        .iter()
+        .map(|v| {
+            let id = known_as(known, history, &rules, v).map_or("new", |k| k.id.as_str());
+            format!("{} {id}", v.invariant)
+        })
+        .collect()
+}
+
+#[test]
+fn a_scoped_finding_is_known_whatever_the_other_family_runs() {
+    // F10 is a hole in the Inkless rules (scope `inkless`): under KRaft trunk with the
+    // complete Inkless rules the same history breaks INV-4 by the same mechanism, and it
+    // is F10. Under the Inkless rules of main it is not complete's hole: new.
+    let known = known();
+    let h = regression("f10-new-leader-records-reset-then-same-leader-bump");
+    assert_eq!(triaged_under(&known, &h, "complete+trunk"), ["INV-4 F10"]);
+    let main: Vec<String> = triaged_under(&known, &h, "inkless-main");
+    assert!(
+        !main.is_empty() && main.iter().all(|t| t.ends_with(" new")),
+        "{main:?}"
+    );
+    // Without a scope an entry covers its rule set only.
+    let unscoped: Vec<Known> = known
+        .iter()
+        .cloned()
+        .map(|k| Known { scope: None, ..k })
+        .collect();
+    assert_eq!(
+        triaged_under(&unscoped, &h, "complete+trunk"),
+        ["INV-4 new"]
+    );
+    assert_eq!(triaged_under(&unscoped, &h, "complete"), ["INV-4 F10"]);
+}

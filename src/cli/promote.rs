@@ -89,6 +89,7 @@ fn promoted_known(f: &Finding, path: &Path) -> Known {
         id: String::new(),
         rules: f.side_rules.to_string(),
         invariant: f.invariant.to_string(),
+        scope: None,
         mechanism: Default::default(),
         reason: format!("promoted in this run from {}", path.display()),
     }

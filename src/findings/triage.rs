@@ -11,7 +11,7 @@ use crate::check::history::History;
 use crate::check::invariants::{self, Check, INVARIANTS};
 use crate::check::oracle::{self, Violation};
 use crate::error::Error;
-use crate::rules::RuleSet;
+use crate::rules::{Family, RuleSet};
 use std::path::Path;
 
 /// Where the known findings of this repository live (relative to its root).
@@ -30,11 +30,34 @@ pub struct Known {
     pub id: String,
     pub rules: String,
     pub invariant: String,
+    /// The family whose rules the hole is in (`kraft` or `inkless`), when it is one: the
+    /// finding is then known on every rule set that runs the same rules of that family as
+    /// `rules`, whatever the other family runs (the other family only changes which histories
+    /// reach the hole; the mechanism still has to hold). Absent: on `rules` only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Scope>,
     /// What makes a violation this finding.
     #[serde(default)]
     pub mechanism: Mechanism,
     /// Where it is written up (e.g. `docs/findings.md F4`) and why it is accepted.
     pub reason: String,
+}
+
+/// A rule family, as a known finding's scope.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    Kraft,
+    Inkless,
+}
+
+impl Scope {
+    fn family(self) -> Family {
+        match self {
+            Scope::Kraft => Family::Kraft,
+            Scope::Inkless => Family::Inkless,
+        }
+    }
 }
 
 /// A predicate over the trace of the violating side, up to and including the violating
@@ -134,8 +157,16 @@ impl Known {
     /// Whether the violation `v` of `history` under `rules` is this finding.
     pub fn matches(&self, history: &History, rules: &RuleSet, v: &Violation) -> bool {
         self.invariant == v.invariant
-            && RuleSet::parse(&self.rules).is_ok_and(|r| r == *rules)
+            && self.covers(rules)
             && self.mechanism.holds(history, rules, v)
+    }
+
+    /// Whether a violation under `rules` can be this finding (its scope, [`Known::scope`]).
+    pub fn covers(&self, rules: &RuleSet) -> bool {
+        RuleSet::parse(&self.rules).is_ok_and(|k| match self.scope {
+            None => k == *rules,
+            Some(s) => k.same_rules_of(rules, s.family()),
+        })
     }
 }
 

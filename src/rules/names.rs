@@ -26,6 +26,11 @@ impl RuleSet {
             .count()
     }
 
+    /// Whether the two run the same rules of `family`.
+    pub fn same_rules_of(&self, other: &RuleSet, family: Family) -> bool {
+        self.differences(other, family) == 0
+    }
+
     /// `derivation=trunk completion=4.3+ ...`: every rule with its variant.
     pub fn describe(&self) -> String {
         let names: Vec<String> = RULES
