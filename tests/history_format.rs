@@ -167,7 +167,9 @@ fn format_2_unclean_restarts_keep_their_meaning() {
         );
         let v1 = with.replace(r#""format": 2"#, r#""format": 1"#);
         assert!(
-            History::from_json(&v1).unwrap_err().contains("format 3"),
+            History::from_json(&v1)
+                .unwrap_err()
+                .ends_with(r#"in a format 1 file: set "format": 3"#),
             "{v3_only}"
         );
         assert!(History::from_json(&with.replace(r#""format": 2"#, r#""format": 3"#)).is_ok());

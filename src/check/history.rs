@@ -113,7 +113,7 @@ impl History {
             history.migrate_from_v1()?;
         }
         if version <= 2 {
-            history.migrate_from_v2()?;
+            history.migrate_from_v2(version)?;
         }
         history.validate()?;
         Ok(history)
@@ -174,7 +174,7 @@ impl History {
     /// Version 2 → 3: an unclean restart kept the log up to the high watermark, which
     /// version 3 spells `"survives": "high_watermark"`. A version 2 file may not use what
     /// version 3 added (an older isrfuzz would refuse or misread it).
-    fn migrate_from_v2(&mut self) -> Result<(), String> {
+    fn migrate_from_v2(&mut self, written: u32) -> Result<(), String> {
         let uses_v3 = self.events.iter().position(|e| {
             matches!(
                 e,
@@ -188,8 +188,7 @@ impl History {
         });
         if let Some(i) = uses_v3 {
             return Err(format!(
-                "event {i} uses a format 3 event or field (delete_records, flush_broker, survives) in a format {} file: set \"format\": 3",
-                self.format
+                "event {i} uses a format 3 event or field (delete_records, flush_broker, survives) in a format {written} file: set \"format\": 3"
             ));
         }
         for e in &mut self.events {
