@@ -501,7 +501,11 @@ fn one_step_reassignment(
         builder.target_replicas = target.to_vec();
         builder.target_isr = target.to_vec();
     }
+    // An accepted alter call like any other: the ghosts O and T follow it.
+    let was_reassigning = part.is_reassigning();
+    let original = part.replicas.clone();
     let built = builder.build();
+    update_ghost(&mut c.ghosts[index], was_reassigning, original, target);
     Ok(Outcome::accepted(commit(c, index, built)))
 }
 
