@@ -277,7 +277,7 @@ fn sometimes_counts_on_short_histories() {
         complete: V1=0 V2=1 V3=0 V4=1 V5=3 V6=1 V7=0 V8=0 V9=0 V10=0 V11=0 V12=0 V13=0 V14=0
         trunk: V1=0 V2=0 V3=0 V4=0 V5=0 V6=0 V7=0 V8=0 V9=1 V10=0 V11=0 V12=1 V13=0 V14=0
         complete: V1=0 V2=0 V3=0 V4=0 V5=0 V6=0 V7=0 V8=0 V9=1 V10=0 V11=0 V12=1 V13=0 V14=0
-        trunk: V1=0 V2=0 V3=0 V4=1 V5=1 V6=0 V7=0 V8=0 V9=1 V10=0 V11=0 V12=1 V13=0 V14=0
+        trunk: V1=0 V2=0 V3=0 V4=1 V5=1 V6=0 V7=0 V8=0 V9=1 V10=0 V11=0 V12=0 V13=0 V14=0
         complete: V1=0 V2=0 V3=0 V4=1 V5=1 V6=0 V7=0 V8=0 V9=1 V10=0 V11=0 V12=1 V13=0 V14=0
         trunk: V1=0 V2=0 V3=0 V4=0 V5=0 V6=2 V7=0 V8=0 V9=0 V10=0 V11=0 V12=0 V13=0 V14=0
         complete: V1=0 V2=0 V3=0 V4=0 V5=0 V6=2 V7=0 V8=0 V9=0 V10=0 V11=0 V12=0 V13=0 V14=0
