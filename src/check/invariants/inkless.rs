@@ -70,13 +70,19 @@ pub(super) fn inv2_electable_prefix(s: &StepView) -> Option<String> {
         if p.seal < 0 || unclean {
             return None;
         }
+        // After an unclean election the partition has chosen to lose data: a replica it put
+        // in the ISR without the prefix may be elected again (cleanly) later. Joins are still
+        // judged.
+        let gave_up = c.ghosts.get(i).is_some_and(|g| g.unclean_election);
         let moved = s
             .prev
             .partitions
             .get(i)
             .is_some_and(|q| q.leader != p.leader);
         let leader_local = c.runtime.partitions[i].local(p.leader);
-        if let Some(l) = leader_local.filter(|l| moved && lost_prefix(&c.runtime.config, p, l)) {
+        if let Some(l) =
+            leader_local.filter(|l| moved && !gave_up && lost_prefix(&c.runtime.config, p, l))
+        {
             return Some(format!(
                 "p{i}: elected leader {} holds LEO {} < seal {}: the prefix is gone",
                 p.leader,
@@ -137,9 +143,12 @@ pub(super) fn inv4_leader_change_evidence(s: &StepView) -> Option<String> {
             let leo = c.runtime.partitions[i].local(r)?.leo();
             let healthy =
                 c.is_active(r) && !c.runtime.stalled.contains(&r) && seal >= 0 && leo >= seal;
+            // The recorded offset tells the mechanisms apart (docs/findings.md F6, F10, F12):
+            // -1, never recorded by this leader; or below the seal, a fetch that crossed it.
+            let below = if (0..seal).contains(&rec) { " below the seal" } else { "" };
             healthy.then(|| {
                 format!(
-                    "p{i}: shrank healthy follower {r} (LEO {leo} ≥ seal {seal}, recorded {rec})"
+                    "p{i}: shrank healthy follower {r} (LEO {leo} ≥ seal {seal}, recorded {rec}{below})"
                 )
             })
         })
