@@ -19,15 +19,15 @@ rule! {
             /// an at-seal fetch on a leader below the seal is out of range.
             Generic {
                 name: "generic",
-                summary: "Partition.maybeExpandIsr only; consolidating followers evict at the seal regardless of ISR; at-seal fetch on a leader below the seal is OFFSET_OUT_OF_RANGE",
-                provenance: "Partition.maybeExpandIsr / ReplicaFetcherThread.processPartitionData / ReplicaManager.fetchMessages (at-seal fetchRecords) at 5f22fac12b",
+                summary: "Partition.maybeExpandIsr only; consolidating followers evict at the seal regardless of ISR; an at-seal fetch on a leader below the seal fails: not recorded, the follower cut to the leader's end",
+                provenance: "aiven/inkless 5f22fac12b: Partition.maybeExpandIsr, ReplicaFetcherThread.processPartitionData, ReplicaManager.fetchMessages (at-seal Partition.fetchRecords)",
             },
             /// `pr760`: admit at the seal (`rec.leo ≥ s`, leader holding the prefix; a leader
             /// below the seal validates nothing) and keep an out-of-ISR switched follower on the
             /// classic fetcher until it is admitted.
             Pr760 {
                 name: "pr760",
-                summary: "maybeExpandIsrAtSeal (rec.leo ≥ seal, leader holds the prefix); ISR-gated routing and eviction",
+                summary: "maybeExpandIsrAtSeal (rec.leo ≥ seal, leader holds the prefix; none below it); ISR-gated routing and eviction",
                 provenance: "aiven/inkless #760 82c0e1a2e5 (e74ed8ba0d, 79cd459a1d, 7c1ded7742)",
             },
         },
