@@ -156,7 +156,10 @@ fn no_admission_at_the_seal_while_the_leader_lacks_the_prefix() {
                         switch consolidating; time 15000; seal; time 30000";
     let out_of_isr = |c: &mut Cluster| {
         c.partitions[0].isr.retain(|&r| r != 2);
-        local(c, 2).fetchers.classic = true;
+        let epoch = c.partitions[0].leader_epoch;
+        let l = local(c, 2);
+        l.fetchers.classic = true;
+        l.classic_fetch_epoch = epoch; // started for the current leader epoch
     };
     check_after(
         consolidated,

@@ -192,15 +192,16 @@ fn seal_commit_waits_for_the_high_watermark() {
 fn alter_diskless_switch_each_transition() {
     // Refused: on a classic partition, on a born-diskless partition, beyond the leader's
     // log (a seal below -2 never gets here: history validation refuses it). Accepted:
-    // re-arm (-2 → -2, leader epoch +1), abort (-2 → -1, on p3). On a consolidating p2,
-    // whose leader keeps its log past the seal: seal at 5 without the HW check, re-seal
-    // lower; refused: re-seal higher.
+    // re-arm (-2 → -2, leader epoch +1), abort (-2 → -1, on p3). On a consolidating p2:
+    // seal at 5 without the HW check (the leader's classic records above it are cut,
+    // `maybeReconcileSwitchedLeader`); refused: re-seal higher once consolidation has taken
+    // the leader's log past it; accepted: re-seal lower.
     check(
         "brokers 1,2,3; create 1,2,3; alter-switch 0; create 1,2,3 diskless; \
          alter-switch -2 p1; alter-switch 5 p1; produce 10; time 15000; switch; \
          alter-switch 15; alter-switch -2; \
          create 1,2,3; produce 10 p2; time 15000; switch consolidating p2; alter-switch 5 p2; \
-         alter-switch 3 p2; alter-switch 4 p2; create 1,2,3; switch p3; alter-switch -1 p3",
+         produce 3 p2; time 15000; alter-switch 7 p2; alter-switch 3 p2; create 1,2,3; switch p3; alter-switch -1 p3",
         expect![[r#"
                0  create [1,2,3]                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0
                1  alter_switch p0 seal=0             INVALID_REQUEST          p0 [1,2,3]       [1,2,3]     []        []          1   0   0
@@ -217,16 +218,18 @@ fn alter_diskless_switch_each_transition() {
               12  time +15000ms                      ok
               13  switch p2 consolidating            ok                       p2 [1,2,3]       [1,2,3]     []        []          1   1   1
               14  alter_switch p2 seal=5             ok                       p2 [1,2,3]       [1,2,3]     []        []          1   1   2
-              15  alter_switch p2 seal=3             ok                       p2 [1,2,3]       [1,2,3]     []        []          1   1   3
-              16  alter_switch p2 seal=4             INVALID_REQUEST          p2 [1,2,3]       [1,2,3]     []        []          1   1   3
-              17  create [1,2,3]                     ok                       p3 [1,2,3]       [1,2,3]     []        []          1   0   0
-              18  switch p3                          ok                       p3 [1,2,3]       [1,2,3]     []        []          1   1   1
-              19  alter_switch p3 seal=-1            ok                       p3 [1,2,3]       [1,2,3]     []        []          1   1   2
+              15  produce p2 +3                      ok                       p2 [1,2,3]       [1,2,3]     []        []          1   1   2
+              16  time +15000ms                      ok
+              17  alter_switch p2 seal=7             INVALID_REQUEST          p2 [1,2,3]       [1,2,3]     []        []          1   1   2
+              18  alter_switch p2 seal=3             ok                       p2 [1,2,3]       [1,2,3]     []        []          1   1   3
+              19  create [1,2,3]                     ok                       p3 [1,2,3]       [1,2,3]     []        []          1   0   0
+              20  switch p3                          ok                       p3 [1,2,3]       [1,2,3]     []        []          1   1   1
+              21  alter_switch p3 seal=-1            ok                       p3 [1,2,3]       [1,2,3]     []        []          1   1   2
             step 1: INVALID_REQUEST (not a diskless topic, or a seal below -2)
             step 3: INVALID_REQUEST (the partition is not part of a switch)
             step 4: INVALID_REQUEST (the tool needs a live leader and a seal within its log)
             step 8: INVALID_REQUEST (the tool needs a live leader and a seal within its log)
-            step 16: INVALID_REQUEST (a committed seal can only move down)
+            step 17: INVALID_REQUEST (a committed seal can only move down)
             Partition { replicas: [1, 2, 3], isr: [1, 2, 3], adding_replicas: [], removing_replicas: [], leader: 1, leader_epoch: 2, partition_epoch: 2, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: true, remote_storage: false, seal: -2, diskless_leader_epoch: -1, min_insync_replicas: 1 }
             Partition { replicas: [1, 2, 3], isr: [1, 2, 3], adding_replicas: [], removing_replicas: [], leader: 1, leader_epoch: 0, partition_epoch: 0, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: true, remote_storage: false, seal: -1, diskless_leader_epoch: -1, min_insync_replicas: 1 }
             Partition { replicas: [1, 2, 3], isr: [1, 2, 3], adding_replicas: [], removing_replicas: [], leader: 1, leader_epoch: 1, partition_epoch: 3, leader_recovery_state: Recovered, unclean_leader_election_enable: false, diskless: true, remote_storage: true, seal: 3, diskless_leader_epoch: 1, min_insync_replicas: 1 }

@@ -75,7 +75,7 @@ fn switched_start_under_pr756_and_complete() {
         "pr756",
         3,
         expect![[r#"
-            transitions=3332 states=1404 depth=3
+            transitions=3332 states=1402 depth=3
             INV-5 shortest=1
             INV-2 shortest=2
             E2 shortest=2

@@ -17,7 +17,7 @@ pub mod log;
 mod ops;
 pub mod symmetry;
 
-pub use broker::{BrokerConfig, Note, ReplicaState};
+pub use broker::{AtSealAnswer, BrokerConfig, Note, ReplicaState};
 pub use event::{Acks, ElectionType, Event, Survives};
 pub use ops::apply;
 
@@ -71,9 +71,9 @@ pub trait Rules {
         fetch_offset: i64,
         leader_leo: i64,
     ) -> bool;
-    /// Rule `seal-admission` (d, #760): whether the leader records a follower fetch that
-    /// the at-seal branch answered, as a fetch at the seal.
-    fn records_at_seal_fetch(&self, fetch_offset: i64, seal: i64, leader_leo: i64) -> bool;
+    /// Rule `seal-admission` (d, #760): how the leader answers a follower fetch the at-seal
+    /// branch takes: validated and recorded at the seal, unvalidated, or out of range.
+    fn at_seal_fetch(&self, fetch_offset: i64, seal: i64, leader_leo: i64) -> AtSealAnswer;
     /// Rule `seal-admission`: whether a follower outside the ISR is in sync enough for the
     /// leader to add it (`Partition.maybeExpandIsr`, or `maybeExpandIsrAtSeal` after a
     /// fetch the at-seal branch answered).

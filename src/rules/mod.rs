@@ -36,7 +36,7 @@ pub use truncation::Truncation;
 pub use unfence_expansion::UnfenceExpansion;
 
 use crate::model::log::Log;
-use crate::model::{AlterPlan, BrokerId, Partition, ReplicaState, Rules};
+use crate::model::{AlterPlan, AtSealAnswer, BrokerId, Partition, ReplicaState, Rules};
 
 /// One variant per rule: Kafka's three (the controller's two, the brokers' truncation),
 /// then Inkless's seven.
@@ -167,9 +167,9 @@ impl Rules for RuleSet {
             .reads_local_log(consolidating, seal, fetch_offset, leader_leo)
     }
 
-    fn records_at_seal_fetch(&self, fetch_offset: i64, seal: i64, leader_leo: i64) -> bool {
+    fn at_seal_fetch(&self, fetch_offset: i64, seal: i64, leader_leo: i64) -> AtSealAnswer {
         self.seal_admission
-            .records_at_seal_fetch(fetch_offset, seal, leader_leo)
+            .at_seal_fetch(fetch_offset, seal, leader_leo)
     }
 
     fn in_sync_for_expansion(

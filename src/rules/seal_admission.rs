@@ -4,7 +4,7 @@
 //! (e74ed8ba0d), ISR-gated routing in `applyLocalFollowersDelta` / `isReadyForConsolidation`
 //! (79cd459a1d) and in `ReplicaFetcherThread.processPartitionData` (7c1ded7742).
 
-use crate::model::ReplicaState;
+use crate::model::{AtSealAnswer, ReplicaState};
 
 rule! {
     pub enum SealAdmission {
@@ -15,17 +15,19 @@ rule! {
         variants: {
             /// `generic` (before #760): only `maybeExpandIsr` (`rec.leo ≥ HW_L` and `≥
             /// leaderEpochStartOffset`), which a consolidating leader's frontier keeps out of
-            /// reach; a consolidating follower evicts at the seal whether or not it is in the ISR.
+            /// reach; a consolidating follower evicts at the seal whether or not it is in the ISR;
+            /// an at-seal fetch on a leader below the seal is out of range.
             Generic {
                 name: "generic",
-                summary: "Partition.maybeExpandIsr only; consolidating followers evict at the seal regardless of ISR",
-                provenance: "Partition.maybeExpandIsr / ReplicaFetcherThread.processPartitionData at 5f22fac12b",
+                summary: "Partition.maybeExpandIsr only; consolidating followers evict at the seal regardless of ISR; an at-seal fetch on a leader below the seal fails: not recorded, the follower cut to the leader's end",
+                provenance: "aiven/inkless 5f22fac12b: Partition.maybeExpandIsr, ReplicaFetcherThread.processPartitionData, ReplicaManager.fetchMessages (at-seal Partition.fetchRecords)",
             },
-            /// `pr760`: admit at the seal (`rec.leo ≥ s`, leader holding the prefix) and keep an
-            /// out-of-ISR switched follower on the classic fetcher until it is admitted.
+            /// `pr760`: admit at the seal (`rec.leo ≥ s`, leader holding the prefix; a leader
+            /// below the seal validates nothing) and keep an out-of-ISR switched follower on the
+            /// classic fetcher until it is admitted.
             Pr760 {
                 name: "pr760",
-                summary: "maybeExpandIsrAtSeal (rec.leo ≥ seal, leader holds the prefix); ISR-gated routing and eviction",
+                summary: "maybeExpandIsrAtSeal (rec.leo ≥ seal, leader holds the prefix; none below it); ISR-gated routing and eviction",
                 provenance: "aiven/inkless #760 82c0e1a2e5 (e74ed8ba0d, 79cd459a1d, 7c1ded7742)",
             },
         },
@@ -33,16 +35,22 @@ rule! {
 }
 
 impl SealAdmission {
-    /// Whether the leader records a follower fetch answered by the at-seal branch, as a
-    /// fetch at the seal. Only a follower at or above the seal is recorded; with #760 only
-    /// while the leader holds the whole classic prefix (`LEO_L ≥ s`), the precondition of
-    /// `maybeExpandIsrAtSeal`.
-    pub fn records_at_seal_fetch(self, fetch_offset: i64, seal: i64, leader_leo: i64) -> bool {
-        let leader_holds_prefix = match self {
-            SealAdmission::Generic => true,
-            SealAdmission::Pr760 => leader_leo >= seal,
-        };
-        fetch_offset >= seal && leader_holds_prefix
+    /// How the leader answers a follower fetch the at-seal branch takes. Only a follower at
+    /// or above the seal is validated, by `Partition.fetchRecords` at the seal with no bytes
+    /// (`ReplicaManager.fetchMessages`). Before #760 the validation reads the leader's local
+    /// log at the seal, which is out of range when that log ends below it (`LocalLog.read`):
+    /// the follower is not recorded and gets OFFSET_OUT_OF_RANGE. #760 (`e74ed8ba0d`) skips
+    /// the validation on a leader below the seal, which then answers like any unvalidated
+    /// at-seal fetch.
+    pub fn at_seal_fetch(self, fetch_offset: i64, seal: i64, leader_leo: i64) -> AtSealAnswer {
+        if fetch_offset < seal {
+            return AtSealAnswer::Unvalidated;
+        }
+        match self {
+            SealAdmission::Generic if leader_leo < seal => AtSealAnswer::OutOfRange,
+            SealAdmission::Pr760 if leader_leo < seal => AtSealAnswer::Unvalidated,
+            SealAdmission::Generic | SealAdmission::Pr760 => AtSealAnswer::Validated,
+        }
     }
 
     /// Whether a follower outside the ISR may join it. Generic: `Partition.isFollowerInSync`,

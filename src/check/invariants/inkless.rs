@@ -70,6 +70,10 @@ pub(super) fn inv2_electable_prefix(s: &StepView) -> Option<String> {
         if p.seal < 0 || unclean {
             return None;
         }
+        // After an unclean election the partition has chosen to lose data: a replica it put
+        // in the ISR without the prefix may be elected again (cleanly) later. Joins are still
+        // judged.
+        let gave_up = c.ghosts.get(i).is_some_and(|g| g.unclean_election);
         let moved = s
             .prev
             .partitions
@@ -77,11 +81,11 @@ pub(super) fn inv2_electable_prefix(s: &StepView) -> Option<String> {
             .is_some_and(|q| q.leader != p.leader);
         let leader_local = c.runtime.partitions[i].local(p.leader);
         // A power loss that cut committed records (`Ghost::committed_lost`, Kafka accepts
-        // it) may leave every candidate short; how a short replica got back into the ISR
-        // is still judged below.
+        // it) may leave every candidate short, and so may an earlier unclean election; how
+        // a short replica got back into the ISR is still judged below.
         let power_loss = c.ghosts[i].committed_lost;
         let short = |l: &&crate::model::broker::Local| lost_prefix(&c.runtime.config, p, l);
-        if let Some(l) = leader_local.filter(|l| moved && !power_loss && short(l)) {
+        if let Some(l) = leader_local.filter(|l| moved && !power_loss && !gave_up && short(l)) {
             return Some(format!(
                 "p{i}: elected leader {} holds LEO {} < seal {}: the prefix is gone",
                 p.leader,
@@ -142,9 +146,12 @@ pub(super) fn inv4_leader_change_evidence(s: &StepView) -> Option<String> {
             let leo = c.runtime.partitions[i].local(r)?.leo();
             let healthy =
                 c.is_active(r) && !c.runtime.stalled.contains(&r) && seal >= 0 && leo >= seal;
+            // The recorded offset tells the mechanisms apart (docs/findings.md F6, F10, F12):
+            // -1, never recorded by this leader; or below the seal, a fetch that crossed it.
+            let below = if (0..seal).contains(&rec) { " below the seal" } else { "" };
             healthy.then(|| {
                 format!(
-                    "p{i}: shrank healthy follower {r} (LEO {leo} ≥ seal {seal}, recorded {rec})"
+                    "p{i}: shrank healthy follower {r} (LEO {leo} ≥ seal {seal}, recorded {rec}{below})"
                 )
             })
         })

@@ -388,7 +388,7 @@ pub static INVARIANTS: &[Invariant] = &[
     Invariant {
         id: "INV-2",
         kind: Kind::Always,
-        statement: "electable prefix: a replica joins the ISR of a switched partition (seal ≥ 0), or is elected its leader, only holding the whole classic prefix (local LEO ≥ seal; a consolidating leader can rebuild it); unclean elections excepted",
+        statement: "electable prefix: a replica joins the ISR of a switched partition (seal ≥ 0), or is elected its leader, only holding the whole classic prefix (local LEO ≥ seal; a consolidating leader can rebuild it); unclean elections excepted, and after one the partition's elected leaders are no longer judged (joins still are)",
         rationale: "Admission paths that skip a leader-observed fetch let an empty replica become electable: the one-step reassignment (CE-e) and the unfence expansion (CE-f). #757 and #754 close them for committed and pending seals.",
         source: "docs/model/inkless.md#inv-2, #ce-e, #ce-f; metadata ReplicationControlManager changePartitionReassignment (9082a19e2f), expandIsrForDisklessManagedPartitions (43b016f6ec)",
         check: Check::Step(inv2_electable_prefix),

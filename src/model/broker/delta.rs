@@ -3,8 +3,8 @@
 //! (`applyLocalFollowersDelta`, rule `leader-change`; routing by rule `seal-admission`).
 
 use super::{
-    consolidating, is_up, maybe_increment_leader_hw, refresh_in_sync, Fetchers, LeaderState, Local,
-    PartitionRuntime,
+    consolidating, is_up, maybe_increment_leader_hw, refresh_in_sync, truncate_to_seal,
+    LeaderState, Local, PartitionRuntime,
 };
 use crate::model::{BrokerId, BrokerState, Cluster, Rules, NO_LEADER};
 
@@ -78,12 +78,13 @@ fn sync_partition(c: &mut Cluster, rules: &dyn Rules, p: usize) {
 fn make_leader(c: &mut Cluster, p: usize, b: BrokerId, new_leader_epoch: bool) {
     let now = c.runtime.now_ms;
     let part = c.partitions[p].clone();
-    let consolidating = consolidating(&c.runtime.config, &part);
+    let config = c.runtime.config;
+    let consolidating = consolidating(&config, &part);
     let rt = &mut c.runtime.partitions[p];
     let local = rt.local_mut(b).expect("leader hosts a replica");
     let is_new_leader = !local.is_leader;
     local.is_leader = true;
-    local.fetchers.classic = false;
+    local.stop_classic();
     let leo = local.leo();
     if new_leader_epoch || rt.leader.is_none() {
         let mut state = match rt.leader.take() {
@@ -125,11 +126,9 @@ fn make_leader(c: &mut Cluster, p: usize, b: BrokerId, new_leader_epoch: bool) {
     }
     let local = rt.local_mut(b).expect("leader hosts a replica");
     if part.seal >= 0 {
-        // maybeReconcileSwitchedLeader: a non-consolidating leader holds exactly the
-        // classic prefix; the high watermark is raised to the seal.
-        if !consolidating && local.leo() > part.seal {
-            local.log.truncate_to(part.seal);
-        }
+        // maybeReconcileSwitchedLeader: a log past the seal is cut to it unless the part
+        // above is consolidated data; the high watermark is raised to the seal.
+        truncate_to_seal(&config, &part, local);
         local.hw = local.hw.max(part.seal).min(local.leo());
     }
     let seal_ready = part.seal == -1 || part.seal >= 0;
@@ -142,6 +141,7 @@ fn make_leader(c: &mut Cluster, p: usize, b: BrokerId, new_leader_epoch: bool) {
 /// and how it differs from the last one it applied.
 struct FollowerView {
     leader: BrokerId,
+    leader_epoch: i32,
     seal: i64,
     in_isr: bool,
     consolidating: bool,
@@ -170,6 +170,7 @@ fn follower_delta(
     let local = rt.local_mut(r).expect("follower hosts a replica");
     let view = FollowerView {
         leader: part.leader,
+        leader_epoch: part.leader_epoch,
         seal: part.seal,
         in_isr: part.isr.contains(&r),
         consolidating,
@@ -190,6 +191,8 @@ fn follower_delta(
         }
         local.truncating |= rules.truncates_before_fetch(leader_changed, new_leader_epoch);
     }
+    // maybeTruncateSwitchedFollower (before the fetchers restart, which keeps LEO ≥ seal).
+    truncate_to_seal(&c.runtime.config, part, local);
     if part.diskless && !consolidating {
         switched_follower_delta(rules, &view, local);
     } else {
@@ -211,6 +214,7 @@ fn switched_follower_delta(rules: &dyn Rules, v: &FollowerView, local: &mut Loca
     let pending_restart = s == -2 && v.new_leader_epoch;
     if catch_up || pending_restart {
         local.fetchers.classic = true;
+        local.classic_fetch_epoch = v.leader_epoch;
     }
 }
 
@@ -219,7 +223,7 @@ fn switched_follower_delta(rules: &dyn Rules, v: &FollowerView, local: &mut Loca
 /// consolidation when it is ready for it and not diverted, else on the classic fetcher.
 fn classic_or_consolidating_follower_delta(rules: &dyn Rules, v: &FollowerView, local: &mut Local) {
     if v.controlled_shutdown && (v.leader == NO_LEADER || !v.in_isr) {
-        local.fetchers = Fetchers::default();
+        local.stop_fetchers();
         return;
     }
     let s = v.seal;
@@ -236,11 +240,11 @@ fn classic_or_consolidating_follower_delta(rules: &dyn Rules, v: &FollowerView, 
     // Removal before the restart: each manager drops its own subset; the fixed diversion
     // also drops diverted partitions from consolidation; #760 drops the whole set from both.
     if gated {
-        local.fetchers = Fetchers::default();
+        local.stop_fetchers();
     } else if to_consolidation {
         local.fetchers.consolidation = false;
     } else {
-        local.fetchers.classic = false;
+        local.stop_classic();
         if diverted && rules.evicts_consolidation_on_divert() {
             local.fetchers.consolidation = false;
         }
@@ -249,5 +253,6 @@ fn classic_or_consolidating_follower_delta(rules: &dyn Rules, v: &FollowerView, 
         local.fetchers.consolidation = true;
     } else if v.leader != NO_LEADER {
         local.fetchers.classic = true;
+        local.classic_fetch_epoch = v.leader_epoch;
     }
 }

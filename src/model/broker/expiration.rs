@@ -123,8 +123,15 @@ fn consolidate(c: &mut Cluster, p: usize) {
         let epoch = diskless_epoch(&c.partitions[p]);
         let local = rt.local_mut(b).expect("listed");
         if local.fetchers.consolidation && local.leo() < end {
-            // Consolidated batches carry the diskless leader epoch.
-            local.log.append(epoch, end - local.leo());
+            // Consolidated batches carry the diskless leader epoch, older than the epoch a
+            // leader elected since assigned at its end (an entry with no records). Appending
+            // an older epoch drops every entry of that epoch or later
+            // (`LeaderEpochFileCache.assign`); the model's log is also the records' epochs,
+            // so only the empty entry goes and the consolidated records keep E_d
+            // (docs/model/inkless.md#differences-from-upstream).
+            let leo = local.leo();
+            local.log.truncate_to(leo);
+            local.log.append(epoch, end - leo);
         }
         if local.fetchers.consolidation {
             local.hw = end.min(local.leo());

@@ -2,9 +2,13 @@
 //! follower, the follower's processing of the answer (eviction at the seal), and the ISR
 //! expansion the fetch can earn (rule `seal-admission`).
 
-use super::{active_unstalled, alter_isr, consolidating, is_up, lost_prefix, Note, ReplicaState};
+use super::{
+    active_unstalled, alter_isr, consolidating, is_up, lost_prefix, AtSealAnswer, Note,
+    ReplicaState,
+};
 use crate::model::log::Log;
 use crate::model::{BrokerId, Cluster, Rules, NO_LEADER};
+use std::cmp::Ordering;
 
 /// A follower fetch the leader answers: from where, against which leader log end, and
 /// whether the local log answers it (else the at-seal branch).
@@ -14,6 +18,10 @@ struct FetchRequest {
     leader_leo: i64,
     seal: i64,
     local_path: bool,
+    /// The at-seal branch's answer (rule `seal-admission`); meaningful off the local path.
+    at_seal: AtSealAnswer,
+    /// The follower fetcher's leader epoch against the leader's (`checkCurrentLeaderEpoch`).
+    epoch_check: Ordering,
 }
 
 /// E4: one classic fetch from follower `r` at its log end, answered by the leader and
@@ -29,6 +37,9 @@ pub fn follower_fetch(
     let Some(req) = fetch_request(c, rules, p, r) else {
         return;
     };
+    if answered_with_error(c, rules, p, r, &req, notes) {
+        return;
+    }
     let Some(req) = truncation_round(c, rules, p, r, req, notes) else {
         return;
     };
@@ -39,7 +50,7 @@ pub fn follower_fetch(
         }
         (leader_leo - o, None, Some(o))
     } else if s >= 0 {
-        let recorded = rules.records_at_seal_fetch(o, s, leader_leo).then_some(s);
+        let recorded = (req.at_seal == AtSealAnswer::Validated).then_some(s);
         (0, Some(s), recorded)
     } else {
         return;
@@ -52,14 +63,7 @@ pub fn follower_fetch(
         .expect("listed")
         .hw;
     if let Some(at) = recorded_at {
-        let now = c.runtime.now_ms;
-        let rt = &mut c.runtime.partitions[p];
-        rt.leader
-            .as_mut()
-            .expect("checked")
-            .rec_mut(r)
-            .update(at, now, leader_leo);
-        maybe_increment_leader_hw(c, p);
+        record_fetch(c, p, r, at, leader_leo);
     }
     let hw = hw.unwrap_or(leader_hw_before);
     if records > 0 {
@@ -81,6 +85,83 @@ pub fn follower_fetch(
     if recorded_at.is_some() {
         maybe_expand_isr(c, rules, p, r, !req.local_path, notes);
     }
+}
+
+/// `Replica.updateFetchStateOrThrow` on the leader, then `maybeIncrementLeaderHW`.
+fn record_fetch(c: &mut Cluster, p: usize, r: BrokerId, at: i64, leader_leo: i64) {
+    let now = c.runtime.now_ms;
+    let rt = &mut c.runtime.partitions[p];
+    rt.leader
+        .as_mut()
+        .expect("checked")
+        .rec_mut(r)
+        .update(at, now, leader_leo);
+    maybe_increment_leader_hw(c, p);
+}
+
+/// Answers that end the fetch before any record moves: a fetcher of another leader epoch
+/// ([`rejected_epoch`]), or an at-seal validation out of the leader's range
+/// ([`at_seal_out_of_range`]).
+fn answered_with_error(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    p: usize,
+    r: BrokerId,
+    req: &FetchRequest,
+    notes: &mut Vec<Note>,
+) -> bool {
+    if rejected_epoch(c, p, r, req) {
+        return true;
+    }
+    if !req.local_path && req.at_seal == AtSealAnswer::OutOfRange {
+        at_seal_out_of_range(c, rules, p, r, req.leader, notes);
+        return true;
+    }
+    false
+}
+
+/// `Partition.fetchRecords` checks the fetch's leader epoch first (`checkCurrentLeaderEpoch`,
+/// wherever the answer goes through it: the local log, or an at-seal validation). An older
+/// epoch is FENCED_LEADER_EPOCH: `AbstractFetcherThread.onPartitionFenced` marks the
+/// partition failed and removes it from the fetcher, which only a later delta restarts. A
+/// newer one is UNKNOWN_LEADER_EPOCH: retried later. Neither is recorded. This is what ends
+/// a classic fetcher a re-route left behind (docs/model/inkless.md#stale-classic-fetcher).
+fn rejected_epoch(c: &mut Cluster, p: usize, r: BrokerId, req: &FetchRequest) -> bool {
+    if !req.local_path && req.at_seal == AtSealAnswer::Unvalidated {
+        return false;
+    }
+    match req.epoch_check {
+        Ordering::Equal => false,
+        Ordering::Greater => true,
+        Ordering::Less => {
+            let f = c.runtime.partitions[p].local_mut(r).expect("listed");
+            f.stop_classic();
+            true
+        }
+    }
+}
+
+/// Before #760, an at-seal validation on a leader whose log ends below the seal cannot
+/// succeed (`Partition.readRecords` at the seal): the follower's last fetched epoch ends
+/// below the seal on that leader (a diverging epoch), or the read is beyond the leader's end
+/// (`LocalLog.read`, OFFSET_OUT_OF_RANGE, after which `AbstractFetcherThread.fetchOffsetAndTruncate`
+/// asks the leader's end through ListOffsets, served from its local log for a follower,
+/// `DisklessFetchOffsetRouter` case 4). Either way the follower is not recorded and cuts its
+/// log to at most the leader's end, below the seal.
+fn at_seal_out_of_range(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    p: usize,
+    r: BrokerId,
+    leader: BrokerId,
+    notes: &mut Vec<Note>,
+) {
+    let (leader_log, f) = follower_and_leader_log(c, p, r, leader);
+    let leader_end = leader_log.end();
+    let to = rules
+        .diverging_fetch(&f.log, f.hw, leader_log)
+        .map_or(leader_end, |d| d.min(leader_end));
+    cut(f, to, p, notes);
 }
 
 /// The follower takes the answer's high watermark (clamped to its log), then its log start
@@ -264,6 +345,8 @@ fn fetch_request(c: &Cluster, rules: &dyn Rules, p: usize, r: BrokerId) -> Optio
         seal: part.seal,
         local_path: !part.diskless
             || rules.follower_reads_local_log(consb, part.seal, o, leader_leo),
+        at_seal: rules.at_seal_fetch(o, part.seal, leader_leo),
+        epoch_check: fol.classic_fetch_epoch.cmp(&part.leader_epoch),
     })
 }
 
@@ -351,7 +434,7 @@ fn maybe_evict(c: &mut Cluster, rules: &dyn Rules, p: usize, r: BrokerId) {
     let evict =
         part.diskless && s >= 0 && f.leo() >= s && if gated { in_isr } else { consb || in_isr };
     if evict {
-        f.fetchers.classic = false;
+        f.stop_classic();
         if consb {
             f.fetchers.consolidation = true;
         }

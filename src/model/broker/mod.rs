@@ -135,6 +135,10 @@ pub struct Local {
     /// The fetcher's Truncating state: the next fetch first finds where this log parts from
     /// the leader's (rule `truncation`, KIP-101 and KIP-279 generations).
     pub truncating: bool,
+    /// The leader epoch the classic fetcher fetches for (`PartitionFetchState.currentLeaderEpoch`),
+    /// set when the fetcher is (re)started; a fetcher not restarted keeps an older one and the
+    /// leader fences it (docs/model/inkless.md#stale-classic-fetcher). -1: never started.
+    pub classic_fetch_epoch: i32,
     /// Harness ghost for INV-1: the last time this replica's log reached the partition's
     /// lag target (the seal once committed, else the leader's log end), or it joined the ISR.
     pub in_sync_ms: i64,
@@ -144,6 +148,18 @@ impl Local {
     /// The log end offset.
     pub fn leo(&self) -> i64 {
         self.log.end()
+    }
+
+    /// The partition leaves the classic fetcher (which forgets its leader epoch).
+    pub fn stop_classic(&mut self) {
+        self.fetchers.classic = false;
+        self.classic_fetch_epoch = -1;
+    }
+
+    /// The partition leaves both fetchers.
+    pub fn stop_fetchers(&mut self) {
+        self.stop_classic();
+        self.fetchers.consolidation = false;
     }
 
     pub fn fresh(broker: BrokerId, now_ms: i64) -> Local {
@@ -157,6 +173,7 @@ impl Local {
             applied_partition_epoch: -1,
             is_leader: false,
             truncating: false,
+            classic_fetch_epoch: -1,
             in_sync_ms: now_ms,
         }
     }
@@ -284,6 +301,47 @@ pub fn consolidating(config: &BrokerConfig, p: &Partition) -> bool {
 /// fetch and runs no ISR change. A consolidating one rebuilds from remote storage.
 pub fn lost_prefix(config: &BrokerConfig, p: &Partition, leader: &Local) -> bool {
     p.seal >= 0 && !consolidating(config, p) && leader.leo() < p.seal
+}
+
+/// How the leader answers a follower fetch the at-seal branch takes (rule `seal-admission`,
+/// docs/model/inkless.md#at-seal-fetch).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum AtSealAnswer {
+    /// No validation: no records, HW = seal, nothing recorded, no leader-epoch check.
+    Unvalidated,
+    /// Validated at the seal (`Partition.fetchRecords` with no bytes): recorded at the seal.
+    Validated,
+    /// The validation reads the leader's local log at the seal, beyond its end:
+    /// OFFSET_OUT_OF_RANGE, nothing recorded, and the follower resets against the leader's end.
+    OutOfRange,
+}
+
+/// `ReplicaManager.shouldTruncateSwitchedPartitionToSeal` (aiven/inkless 5f22fac12b, the
+/// same on main b1fcb5f6f7 and #760 82c0e1a2e5), run by `maybeReconcileSwitchedLeader` and
+/// `maybeTruncateSwitchedFollower` on every delta with a committed seal: a local log that
+/// runs past the seal is cut to it, unless `hasConsolidatedDisklessSuffixFromSeal` proves
+/// the part above the seal is consolidated data (a consolidating topic, a diskless leader
+/// epoch, every record from the seal up stamped with it). Returns the offset it cut from.
+pub fn truncate_to_seal(config: &BrokerConfig, p: &Partition, local: &mut Local) -> Option<i64> {
+    let (seal, leo) = (p.seal, local.leo());
+    if seal < 0 || leo <= seal {
+        return None;
+    }
+    let e_d = p.diskless_leader_epoch;
+    let consolidated_suffix = consolidating(config, p)
+        && e_d >= 0
+        && local.log.epoch_at(seal) == Some(e_d)
+        && !local
+            .log
+            .entries()
+            .iter()
+            .any(|e| e.start_offset > seal && e.start_offset < leo && e.epoch != e_d);
+    if consolidated_suffix {
+        return None;
+    }
+    local.log.truncate_to(seal);
+    local.hw = local.hw.min(seal);
+    Some(leo)
 }
 
 /// The epoch stamped on records appended from object storage: the diskless leader epoch

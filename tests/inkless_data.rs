@@ -1,0 +1,196 @@
+//! The Inkless mechanisms of the data plane (docs/model/inkless.md#truncation-to-the-seal,
+//! #at-seal-fetch, #stale-classic-fetcher), each a scenario named after the upstream method
+//! (aiven/inkless, core/src/main/scala/kafka/; commits in each test). A scenario prints,
+//! per rule set, the verdict and each replica's log as its epoch cache sees it (`e<epoch>@<start>
+//! ..<end>`), its high watermark and its fetchers (c classic with the leader epoch it fetches
+//! for, C consolidation), and the leader's record of each follower.
+
+mod common;
+
+use expect_test::{expect, Expect};
+use isrfuzz::check::oracle;
+use isrfuzz::rules::RuleSet;
+use std::fmt::Write;
+
+fn logs(history: &str, rule_sets: &[&str]) -> String {
+    let h = common::parse(history);
+    let mut out = String::new();
+    for name in rule_sets {
+        let verdict = oracle::run(&h, &[RuleSet::parse(name).unwrap()], true);
+        let side = &verdict.sides[0];
+        let mut ids: Vec<String> = side
+            .violations
+            .iter()
+            .map(|v| format!("{}@{}", v.invariant, v.step))
+            .collect();
+        ids.dedup();
+        let verdict_text = if ids.is_empty() {
+            "holds".to_string()
+        } else {
+            ids.join(" ")
+        };
+        let c = &side.steps.last().expect("at least one step").state;
+        let (p, rt) = (&c.partitions[0], &c.runtime.partitions[0]);
+        let _ = writeln!(
+            out,
+            "{name}: {verdict_text}\n  seal={} le={} isr={:?}",
+            p.seal, p.leader_epoch, p.isr
+        );
+        for l in &rt.locals {
+            let lead = if l.broker == p.leader { "*" } else { "" };
+            let mut fetchers = String::new();
+            if l.fetchers.classic {
+                let _ = write!(fetchers, " c{}", l.classic_fetch_epoch);
+            }
+            if l.fetchers.consolidation {
+                fetchers.push_str(" C");
+            }
+            let rec = rt
+                .leader
+                .as_ref()
+                .and_then(|s| s.rec(l.broker))
+                .map_or(String::new(), |r| format!(" rec {}", r.leo));
+            let _ = writeln!(
+                out,
+                "  {}{lead}: {} hw {}{fetchers}{rec}",
+                l.broker,
+                l.log.describe(),
+                l.hw
+            );
+        }
+    }
+    out
+}
+
+fn check(history: &str, rule_sets: &[&str], expect: Expect) {
+    expect.assert_eq(&logs(history, rule_sets));
+}
+
+// ---- Truncation to the seal: `ReplicaManager.maybeTruncateSwitchedFollower` and
+// ---- `maybeReconcileSwitchedLeader` through `shouldTruncateSwitchedPartitionToSeal`
+// ---- (aiven/inkless 5f22fac12b; identical on main b1fcb5f6f7 and #760 82c0e1a2e5, so the
+// ---- model has no variant for it).
+
+/// maybeTruncateSwitchedFollower, non-consolidating: an operator seal at 6 below the logs'
+/// end (10) cuts the follower's classic records [6, 10) as well as the leader's.
+#[test]
+fn maybe_truncate_switched_follower_cuts_records_above_an_operator_seal() {
+    check(
+        "create 1,2; produce 10; time 15000; switch; alter-switch 6; time 15000",
+        &["inkless-main", "complete"],
+        expect![[r#"
+            inkless-main: holds
+              seal=6 le=1 isr=[1, 2]
+              1*: e0@0 ..6 hw 6
+              2: e0@0 ..6 hw 6 rec 6
+            complete: holds
+              seal=6 le=1 isr=[1, 2]
+              1*: e0@0 ..6 hw 6
+              2: e0@0 ..6 hw 6 rec 6
+        "#]],
+    );
+}
+
+/// maybeReconcileSwitchedLeader on a consolidating leader: an operator seal at 6 below its
+/// end leaves classic records (epoch 0) in [6, 10), which `hasConsolidatedDisklessSuffixFromSeal`
+/// does not prove diskless (the diskless leader epoch is 1), so leader and follower are cut
+/// to the seal; consolidation then appends the diskless records (epoch 1) from 6. Under
+/// `pr756` follower 2, still on the classic fetcher from the pending phase, then reads them
+/// from the leader's local log across the seal (INV-6, docs/findings.md F8's second window).
+#[test]
+fn maybe_reconcile_switched_leader_cuts_a_consolidating_leader_to_an_operator_seal() {
+    check(
+        "create 1,2; produce 10; time 15000; switch consolidating; alter-switch 6; produce 2; time 15000",
+        &["pr756", "complete"],
+        expect![[r#"
+            pr756: INV-6@6
+              seal=6 le=1 isr=[1, 2]
+              1*: e0@0 e1@6 ..8 hw 8 C
+              2: e0@0 e1@6 ..8 hw 8 C rec 6
+            complete: holds
+              seal=6 le=1 isr=[1, 2]
+              1*: e0@0 e1@6 ..8 hw 8 C
+              2: e0@0 e1@6 ..8 hw 8 C rec 6
+        "#]],
+    );
+}
+
+/// hasConsolidatedDisklessSuffixFromSeal: records above the seal that consolidation wrote
+/// (every one stamped with the diskless leader epoch) stay when the leader moves; the new
+/// leader 3 keeps its 15 records.
+#[test]
+fn has_consolidated_diskless_suffix_from_seal_keeps_consolidated_records() {
+    check(
+        "create 1,3,2; produce 10; time 15000; switch consolidating; time 15000; seal; \
+         produce 5; time 15000; shutdown 1; time 15000",
+        &["complete"],
+        expect![[r#"
+            complete: holds
+              seal=10 le=2 isr=[3, 2]
+              1: e0@0 e1@10 ..15 hw 15 rec -1
+              2: e0@0 e1@10 ..15 hw 15 C rec 10
+              3*: e0@0 e1@10 e2@15 ..15 hw 15 C
+        "#]],
+    );
+}
+
+// ---- The at-seal validation on a leader below the seal: `ReplicaManager.fetchMessages`
+// ---- calls `Partition.fetchRecords` at the seal with no bytes (5f22fac12b); #760 skips it
+// ---- on a leader whose log ends below the seal (e74ed8ba0d). Rule `seal-admission`.
+
+/// A consolidating leader elected without the prefix (the operator seal of F5 left 3 in the
+/// ISR with nothing; 3 is stalled, so it has not rebuilt the prefix yet) answers follower 2,
+/// diverted at the seal. Before #760 (`pr756`) the validation at the seal is beyond the
+/// leader's end: 2 is not recorded and cuts its log to the leader's end, losing the prefix
+/// it held (to 0: the leader knows no epoch ≤ 0, so the answer is OFFSET_OUT_OF_RANGE and
+/// the leader's end is 0), and waits below the seal for the leader to rebuild (E2 at
+/// quiescence). With #760 the leader validates nothing: 2 keeps its log.
+#[test]
+fn fetch_records_at_the_seal_on_a_leader_below_it() {
+    check(
+        "create 1,3,2; stall 3; produce 5; time 15000; switch consolidating; alter-switch 5; \
+         fence 1; time 15000",
+        &["pr756", "pr756+seal-admission=pr760"],
+        expect![[r#"
+            pr756: E2@8
+              seal=5 le=2 isr=[3, 2]
+              1: e0@0 e1@5 ..5 hw 5 C rec -1
+              2: ..0 hw 0 c2 rec -1
+              3*: e2@0 ..0 hw 0 C
+            pr756+seal-admission=pr760: holds
+              seal=5 le=2 isr=[3, 2]
+              1: e0@0 e1@5 ..5 hw 5 C rec -1
+              2: e0@0 ..5 hw 5 C rec -1
+              3*: e2@0 ..0 hw 0 C
+        "#]],
+    );
+}
+
+// ---- A classic fetcher of an older leader epoch: `Partition.fetchRecords` →
+// ---- `checkCurrentLeaderEpoch` answers FENCED_LEADER_EPOCH, and
+// ---- `AbstractFetcherThread.onPartitionFenced` removes the partition (apache Kafka since
+// ---- KIP-320; the same in every Inkless commit modelled).
+
+/// checkCurrentLeaderEpoch: before #760 a same-leader bump (the completion that drops 3)
+/// routes consolidating follower 2 to consolidation and leaves its classic fetcher from the
+/// pending phase in place, for epoch 1 (two writers, INV-5, F8). Its next fetch is fenced by
+/// leader epoch 2 and the fetcher is gone; the leader's record of 2 no longer moves. With
+/// #760 the bump drops both fetchers first and nothing is left to fence. (On both, 2 was
+/// handed to consolidation unrecorded: F6.)
+#[test]
+fn check_current_leader_epoch_fences_a_classic_fetcher_left_by_a_re_route() {
+    check(
+        "create 1,2,3; switch consolidating; seal; reassign 2,1; time 15000",
+        &["pr756", "complete"],
+        expect![[r#"
+            pr756: INV-5@3 E2@5
+              seal=0 le=2 isr=[2, 1]
+              1*: e2@0 ..0 hw 0 C
+              2: ..0 hw 0 C rec -1
+            complete: holds
+              seal=0 le=2 isr=[1, 2]
+              1*: e2@0 ..0 hw 0 C
+              2: ..0 hw 0 C rec -1
+        "#]],
+    );
+}
