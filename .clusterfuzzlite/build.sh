@@ -26,7 +26,9 @@ for t in "${targets[@]}"; do
   [ -f "fuzz/fuzz_targets/$t.rs" ] || { echo "build.sh: no fuzz target named $t" >&2; exit 1; }
 done
 for t in "${targets[@]}"; do
-  cargo fuzz build -O --sanitizer "$sanitizer" "$t"
+  # -O alone would drop debug assertions and overflow checks: keep them, so that an
+  # overflow in the model is a crash (what decode is for), as in ci/fuzz-smoke.sh's build.
+  cargo fuzz build -O --debug-assertions --sanitizer "$sanitizer" "$t"
   cp "fuzz/target/x86_64-unknown-linux-gnu/release/$t" "$OUT/"
   printf '[libfuzzer]\nuse_value_profile = 1\n' > "$OUT/$t.options"
   if [ -d "corpus/$t" ] && [ -n "$(ls -A "corpus/$t")" ]; then
