@@ -294,6 +294,22 @@ mod tests {
     }
 
     #[test]
+    fn a_follower_ending_at_the_leaders_start_keeps_its_records() {
+        // In range (the fetch offset is the leader's log start): no full truncation; the
+        // follower's own start moves only when a fetch answer tells it (increment_start).
+        let mut leader = log(&[(0, 0)], 8);
+        assert!(leader.increment_start(5));
+        let mut follower = log(&[(0, 0)], 5);
+        follower.copy_from(&leader, 8);
+        assert_eq!((follower.start(), follower.end()), (0, 8));
+        assert_eq!(follower.describe(), "e0@0 ..8");
+        // One below: out of range, the follower starts over at the leader's start.
+        let mut behind = log(&[(0, 0)], 4);
+        behind.copy_from(&leader, 8);
+        assert_eq!((behind.start(), behind.end()), (5, 8));
+    }
+
+    #[test]
     fn records_carry_the_epoch_that_wrote_them() {
         let l = log(&[(1, 0), (3, 5)], 8);
         assert_eq!(l.describe(), "e1@0 e3@5 ..8");
