@@ -26,16 +26,7 @@ fn known() -> Vec<Known> {
 
 /// The ids of the known findings each violation of `history` under complete is.
 fn triaged(known: &[Known], history: &History) -> Vec<String> {
-    let rules = RuleSet::complete();
-    let run = oracle::run(history, &[rules], false);
-    run.sides[0]
-        .violations
-        .iter()
-        .map(|v| {
-            let id = known_as(known, history, &rules, v).map_or("new", |k| k.id.as_str());
-            format!("{} {id}", v.invariant)
-        })
-        .collect()
+    triaged_under(known, history, "complete")
 }
 
 #[test]
