@@ -123,16 +123,16 @@ pub(super) fn d3_log_matching(v: &StepView) -> Option<String> {
 
 /// Replicas on running brokers: a fenced broker's log is compared once it is back and has
 /// had the chance to truncate (its stale tail is not a divergence anyone can read).
-fn live_locals<'a>(c: &Cluster, rt: &'a PartitionRuntime) -> Vec<&'a Local> {
-    rt.locals
-        .iter()
-        .filter(|l| {
-            matches!(
-                c.broker_state(l.broker),
-                Some(BrokerState::Active | BrokerState::ControlledShutdown)
-            )
-        })
-        .collect()
+fn live_locals<'a>(
+    c: &'a Cluster,
+    locals: &'a [Local],
+) -> impl Iterator<Item = (usize, &'a Local)> + Clone + 'a {
+    locals.iter().enumerate().filter(|(_, l)| {
+        matches!(
+            c.broker_state(l.broker),
+            Some(BrokerState::Active | BrokerState::ControlledShutdown)
+        )
+    })
 }
 
 /// Two live replicas that differ below both high watermarks; `only_judged`: skip partitions
@@ -142,9 +142,8 @@ fn log_mismatch(c: &Cluster, only_judged: bool) -> Option<String> {
         if only_judged && !held {
             return None;
         }
-        let locals = live_locals(c, rt);
-        locals.iter().enumerate().find_map(|(k, a)| {
-            locals[k + 1..].iter().find_map(|b| {
+        live_locals(c, &rt.locals).find_map(|(k, a)| {
+            live_locals(c, &rt.locals[k + 1..]).find_map(|(_, b)| {
                 let committed = a.hw.min(a.leo()).min(b.hw).min(b.leo());
                 let at = a.log.diverges_from(&b.log);
                 (at < committed).then(|| {
@@ -186,7 +185,7 @@ pub(super) fn d5_consistent_read(v: &StepView) -> Option<String> {
     judged(c).find_map(|(i, p, rt, g)| {
         // The leader must hold every read record; another replica those its HW passes.
         let leader = serving_leader(c, p, rt).map(|l| (l, i64::MAX));
-        let live = live_locals(c, rt).into_iter().map(|l| (l, l.hw.min(l.leo())));
+        let live = live_locals(c, &rt.locals).map(|(_, l)| (l, l.hw.min(l.leo())));
         leader.into_iter().chain(live).find_map(|(l, below)| {
             let from = g.deleted_below.max(l.log.start());
             g.read.iter().find_map(|run| {
