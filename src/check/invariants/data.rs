@@ -48,14 +48,14 @@ fn kept_acked(g: &Ghost) -> impl Iterator<Item = AckedRun> + '_ {
         .filter_map(|r| from_offset(r, g.deleted_below))
 }
 
-/// The sub-ranges of `run` that `log` holds with the run's epoch.
-fn held(log: &Log, run: &AckedRun) -> Vec<(i64, i64)> {
+/// The sub-ranges of `run` that `log` holds with the run's epoch, in offset order.
+fn held(log: &Log, run: AckedRun) -> impl Iterator<Item = (i64, i64)> + '_ {
     let entries = log.entries();
     entries
         .iter()
         .enumerate()
-        .filter(|(_, e)| e.epoch == run.epoch)
-        .filter_map(|(i, e)| {
+        .filter(move |(_, e)| e.epoch == run.epoch)
+        .filter_map(move |(i, e)| {
             let next = entries.get(i + 1).map_or(log.end(), |n| n.start_offset);
             let (lo, hi) = (
                 e.start_offset.max(run.start),
@@ -63,19 +63,21 @@ fn held(log: &Log, run: &AckedRun) -> Vec<(i64, i64)> {
             );
             (lo < hi).then_some((lo, hi))
         })
-        .collect()
 }
 
-/// The first offset of `run` none of `logs` holds.
-fn first_missing<'a>(logs: impl Iterator<Item = &'a Log>, run: &AckedRun) -> Option<i64> {
-    let mut ranges: Vec<(i64, i64)> = logs.flat_map(|l| held(l, run)).collect();
-    ranges.sort_unstable();
+/// The first offset of `run` none of `logs` holds. Without a buffer: each pass over the
+/// held ranges extends the covered prefix to the furthest range that reaches it, so it
+/// stops after at most one pass per range.
+fn first_missing<'a>(logs: impl Iterator<Item = &'a Log> + Clone, run: &AckedRun) -> Option<i64> {
     let mut covered = run.start;
-    for (lo, hi) in ranges {
-        if lo > covered {
-            break;
-        }
-        covered = covered.max(hi);
+    while let Some(hi) = logs
+        .clone()
+        .flat_map(|l| held(l, *run))
+        .filter(|&(lo, hi)| lo <= covered && hi > covered)
+        .map(|(_, hi)| hi)
+        .max()
+    {
+        covered = hi;
     }
     (covered < run.end).then_some(covered)
 }
@@ -283,6 +285,6 @@ mod tests {
         c.append(2, 6);
         assert_eq!(first_missing([&a, &b, &c].into_iter(), &run), None);
         assert_eq!(first_missing(std::iter::empty(), &run), Some(0));
-        assert_eq!(held(&b, &run), vec![(3, 6)]);
+        assert_eq!(held(&b, run).collect::<Vec<_>>(), vec![(3, 6)]);
     }
 }

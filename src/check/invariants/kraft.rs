@@ -90,9 +90,21 @@ pub(super) fn s1_lists(s: &StepView) -> Option<String> {
 }
 
 pub(super) fn s2_listing(s: &StepView) -> Option<String> {
-    let truth: Vec<usize> = (0..s.next.partitions.len())
-        .filter(|&i| s.next.partitions[i].is_reassigning())
-        .collect();
+    // Compared as iterators first: the list is built only to describe a violation.
+    let reassigning =
+        || (0..s.next.partitions.len()).filter(|&i| s.next.partitions[i].is_reassigning());
+    let index_ok = s.next.reassigning.iter().copied().eq(reassigning());
+    let listed_ok = match s.outcome {
+        Outcome::Accepted {
+            listed: Some(listed),
+            ..
+        } => listed.iter().copied().eq(reassigning()),
+        _ => true,
+    };
+    if index_ok && listed_ok {
+        return None;
+    }
+    let truth: Vec<usize> = reassigning().collect();
     if s.next.reassigning != truth {
         return Some(format!(
             "index lists {:?} but reassigning are {:?}",
