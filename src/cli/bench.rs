@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-const PARTS: [&str; 3] = ["throughput", "hunt", "exhaust"];
+const PARTS: [&str; 4] = ["throughput", "hunt", "exhaust", "micro"];
+const MICRO_HISTORIES_MAX: u32 = 1_000_000;
 const TRIALS_MAX: u32 = 1000;
 /// Throughput runs per family; the report quotes their median.
 const THROUGHPUT_RUNS: u32 = 3;
@@ -25,6 +26,9 @@ pub struct BenchArgs {
     /// Seconds per throughput run (3 runs per family).
     #[arg(long, default_value_t = 3)]
     throughput_seconds: u64,
+    /// Fixed-seed histories (seed 1) the micro-benchmarks run.
+    #[arg(long, default_value_t = 10_000)]
+    micro_histories: u32,
     /// Which parts to run.
     #[arg(long, value_delimiter = ',', default_value = "throughput,hunt,exhaust")]
     parts: Vec<String>,
@@ -66,6 +70,9 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, Error> {
     if wants("throughput") {
         throughput(&args, &mut sink, &row)?;
     }
+    if wants("micro") {
+        micro(args.micro_histories);
+    }
     let selected = BUGS
         .iter()
         .filter(|b| args.bugs.is_empty() || args.bugs.iter().any(|n| n == b.name));
@@ -84,7 +91,7 @@ fn check(args: &BenchArgs) -> Result<(), Error> {
     for part in &args.parts {
         if !PARTS.contains(&part.as_str()) {
             return Err(Error::Usage(format!(
-                "unknown part `{part}` (throughput, hunt, exhaust)"
+                "unknown part `{part}` (throughput, hunt, exhaust, micro)"
             )));
         }
     }
@@ -97,6 +104,9 @@ fn check(args: &BenchArgs) -> Result<(), Error> {
     }
     if args.trials == 0 || args.trials > TRIALS_MAX {
         return Err(Error::Usage("--trials must be 1..=1000".into()));
+    }
+    if args.micro_histories == 0 || args.micro_histories > MICRO_HISTORIES_MAX {
+        return Err(Error::Usage("--micro-histories must be 1..=1000000".into()));
     }
     Ok(())
 }
@@ -122,6 +132,19 @@ fn throughput(args: &BenchArgs, sink: &mut CsvSink, row: &RowFn) -> Result<(), E
         }
     }
     Ok(())
+}
+
+/// Printed only: the figures are per operation, not rows of the detection CSV.
+fn micro(histories: u32) {
+    for m in bench::micro(histories, 1) {
+        println!(
+            "micro   {:<10} {:>9.0} ns/op ({} ops, {:.3} s)",
+            m.name,
+            m.seconds * 1e9 / m.ops.max(1) as f64,
+            m.ops,
+            m.seconds
+        );
+    }
 }
 
 fn hunt_trials(args: &BenchArgs, b: &Bug, sink: &mut CsvSink, row: &RowFn) -> Result<(), Error> {

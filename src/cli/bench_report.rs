@@ -36,14 +36,22 @@ pub fn run(args: BenchReportArgs) -> Result<ExitCode, Error> {
         args.md.display(),
         args.svg.display()
     );
-    for (path, body) in [
-        (&args.md, markdown(&rows, &command)),
-        (&args.svg, svg(&rows)),
-    ] {
+    let md = markdown(&rows, &command) + &kept_section(&args.md);
+    for (path, body) in [(&args.md, md), (&args.svg, svg(&rows))] {
         std::fs::write(path, body).map_err(Error::io(path))?;
         println!("wrote {}", path.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The Markdown's hand-kept section (measured by `isrfuzz bench --parts micro` and `hunt`,
+/// not from the CSV): from this heading on, carried over when the tables are regenerated.
+const KEPT_HEADING: &str = "\n## Model speed";
+
+fn kept_section(md: &Path) -> String {
+    let old = std::fs::read_to_string(md).unwrap_or_default();
+    old.find(KEPT_HEADING)
+        .map_or(String::new(), |at| old[at..].to_string())
 }
 
 fn read_rows(csv: &Path) -> Result<Vec<Row>, Error> {

@@ -241,18 +241,23 @@ impl Log {
     pub fn diverges_from(&self, other: &Log) -> i64 {
         let end = self.end_offset.min(other.end_offset);
         let first = self.start_offset.max(other.start_offset);
-        let mut starts: Vec<i64> = self
-            .entries
-            .iter()
-            .chain(&other.entries)
-            .map(|e| e.start_offset.max(first))
-            .filter(|&s| s < end)
-            .collect();
-        starts.sort_unstable();
-        starts
-            .into_iter()
-            .find(|&s| self.epoch_at(s) != other.epoch_at(s))
-            .unwrap_or(end)
+        // Both entry lists are sorted by start offset: walk them merged, without a buffer.
+        let (mut a, mut b) = (
+            starts_within(&self.entries, first, end).peekable(),
+            starts_within(&other.entries, first, end).peekable(),
+        );
+        loop {
+            let s = match (a.peek(), b.peek()) {
+                (Some(&x), Some(&y)) if x <= y => a.next(),
+                (_, Some(_)) => b.next(),
+                (Some(_), None) => a.next(),
+                (None, None) => return end,
+            };
+            let s = s.expect("peeked");
+            if self.epoch_at(s) != other.epoch_at(s) {
+                return s;
+            }
+        }
     }
 
     /// A log of `records` records all written in `epoch` (tests and starting states).
@@ -276,6 +281,14 @@ impl Log {
         }
         parts.join(" ")
     }
+}
+
+/// The entries' start offsets, raised to `first`, below `end` (sorted, as the entries are).
+fn starts_within(entries: &[EpochEntry], first: i64, end: i64) -> impl Iterator<Item = i64> + '_ {
+    entries
+        .iter()
+        .map(move |e| e.start_offset.max(first))
+        .filter(move |&s| s < end)
 }
 
 #[cfg(test)]

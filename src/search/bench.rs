@@ -177,9 +177,132 @@ pub fn exhaust_trial(b: &Bug, depth_max: usize) -> Result<(f64, Option<usize>, u
     Ok((t0.elapsed().as_secs_f64(), ops, report.transitions))
 }
 
+/// One micro-benchmark: what it timed, how many operations, total seconds.
+pub struct Micro {
+    pub name: &'static str,
+    pub ops: u64,
+    pub seconds: f64,
+}
+
+/// The micro-benchmarks, in report order.
+pub const MICRO_PARTS: [&str; 5] = ["step", "clone", "check-step", "sometimes", "quiescent"];
+
+/// Micro-benchmarks of the oracle's parts on `histories` fixed-seed generated histories
+/// under `complete` (the reference side of every pair): `step` one model step (`apply`),
+/// `clone` one state clone (the oracle's per-step copy for the (prev, next) checks),
+/// `check-step` every step invariant on one (prev, next) pair, `sometimes` every vacuity
+/// counter on one pair, `quiescent` every quiescence invariant on one healed state. Each
+/// history's states are computed first, then each part is timed over them.
+pub fn micro(histories: u32, seed: u64) -> Vec<Micro> {
+    use crate::check::invariants::{count_sometimes, quiescent_violations, step_violations};
+    use crate::check::invariants::{StepView, INVARIANTS};
+    use crate::model::{apply, Cluster};
+    let rules = RuleSet::complete();
+    let mut out: Vec<Micro> = MICRO_PARTS
+        .iter()
+        .map(|&name| Micro {
+            name,
+            ops: 0,
+            seconds: 0.0,
+        })
+        .collect();
+    let (mut rng, mut buf) = (Rng::new(seed), Vec::new());
+    let mut counts = vec![0u32; INVARIANTS.len()];
+    for _ in 0..histories {
+        rng.fill(&mut buf);
+        let h = decode_guided(&buf, &rules);
+        let start = Cluster::new(&h.brokers, h.broker_config);
+        let (mut states, mut outcomes) = (vec![start.clone()], Vec::new());
+        let mut c = start.clone();
+        for e in &h.events {
+            outcomes.push(apply(&mut c, e, &rules));
+            states.push(c.clone());
+        }
+        // The same steps again, timed without recording.
+        let (t, mut again) = (Instant::now(), start);
+        for e in &h.events {
+            std::hint::black_box(apply(&mut again, e, &rules));
+        }
+        add(&mut out[0], h.events.len(), t.elapsed());
+        let t = Instant::now();
+        for s in &states[1..] {
+            std::hint::black_box(s.clone());
+        }
+        add(&mut out[1], h.events.len(), t.elapsed());
+        let views = || {
+            h.events.iter().enumerate().map(|(i, event)| StepView {
+                prev: &states[i],
+                next: &states[i + 1],
+                event,
+                outcome: &outcomes[i],
+                rules: &rules,
+            })
+        };
+        let t = Instant::now();
+        for v in views() {
+            std::hint::black_box(step_violations(&v).count());
+        }
+        add(&mut out[2], h.events.len(), t.elapsed());
+        let t = Instant::now();
+        for v in views() {
+            count_sometimes(&v, &mut counts);
+        }
+        add(&mut out[3], h.events.len(), t.elapsed());
+        oracle::heal(&mut c, &rules);
+        let t = Instant::now();
+        std::hint::black_box(quiescent_violations(&c, &rules).count());
+        add(&mut out[4], 1, t.elapsed());
+    }
+    std::hint::black_box(counts);
+    out
+}
+
+fn add(m: &mut Micro, ops: usize, d: Duration) {
+    m.ops += ops as u64;
+    m.seconds += d.as_secs_f64();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The oracle's comparison agrees with `Cluster::same_kafka_state` on the states of
+    /// generated histories run under two rule sets that differ, step by step.
+    #[test]
+    fn the_fast_state_comparison_agrees_with_same_kafka_state() {
+        let (mut rng, mut buf) = (Rng::new(3), Vec::new());
+        let sides = [RuleSet::trunk(), RuleSet::complete()];
+        let (mut same, mut differ) = (0, 0);
+        for _ in 0..300 {
+            rng.fill(&mut buf);
+            let h = decode_guided(&buf, &sides[0]);
+            let mut s: Vec<_> = sides
+                .iter()
+                .map(|_| crate::model::Cluster::new(&h.brokers, h.broker_config))
+                .collect();
+            for e in &h.events {
+                for (c, r) in s.iter_mut().zip(&sides) {
+                    crate::model::apply(c, e, r);
+                }
+                let expected = s[0].same_kafka_state(&s[1]);
+                assert_eq!(oracle::same_kafka_state(&s[0], &s[1]), expected);
+                *(if expected { &mut same } else { &mut differ }) += 1;
+            }
+        }
+        assert!(same > 0 && differ > 0, "{same} {differ}");
+    }
+
+    /// Every part ran on every step (the quiescence part once per history).
+    #[test]
+    fn the_micro_benchmarks_time_every_part() {
+        let m = micro(3, 1);
+        let names: Vec<_> = m.iter().map(|m| m.name).collect();
+        assert_eq!(names, MICRO_PARTS);
+        let steps = m[0].ops;
+        assert!(steps >= 3, "{steps}");
+        assert!(m[..4].iter().all(|m| m.ops == steps));
+        assert_eq!(m[4].ops, 3);
+    }
 
     #[test]
     fn every_bug_parses_and_names_a_known_invariant_and_start() {

@@ -48,14 +48,14 @@ fn kept_acked(g: &Ghost) -> impl Iterator<Item = AckedRun> + '_ {
         .filter_map(|r| from_offset(r, g.deleted_below))
 }
 
-/// The sub-ranges of `run` that `log` holds with the run's epoch.
-fn held(log: &Log, run: &AckedRun) -> Vec<(i64, i64)> {
+/// The sub-ranges of `run` that `log` holds with the run's epoch, in offset order.
+fn held(log: &Log, run: AckedRun) -> impl Iterator<Item = (i64, i64)> + '_ {
     let entries = log.entries();
     entries
         .iter()
         .enumerate()
-        .filter(|(_, e)| e.epoch == run.epoch)
-        .filter_map(|(i, e)| {
+        .filter(move |(_, e)| e.epoch == run.epoch)
+        .filter_map(move |(i, e)| {
             let next = entries.get(i + 1).map_or(log.end(), |n| n.start_offset);
             let (lo, hi) = (
                 e.start_offset.max(run.start),
@@ -63,19 +63,21 @@ fn held(log: &Log, run: &AckedRun) -> Vec<(i64, i64)> {
             );
             (lo < hi).then_some((lo, hi))
         })
-        .collect()
 }
 
-/// The first offset of `run` none of `logs` holds.
-fn first_missing<'a>(logs: impl Iterator<Item = &'a Log>, run: &AckedRun) -> Option<i64> {
-    let mut ranges: Vec<(i64, i64)> = logs.flat_map(|l| held(l, run)).collect();
-    ranges.sort_unstable();
+/// The first offset of `run` none of `logs` holds. Without a buffer: each pass over the
+/// held ranges extends the covered prefix to the furthest range that reaches it, so it
+/// stops after at most one pass per range.
+fn first_missing<'a>(logs: impl Iterator<Item = &'a Log> + Clone, run: &AckedRun) -> Option<i64> {
     let mut covered = run.start;
-    for (lo, hi) in ranges {
-        if lo > covered {
-            break;
-        }
-        covered = covered.max(hi);
+    while let Some(hi) = logs
+        .clone()
+        .flat_map(|l| held(l, *run))
+        .filter(|&(lo, hi)| lo <= covered && hi > covered)
+        .map(|(_, hi)| hi)
+        .max()
+    {
+        covered = hi;
     }
     (covered < run.end).then_some(covered)
 }
@@ -123,16 +125,16 @@ pub(super) fn d3_log_matching(v: &StepView) -> Option<String> {
 
 /// Replicas on running brokers: a fenced broker's log is compared once it is back and has
 /// had the chance to truncate (its stale tail is not a divergence anyone can read).
-fn live_locals<'a>(c: &Cluster, rt: &'a PartitionRuntime) -> Vec<&'a Local> {
-    rt.locals
-        .iter()
-        .filter(|l| {
-            matches!(
-                c.broker_state(l.broker),
-                Some(BrokerState::Active | BrokerState::ControlledShutdown)
-            )
-        })
-        .collect()
+fn live_locals<'a>(
+    c: &'a Cluster,
+    locals: &'a [Local],
+) -> impl Iterator<Item = (usize, &'a Local)> + Clone + 'a {
+    locals.iter().enumerate().filter(|(_, l)| {
+        matches!(
+            c.broker_state(l.broker),
+            Some(BrokerState::Active | BrokerState::ControlledShutdown)
+        )
+    })
 }
 
 /// Two live replicas that differ below both high watermarks; `only_judged`: skip partitions
@@ -142,9 +144,8 @@ fn log_mismatch(c: &Cluster, only_judged: bool) -> Option<String> {
         if only_judged && !held {
             return None;
         }
-        let locals = live_locals(c, rt);
-        locals.iter().enumerate().find_map(|(k, a)| {
-            locals[k + 1..].iter().find_map(|b| {
+        live_locals(c, &rt.locals).find_map(|(k, a)| {
+            live_locals(c, &rt.locals[k + 1..]).find_map(|(_, b)| {
                 let committed = a.hw.min(a.leo()).min(b.hw).min(b.leo());
                 let at = a.log.diverges_from(&b.log);
                 (at < committed).then(|| {
@@ -186,7 +187,7 @@ pub(super) fn d5_consistent_read(v: &StepView) -> Option<String> {
     judged(c).find_map(|(i, p, rt, g)| {
         // The leader must hold every read record; another replica those its HW passes.
         let leader = serving_leader(c, p, rt).map(|l| (l, i64::MAX));
-        let live = live_locals(c, rt).into_iter().map(|l| (l, l.hw.min(l.leo())));
+        let live = live_locals(c, &rt.locals).map(|(_, l)| (l, l.hw.min(l.leo())));
         leader.into_iter().chain(live).find_map(|(l, below)| {
             let from = g.deleted_below.max(l.log.start());
             g.read.iter().find_map(|run| {
@@ -284,6 +285,6 @@ mod tests {
         c.append(2, 6);
         assert_eq!(first_missing([&a, &b, &c].into_iter(), &run), None);
         assert_eq!(first_missing(std::iter::empty(), &run), Some(0));
-        assert_eq!(held(&b, &run), vec![(3, 6)]);
+        assert_eq!(held(&b, run).collect::<Vec<_>>(), vec![(3, 6)]);
     }
 }

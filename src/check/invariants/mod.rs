@@ -24,6 +24,8 @@ mod data;
 mod inkless;
 mod kraft;
 
+pub(crate) use kraft::same_partition;
+
 use crate::model::{Cluster, Event, Outcome};
 use crate::rules::RuleSet;
 use data::{
