@@ -12,7 +12,8 @@ trap 'rm -rf "$tmp"' EXIT
 cargo build --release --quiet --bin isrfuzz --example fingerprints
 target_dir=${CARGO_TARGET_DIR:-target}
 bin=$target_dir/release/isrfuzz
-strip_times() { sed -E 's/[0-9]+\.[0-9]+ s\b/T s/g; s/\([0-9]+\/s\)//g; s/, [0-9]+\/s//g'; }
+# Wall-clock figures: durations, rates, and the summary table's "first s" column.
+strip_times() { sed -E 's/[0-9]+\.[0-9]+ s\b/T s/g; s/\([0-9]+\/s\)//g; s/, [0-9]+\/s//g; s/ [0-9]+\.[0-9]{3}  (\/|-)/ T  \1/g'; }
 {
   echo "## verdicts"
   "$target_dir"/release/examples/fingerprints
