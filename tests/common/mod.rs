@@ -229,7 +229,7 @@ pub fn broker_outcome(text: &str, rule_sets: &[&str]) -> String {
 /// The cluster of history `h` after `events` (all of its events, or a prefix), for tests
 /// that corrupt a state before judging or stepping it.
 pub fn cluster_after(h: &History, events: &[Event], rules: &RuleSet) -> Cluster {
-    let mut c = Cluster::new(&h.brokers, h.broker_config);
+    let mut c = Cluster::new(&h.brokers, h.broker_config).with_elr(h.eligible_leader_replicas);
     for e in events {
         apply(&mut c, e, rules);
     }
