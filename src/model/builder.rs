@@ -449,3 +449,21 @@ impl JavaHashSet {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::JavaHashSet;
+
+    /// Orders printed by `java.util.HashSet` (OpenJDK, `System.out.println` of the set)
+    /// for the same insertions: one table of 16 and one resized to 32, with collisions.
+    #[test]
+    fn iteration_order_matches_java() {
+        let mut s = JavaHashSet::from_list(&[]);
+        s.extend(&[2, 17, 5]);
+        assert_eq!(s.filtered(|_| true), vec![17, 2, 5]);
+        let mut t = JavaHashSet::from_list(&[]);
+        t.extend(&[33, 1, 17, 49, 2, 65, 100, 3, 4, 5, 6, 7, 8, 9, 10]);
+        let java = vec![33, 1, 65, 2, 3, 100, 4, 5, 6, 7, 8, 9, 10, 17, 49];
+        assert_eq!(t.filtered(|_| true), java);
+    }
+}
