@@ -392,3 +392,68 @@ fn elr_lists_follow_java_hash_set_order() {
     let (again, _) = build(&part, call()).expect("another order is a change upstream");
     assert_eq!(again.elr, vec![17, 2]);
 }
+
+/// The negative case of ELR1–ELR3 (tests/witnesses.rs breaks each with a model fault on
+/// this history): the ELR fills while the ISR is below min ISR, the ISR empties, an ELR
+/// member is elected, and the ELR clears at min ISR, with no violation of any invariant.
+#[test]
+fn elr_invariants_hold_while_the_elr_fills_and_clears() {
+    use isrfuzz::check::oracle;
+    let h = common::parse(
+        "elr; brokers 1,2,3; create 1,2,3 min.isr=2; fence 3; fence 2; fence 1; unfence 2; \
+         unfence 3; isr 2,3",
+    );
+    let v = oracle::run(&h, &[RuleSet::trunk()], true);
+    let side = &v.sides[0];
+    assert!(side.violations.is_empty(), "{:?}", side.violations);
+    let elr: Vec<(Vec<i32>, Vec<i32>)> = side
+        .steps
+        .iter()
+        .map(|s| {
+            (
+                s.state.partitions[0].isr.clone(),
+                s.state.partitions[0].elr.clone(),
+            )
+        })
+        .collect();
+    let expected: Vec<(Vec<i32>, Vec<i32>)> = vec![
+        (vec![1, 2, 3], vec![]),
+        (vec![1, 2], vec![]),
+        (vec![1], vec![2]),
+        (vec![], vec![1, 2]),
+        (vec![2], vec![1]),
+        (vec![2], vec![1]),
+        (vec![2, 3], vec![]),
+    ];
+    assert_eq!(elr, expected);
+}
+
+/// What ELR1 catches in upstream's own rule (reported, not yet written up as a finding):
+/// with ISR [1] below min ISR 3 and ELR [2,3], a reassignment to [1,4,5] whose adding
+/// replica 4 joins the ISR, then a cancel. The revert's target ISR drops 4, and
+/// `maybePopulateTargetElr` puts every member of the stored ISR that leaves it into the
+/// ELR, 4 included, although the reverted replicas are [1,2,3]. Every KRaft preset and
+/// `complete` do the same (the ELR steps are no rule's).
+#[test]
+fn a_cancel_puts_a_removed_adding_replica_in_the_elr() {
+    use isrfuzz::check::oracle;
+    let h = common::parse(
+        "elr; brokers 1,2,3,4,5; create 1,2,3 min.isr=3; isr 1; reassign 1,4,5; isr 1,4; cancel",
+    );
+    for rules in ["trunk", "complete"] {
+        let v = oracle::run(&h, &[RuleSet::parse(rules).unwrap()], true);
+        let side = &v.sides[0];
+        let end = &side.steps.last().unwrap().state.partitions[0];
+        assert_eq!(
+            (&end.replicas, &end.isr, &end.elr),
+            (&vec![1, 2, 3], &vec![1], &vec![2, 3, 4])
+        );
+        let elr1: Vec<_> = side
+            .violations
+            .iter()
+            .filter(|v| v.invariant == "ELR1")
+            .collect();
+        assert_eq!(elr1.len(), 1, "{rules}: {:?}", side.violations);
+        assert_eq!(elr1[0].step, 4, "{rules}: {}", elr1[0].detail);
+    }
+}
