@@ -457,3 +457,102 @@ fn a_cancel_puts_a_removed_adding_replica_in_the_elr() {
         assert_eq!(elr1[0].step, 4, "{rules}: {}", elr1[0].detail);
     }
 }
+
+// The ELR cases of upstream's `ReplicationControlManagerTest` at d79bd502ec, replayed as
+// histories (ELR on). Upstream sets min.insync.replicas after creating the topic; the
+// model creates the partition with it (the ELR is empty either way). Upstream's
+// `handleBrokersShutdown(true, b)` is the fencing path without the registration change: a
+// `fence b`; `handleBrokersShutdown(false, b)` is the model's `restart b unclean`, which
+// also unfences b afterwards (upstream's test stops before); the asserted fields are
+// compared at the same points.
+
+#[test]
+fn eligible_leader_replicas_shrink_and_expand_isr() {
+    let shrunk = "brokers 0,1,2; create 0,1,2 min.isr=2; isr 0";
+    assert_eq!(controller(shrunk, true), (0, vec![0], vec![1, 2], vec![]));
+    let expanded = format!("{shrunk}; isr 0,1");
+    assert_eq!(controller(&expanded, true), (0, vec![0, 1], vec![], vec![]));
+}
+
+#[test]
+fn eligible_leader_replicas_shrink_to_empty_isr() {
+    let fenced = "brokers 0,1,2; create 0,1,2 min.isr=3; fence 1; fence 2";
+    assert_eq!(controller(fenced, true), (0, vec![0], vec![1, 2], vec![]));
+    let shut = format!("{fenced}; fence 0");
+    assert_eq!(
+        controller(&shut, true),
+        (NO_LEADER, vec![], vec![0, 1, 2], vec![0])
+    );
+}
+
+#[test]
+fn eligible_leader_replicas_broker_fence() {
+    let two = "brokers 0,1,2,3; create 0,1,2,3 min.isr=3; fence 2; fence 3";
+    assert_eq!(controller(two, true), (0, vec![0, 1], vec![3], vec![]));
+    let three = format!("{two}; fence 1");
+    assert_eq!(controller(&three, true), (0, vec![0], vec![1, 3], vec![]));
+    // Upstream also unfences 0, which is not fenced: the model answers that with
+    // BROKER_STATE_MISMATCH and changes nothing, so it is left out.
+    let back = format!("{three}; unfence 1; unfence 2; unfence 3");
+    assert_eq!(controller(&back, true), (0, vec![0], vec![1, 3], vec![]));
+}
+
+#[test]
+fn eligible_leader_replicas_clean_election() {
+    let fenced = "brokers 0,1,2,3; create 0,1,2,3 min.isr=3; fence 1; fence 2; fence 3";
+    assert_eq!(controller(fenced, true), (0, vec![0], vec![2, 3], vec![]));
+    let elected = format!("{fenced}; unfence 2; fence 0");
+    assert_eq!(controller(&elected, true), (2, vec![2], vec![0, 3], vec![]));
+}
+
+#[test]
+fn eligible_leader_replicas_unclean_shutdown() {
+    let fenced = "brokers 0,1,2,3; create 0,1,2,3 min.isr=3; fence 1; fence 2; fence 3";
+    assert_eq!(controller(fenced, true), (0, vec![0], vec![2, 3], vec![]));
+    let elr_member = format!("{fenced}; restart 3 unclean");
+    assert_eq!(controller(&elr_member, true), (0, vec![0], vec![2], vec![]));
+    let last_isr = format!("{elr_member}; restart 0 unclean");
+    assert_eq!(
+        controller(&last_isr, true),
+        (NO_LEADER, vec![], vec![2], vec![0])
+    );
+}
+
+/// `getTopicEffectiveMinIsr` caps min ISR at the replication factor (upstream's
+/// `testEligibleLeaderReplicas_EffectiveMinIsr` asserts the cap itself, 5 → 3): with
+/// min.insync.replicas 5 on three replicas, an ISR of three is at min ISR, so fencing
+/// one replica puts it in the ELR and an ISR of three again clears it.
+#[test]
+fn eligible_leader_replicas_effective_min_isr() {
+    let full = "brokers 0,1,2; create 0,1,2 min.isr=5";
+    let fenced = format!("{full}; fence 2");
+    assert_eq!(controller(&fenced, true), (0, vec![0, 1], vec![2], vec![]));
+    let back = format!("{fenced}; unfence 2; isr 0,1,2");
+    assert_eq!(controller(&back, true), (0, vec![0, 1, 2], vec![], vec![]));
+}
+
+/// ELR1 and ELR3 on upstream's completion (reported, not yet written up): min ISR 3 and a
+/// reassignment from [1,2,3] to [4,5]. At completion the target ISR [4,5] is below the
+/// effective min ISR of the stored, five-replica list (3), so the removed replicas
+/// 1,2,3 enter the ELR of a partition whose replicas are [4,5], and the ISR [4,5] is at the
+/// effective min ISR of the new list (2) with a non-empty ELR.
+#[test]
+fn a_completion_below_min_isr_puts_removed_replicas_in_the_elr() {
+    use isrfuzz::check::oracle;
+    let text = "elr; brokers 1,2,3,4,5; create 1,2,3 min.isr=3; reassign 4,5; isr 1,2,3,4; \
+                isr 1,2,3,4,5";
+    let h = common::parse(text);
+    let v = oracle::run(&h, &[RuleSet::complete()], true);
+    let side = &v.sides[0];
+    let end = &side.steps.last().unwrap().state.partitions[0];
+    assert_eq!(
+        (&end.replicas, &end.isr, &end.elr),
+        (&vec![4, 5], &vec![4, 5], &vec![1, 2, 3])
+    );
+    let ids: Vec<_> = side
+        .violations
+        .iter()
+        .map(|v| (v.invariant, v.step))
+        .collect();
+    assert_eq!(ids, vec![("ELR1", 3), ("ELR3", 3)], "{:?}", side.violations);
+}

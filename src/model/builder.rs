@@ -340,7 +340,7 @@ impl ChangeBuilder<'_> {
         if !self.elr_enabled {
             return;
         }
-        if self.target_isr.len() as i64 >= i64::from(self.part.min_insync_replicas) {
+        if self.target_isr.len() as i64 >= effective_min_isr(self.part) {
             self.target_elr.clear();
             self.target_last_known_elr.clear();
             return;
@@ -399,6 +399,13 @@ impl ChangeBuilder<'_> {
             _ => {}
         }
     }
+}
+
+/// `ReplicationControlManager.getTopicEffectiveMinIsr`: the topic's `min.insync.replicas`,
+/// capped at the replication factor (the length of the stored replica list, taken before
+/// the build; each model partition is its own topic).
+pub fn effective_min_isr(part: &Partition) -> i64 {
+    i64::from(part.min_insync_replicas).min(part.replicas.len() as i64)
 }
 
 /// The iteration order of a `java.util.HashSet<Integer>` built as `maybePopulateTargetElr`

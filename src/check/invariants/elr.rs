@@ -3,6 +3,7 @@
 //! entries that name these checks are in the one list in `mod.rs`.
 
 use super::StepView;
+use crate::model::builder::effective_min_isr;
 use crate::model::event::Ids;
 use crate::model::{contains_all, Partition};
 
@@ -43,15 +44,14 @@ pub(super) fn elr2_disjoint_from_isr(s: &StepView) -> Option<String> {
     })
 }
 
-/// ELR3: |ISR| ≥ min ISR ⇒ ELR = ∅.
+/// ELR3: |ISR| ≥ effective min ISR ⇒ ELR = ∅.
 pub(super) fn elr3_empty_at_min_isr(s: &StepView) -> Option<String> {
     each_partition(s, |p| {
-        let at_min = p.isr.len() as i64 >= i64::from(p.min_insync_replicas);
-        (at_min && !p.elr.is_empty()).then(|| {
+        let min_isr = effective_min_isr(p);
+        (p.isr.len() as i64 >= min_isr && !p.elr.is_empty()).then(|| {
             format!(
-                "isr {} has min.insync.replicas {} members yet elr {}",
+                "isr {} has the effective min ISR of {min_isr} members yet elr {}",
                 Ids(&p.isr),
-                p.min_insync_replicas,
                 Ids(&p.elr)
             )
         })

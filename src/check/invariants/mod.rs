@@ -570,9 +570,9 @@ pub static INVARIANTS: &[Invariant] = &[
     Invariant {
         id: "ELR3",
         kind: Kind::Always,
-        statement: "|ISR| ≥ min.insync.replicas ⇒ ELR = ∅",
-        rationale: "The ELR only exists while the ISR is below min ISR: every build clears it once the target ISR reaches min ISR. Upstream's election from the ELR runs after that step, so ISR = {leader} with a non-empty ELR is possible when min ISR ≤ 1; the model cannot reach it (docs/model/reassignment.md#elr-invariants).",
-        source: "docs/model/reassignment.md#elr-invariants; KIP-966; PartitionChangeBuilder.maybePopulateTargetElr, tryElection (apache trunk d79bd502ec)",
+        statement: "|ISR| ≥ min(min.insync.replicas, |replicas|) ⇒ ELR = ∅",
+        rationale: "The ELR only exists while the ISR is below the effective min ISR (capped at the replication factor): every build clears it once the target ISR reaches it. Upstream's election from the ELR runs after that step, so ISR = {leader} with a non-empty ELR is possible when min ISR ≤ 1; the model cannot reach it (docs/model/reassignment.md#elr-invariants).",
+        source: "docs/model/reassignment.md#elr-invariants; KIP-966; PartitionChangeBuilder.maybePopulateTargetElr, tryElection, ReplicationControlManager.getTopicEffectiveMinIsr (apache trunk d79bd502ec)",
         check: Check::Step(elr3_empty_at_min_isr),
     },
 ];
