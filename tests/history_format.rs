@@ -121,9 +121,9 @@ fn format_1_is_migrated_and_other_versions_refused() {
         .assert_eq(&History::from_json(&v1_with_acks).unwrap_err());
     let v2_with_acks = v1_with_acks.replace(r#""format": 1"#, r#""format": 2"#);
     assert!(History::from_json(&v2_with_acks).is_ok());
-    let v4 = v1.replace(r#""format": 1"#, r#""format": 4"#);
-    expect!["unknown format version 4 (this isrfuzz reads versions 1 to 3)"]
-        .assert_eq(&History::from_json(&v4).unwrap_err());
+    let v5 = v1.replace(r#""format": 1"#, r#""format": 5"#);
+    expect!["unknown format version 5 (this isrfuzz reads versions 1 to 4)"]
+        .assert_eq(&History::from_json(&v5).unwrap_err());
 }
 
 /// Format 2's unclean restart kept the log up to the high watermark: it loads as format 3's
@@ -188,4 +188,59 @@ fn format_2_unclean_restarts_keep_their_meaning() {
     );
     expect!["step 2 (delete_records p0 below -2): offset -2 outside -1..=1000000000"]
         .assert_eq(&History::from_json(&beyond).unwrap_err());
+}
+
+/// Format 4 added `eligible_leader_replicas` (the ELR cluster feature, off by default). A
+/// history with it off is written as format 3 (every file from before format 4 keeps its
+/// bytes and content hash); with it on, as format 4, round trip included. A file before
+/// format 4 may not turn it on, and a format number that does not match the history is
+/// refused when a history is validated.
+#[test]
+fn format_4_elr_feature() {
+    let v3 = r#"{"format": 3, "brokers": [1,2], "events": [{"op":"create_partition","replicas":[1,2],"min_insync_replicas":2}]}"#;
+    let off = History::from_json(v3).unwrap();
+    assert!(!off.eligible_leader_replicas);
+    assert!(
+        off.to_json().starts_with("{\n  \"format\": 3,\n"),
+        "{}",
+        off.to_json()
+    );
+    let v4_off = History::from_json(&v3.replace(r#""format": 3"#, r#""format": 4"#)).unwrap();
+    assert_eq!(
+        v4_off, off,
+        "a format 4 file with ELR off is the format 3 file"
+    );
+    assert_eq!(v4_off.content_hash(), off.content_hash());
+    let v4_on = v3.replace(
+        r#""format": 3,"#,
+        r#""format": 4, "eligible_leader_replicas": true,"#,
+    );
+    let on = History::from_json(&v4_on).unwrap();
+    assert!(on.eligible_leader_replicas);
+    assert_eq!(on.format, 4);
+    expect![[r#"
+        {
+          "format": 4,
+          "brokers": [1,2],
+          "eligible_leader_replicas": true,
+          "events": [
+            {"op":"create_partition","replicas":[1,2],"min_insync_replicas":2}
+          ]
+        }
+    "#]]
+    .assert_eq(&on.to_json());
+    assert_eq!(History::from_json(&on.to_json()).unwrap(), on);
+    assert_ne!(on.content_hash(), off.content_hash());
+    for old in [1, 2, 3] {
+        let file = v4_on.replace(r#""format": 4"#, &format!(r#""format": {old}"#));
+        let file = file.replace(r#","min_insync_replicas":2"#, "");
+        assert_eq!(
+            History::from_json(&file).unwrap_err(),
+            format!("`eligible_leader_replicas` is a format 4 field, found in a format {old} file: set \"format\": 4")
+        );
+    }
+    let mut mismatched = on.clone();
+    mismatched.format = 3;
+    expect!["format version 3 does not match the history (expected 4: 4 with `eligible_leader_replicas`, else 3)"]
+        .assert_eq(&mismatched.validate().unwrap_err());
 }

@@ -88,6 +88,41 @@ fn fault_seal_grows(c: &mut Cluster, e: &Event, r: &dyn Rules) -> Outcome {
     out
 }
 
+/// ELR1: a broker that is no replica of the partition joins the ELR.
+fn fault_elr_outsider(c: &mut Cluster, e: &Event, r: &dyn Rules) -> Outcome {
+    let out = apply(c, e, r);
+    for p in &mut c.partitions {
+        if !p.elr.contains(&99) {
+            p.elr.push(99);
+        }
+    }
+    out
+}
+
+/// ELR2: the ISR's first member is also put in the ELR.
+fn fault_elr_overlaps_isr(c: &mut Cluster, e: &Event, r: &dyn Rules) -> Outcome {
+    let out = apply(c, e, r);
+    for p in &mut c.partitions {
+        if let Some(&first) = p.isr.first() {
+            if !p.elr.contains(&first) {
+                p.elr.push(first);
+            }
+        }
+    }
+    out
+}
+
+/// ELR3: the ELR is never cleared: every replica out of the ISR stays in it, whatever the
+/// ISR's size (a builder without `maybePopulateTargetElr`'s min-ISR test).
+fn fault_elr_never_cleared(c: &mut Cluster, e: &Event, r: &dyn Rules) -> Outcome {
+    let out = apply(c, e, r);
+    for p in &mut c.partitions {
+        let out_of_isr = p.replicas.iter().copied().filter(|b| !p.isr.contains(b));
+        p.elr = out_of_isr.collect();
+    }
+    out
+}
+
 const FAULTS: &[(&str, &str, ApplyFn, &str)] = &[
     (
         "S2",
@@ -108,7 +143,28 @@ const FAULTS: &[(&str, &str, ApplyFn, &str)] = &[
         "brokers 1,2,3; create 1,2,3; produce 10; time 15000; switch consolidating; \
          time 15000; seal; produce 3",
     ),
+    // ELR on, an ISR that falls below min ISR and back: the model keeps every ELR
+    // property, each fault breaks one.
+    ("ELR1", "elr-outsider", fault_elr_outsider, ELR_HISTORY),
+    (
+        "ELR2",
+        "elr-overlaps-isr",
+        fault_elr_overlaps_isr,
+        ELR_HISTORY,
+    ),
+    (
+        "ELR3",
+        "elr-never-cleared",
+        fault_elr_never_cleared,
+        ELR_HISTORY,
+    ),
 ];
+
+/// ISR [1,2,3] with min ISR 2: 3 fenced (ISR [1,2], no ELR), 2 fenced (ISR [1], ELR [2]),
+/// 1 fenced (ISR empty, ELR [1,2]), 2 unfenced and elected from the ELR, 3 back in the ISR
+/// (at min ISR again: ELR cleared).
+const ELR_HISTORY: &str = "elr; brokers 1,2,3; create 1,2,3 min.isr=2; fence 3; fence 2; \
+                           fence 1; unfence 2; unfence 3; isr 2,3";
 
 #[derive(Default)]
 struct Witness {

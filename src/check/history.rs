@@ -8,6 +8,10 @@ use crate::model::{
     BrokerConfig, BrokerId, Event, Survives, BROKERS_MAX, PARTITIONS_MAX, REPLICAS_MAX,
 };
 
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 fn is_default_config(c: &BrokerConfig) -> bool {
     *c == BrokerConfig::default()
 }
@@ -28,9 +32,15 @@ use std::path::Path;
 /// `restart_broker`, and an unclean restart now keeps only the flushed prefix. A version 2
 /// unclean restart meant "keep the log up to the high watermark", so it is read as
 /// `"survives": "high_watermark"`.
-pub const FORMAT_VERSION: u32 = 3;
+/// Version 4 added the cluster feature `eligible_leader_replicas` (KIP-966), off by
+/// default. A history with it off means the same in versions 3 and 4 and is written as
+/// version 3, so every such file (all that existed before version 4) keeps its bytes, its
+/// content hash and its readability by an older isrfuzz; one with it on is written as 4.
+pub const FORMAT_VERSION: u32 = 4;
+/// The version a history that uses nothing version 4 added is written as.
+pub const FORMAT_VERSION_WITHOUT_ELR: u32 = 3;
 /// Every version this build reads.
-pub const FORMAT_VERSIONS_READ: [u32; 3] = [1, 2, 3];
+pub const FORMAT_VERSIONS_READ: [u32; 4] = [1, 2, 3, 4];
 /// A history longer than this is refused (memory and time stay bounded).
 pub const EVENTS_MAX: usize = 1024;
 /// No list inside an event may be longer than this.
@@ -55,6 +65,10 @@ pub struct History {
     /// Broker-side settings (`replica_lag_time_max_ms`, `consolidation_enable`).
     #[serde(default, skip_serializing_if = "is_default_config")]
     pub broker_config: BrokerConfig,
+    /// The cluster feature `eligible.leader.replicas.version` at 1 (KIP-966): the
+    /// controller keeps ELR and may leave an ISR empty. Format 4; default off.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub eligible_leader_replicas: bool,
     pub events: Vec<Event>,
     /// Expected verdict per rule set: a regression asserts exactly these violations.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -79,11 +93,12 @@ pub struct ExpectedViolation {
 impl History {
     pub fn new(brokers: Vec<BrokerId>, events: Vec<Event>) -> History {
         History {
-            format: FORMAT_VERSION,
+            format: FORMAT_VERSION_WITHOUT_ELR,
             description: None,
             rules: None,
             brokers,
             broker_config: BrokerConfig::default(),
+            eligible_leader_replicas: false,
             events,
             expect: Vec::new(),
         }
@@ -115,6 +130,7 @@ impl History {
         if version <= 2 {
             history.migrate_from_v2(version)?;
         }
+        history.migrate_to_v4(version)?;
         history.validate()?;
         Ok(history)
     }
@@ -141,6 +157,9 @@ impl History {
         out += &format!("  \"brokers\": {},\n", line(&self.brokers));
         if !is_default_config(&self.broker_config) {
             out += &format!("  \"broker_config\": {},\n", line(&self.broker_config));
+        }
+        if self.eligible_leader_replicas {
+            out += "  \"eligible_leader_replicas\": true,\n";
         }
         out += &format!("  \"events\": [\n{}\n  ]", list(&self.events));
         if !self.expect.is_empty() {
@@ -201,17 +220,40 @@ impl History {
                 *survives = Some(Survives::HighWatermark);
             }
         }
-        self.format = FORMAT_VERSION;
+        self.format = 3;
         Ok(())
+    }
+
+    /// Version 3 → 4: nothing to fill in (ELR off is what version 3 meant), but a file
+    /// before version 4 may not turn ELR on. A version 4 file with ELR off is the version
+    /// 3 file it equals.
+    fn migrate_to_v4(&mut self, written: u32) -> Result<(), String> {
+        if written < 4 && self.eligible_leader_replicas {
+            return Err(format!(
+                "`eligible_leader_replicas` is a format 4 field, found in a format {written} file: set \"format\": 4"
+            ));
+        }
+        self.format = self.written_format();
+        Ok(())
+    }
+
+    /// The version this history is written as: 4 with ELR on, else 3.
+    pub fn written_format(&self) -> u32 {
+        if self.eligible_leader_replicas {
+            FORMAT_VERSION
+        } else {
+            FORMAT_VERSION_WITHOUT_ELR
+        }
     }
 
     /// Structural checks: the things that make a history meaningless rather than a
     /// request the controller would reject (those are kept and replayed as rejections).
     pub fn validate(&self) -> Result<(), String> {
-        if self.format != FORMAT_VERSION {
+        if self.format != self.written_format() {
             return Err(format!(
-                "unknown format version {} (this isrfuzz reads version {FORMAT_VERSION})",
-                self.format
+                "format version {} does not match the history (expected {}: 4 with `eligible_leader_replicas`, else 3)",
+                self.format,
+                self.written_format()
             ));
         }
         if self.brokers.is_empty() || self.brokers.len() > BROKERS_MAX {

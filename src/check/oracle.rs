@@ -114,7 +114,10 @@ pub fn run_with(history: &History, sides: &[RuleSet], record: bool, apply: Apply
     let result = catch_unwind(AssertUnwindSafe(|| {
         let mut states: Vec<Cluster> = sides
             .iter()
-            .map(|_| Cluster::new(&history.brokers, history.broker_config))
+            .map(|_| {
+                Cluster::new(&history.brokers, history.broker_config)
+                    .with_elr(history.eligible_leader_replicas)
+            })
             .collect();
         for (step, event) in history.events.iter().enumerate() {
             let mut outcomes = Vec::with_capacity(sides.len());

@@ -5,7 +5,11 @@
 //! registration). `build` runs, in upstream's order: completion (rule `completion`),
 //! election, the leader-epoch bump for a replica that left, the ISR field, the assignment
 //! fields, the leader recovery state, and returns `None` for a no-op record.
-//! ELR is off: an ISR that would become empty is not written.
+//! With ELR off (the feature `eligible.leader.replicas.version` at 0) an ISR that would
+//! become empty is not written. With ELR on, `maybePopulateTargetElr` runs after completion,
+//! the election may take an ELR member or the last known leader, `maybeUpdateRecordElr` and
+//! `maybeUpdateLastKnownLeader` write the ELR fields, and the ISR may become empty
+//! (docs/model/reassignment.md#eligible-leader-replicas).
 
 use super::{
     contains_all, BrokerId, BrokerState, CompletionInfo, LeaderRecoveryState, Partition, Rules,
@@ -58,6 +62,8 @@ struct ChangeRecord {
     removing: Option<Vec<BrokerId>>,
     adding: Option<Vec<BrokerId>>,
     leader_recovery_state: Option<LeaderRecoveryState>,
+    elr: Option<Vec<BrokerId>>,
+    last_known_elr: Option<Vec<BrokerId>>,
 }
 
 impl ChangeRecord {
@@ -69,6 +75,8 @@ impl ChangeRecord {
             && self.removing.is_none()
             && self.adding.is_none()
             && self.leader_recovery_state.is_none()
+            && self.elr.is_none()
+            && self.last_known_elr.is_none()
     }
 
     /// `PartitionRegistration.merge`: a set leader bumps leaderEpoch; partitionEpoch
@@ -95,6 +103,12 @@ impl ChangeRecord {
         if let Some(s) = self.leader_recovery_state {
             next.leader_recovery_state = s;
         }
+        if let Some(v) = self.elr {
+            next.elr = v;
+        }
+        if let Some(v) = self.last_known_elr {
+            next.last_known_elr = v;
+        }
         next
     }
 }
@@ -109,10 +123,26 @@ pub struct ChangeBuilder<'a> {
     pub target_adding: Vec<BrokerId>,
     pub target_removing: Vec<BrokerId>,
     pub target_lrs: LeaderRecoveryState,
+    /// `eligibleLeaderReplicasEnabled`: the cluster's ELR feature.
+    elr_enabled: bool,
+    target_elr: Vec<BrokerId>,
+    target_last_known_elr: Vec<BrokerId>,
+    /// `setUncleanShutdownReplicas`: a broker that restarted after an unclean shutdown
+    /// (`NO_LEADER`: none), which `maybePopulateTargetElr` keeps out of the ELR.
+    pub unclean_shutdown: BrokerId,
+    /// `useLastKnownLeaderInBalancedRecovery`: true in every controller path upstream
+    /// (its default); only upstream's builder tests turn it off.
+    pub use_last_known_leader: bool,
 }
 
 impl<'a> ChangeBuilder<'a> {
-    pub fn new(part: &'a Partition, rules: &'a dyn Rules, acceptor: Acceptor<'a>) -> Self {
+    /// A builder seeded from `part`; `elr_enabled` is the cluster's ELR feature.
+    pub fn new(
+        part: &'a Partition,
+        rules: &'a dyn Rules,
+        acceptor: Acceptor<'a>,
+        elr_enabled: bool,
+    ) -> Self {
         ChangeBuilder {
             part,
             rules,
@@ -123,6 +153,11 @@ impl<'a> ChangeBuilder<'a> {
             target_adding: part.adding_replicas.clone(),
             target_removing: part.removing_replicas.clone(),
             target_lrs: part.leader_recovery_state,
+            elr_enabled,
+            target_elr: part.elr.clone(),
+            target_last_known_elr: part.last_known_elr.clone(),
+            unclean_shutdown: NO_LEADER,
+            use_last_known_leader: true,
         }
     }
 
@@ -134,8 +169,26 @@ impl<'a> ChangeBuilder<'a> {
         self
     }
 
+    /// `isValidNewLeader`: in the ISR, or in the ELR when the ISR is empty, and acceptable.
     fn is_valid_new_leader(&self, replica: BrokerId) -> bool {
-        self.target_isr.contains(&replica) && self.acceptor.accepts(replica)
+        let in_isr = self.target_isr.contains(&replica);
+        let in_elr = self.target_isr.is_empty() && self.target_elr.contains(&replica);
+        (in_isr || in_elr) && self.acceptor.accepts(replica)
+    }
+
+    /// `canElectLastKnownLeader`: ELR on, ISR and ELR empty, the last known ELR holds
+    /// exactly one broker, and it is acceptable.
+    fn last_known_leader(&self) -> Option<BrokerId> {
+        if !self.elr_enabled || !self.use_last_known_leader {
+            return None;
+        }
+        if !self.target_elr.is_empty() || !self.target_isr.is_empty() {
+            return None;
+        }
+        match self.part.last_known_elr[..] {
+            [only] if self.acceptor.accepts(only) => Some(only),
+            _ => None,
+        }
     }
 
     /// `electPreferredLeader` / `electAnyLeader`: (leader, unclean).
@@ -153,7 +206,10 @@ impl<'a> ChangeBuilder<'a> {
             let rest = self.target_replicas.iter().skip(1);
             return match rest.copied().find(|&r| self.is_valid_new_leader(r)) {
                 Some(r) => (r, false),
-                None => (NO_LEADER, false),
+                None => match self.last_known_leader() {
+                    Some(r) => (r, true),
+                    None => (NO_LEADER, false),
+                },
             };
         }
         if self.is_valid_new_leader(current) {
@@ -165,6 +221,9 @@ impl<'a> ChangeBuilder<'a> {
             .find(|&&r| self.is_valid_new_leader(r))
         {
             return (r, false);
+        }
+        if let Some(r) = self.last_known_leader() {
+            return (r, true);
         }
         if self.election == Election::Unclean {
             if let Some(&r) = self
@@ -181,14 +240,19 @@ impl<'a> ChangeBuilder<'a> {
     pub fn build(mut self) -> Option<Built> {
         let part = self.part;
         let completion = self.complete_reassignment_if_needed();
+        self.maybe_populate_target_elr();
         let (mut record, unclean_election) = self.try_election();
         // triggerLeaderEpochBumpForReplicaReassignmentIfNeeded
         if record.leader.is_none() && !contains_all(&self.target_replicas, &part.replicas) {
             record.leader = Some(part.leader);
         }
-        if record.isr.is_none() && !self.target_isr.is_empty() && self.target_isr != part.isr {
+        self.maybe_update_record_elr(&mut record);
+        // With ELR on, the ISR may become empty.
+        let writable = !self.target_isr.is_empty() || self.elr_enabled;
+        if record.isr.is_none() && writable && self.target_isr != part.isr {
             record.isr = Some(std::mem::take(&mut self.target_isr));
         }
+        self.maybe_update_last_known_leader(&mut record);
         self.set_assignment_changes(&mut record);
         if self.target_lrs != part.leader_recovery_state {
             record.leader_recovery_state = Some(self.target_lrs);
@@ -210,12 +274,17 @@ impl<'a> ChangeBuilder<'a> {
 
     /// `tryElection`: the record's leader when it changes, and on an unclean election the
     /// ISR of the new leader alone and RECOVERING. Also whether the election was unclean.
-    fn try_election(&self) -> (ChangeRecord, bool) {
+    /// A leader taken from the ELR becomes the ISR alone and leaves the ELR.
+    fn try_election(&mut self) -> (ChangeRecord, bool) {
         let part = self.part;
         let mut record = ChangeRecord::default();
         let (leader, unclean) = self.elect();
         if leader == part.leader {
             return (record, false);
+        }
+        if self.target_elr.contains(&leader) {
+            self.target_isr = vec![leader];
+            self.target_elr.retain(|&r| r != leader);
         }
         record.leader = Some(leader);
         if unclean {
@@ -256,5 +325,152 @@ impl<'a> ChangeBuilder<'a> {
         };
         self.target_adding.clear();
         Some(info)
+    }
+}
+
+/// The ELR steps of `build()` (PartitionChangeBuilder.java at apache trunk d79bd502ec,
+/// methods named on each function). With ELR off and the ELR fields empty, as in every
+/// cluster without the feature, none of them changes the record.
+impl ChangeBuilder<'_> {
+    /// `maybePopulateTargetElr`: an ISR at or above min ISR clears ELR and last known ELR;
+    /// below it, the ELR is (current ELR ∪ current ISR) − target ISR − unclean-shutdown
+    /// replicas, and the last known ELR gathers what is left of that union and the old
+    /// last known ELR outside target ISR and ELR.
+    fn maybe_populate_target_elr(&mut self) {
+        if !self.elr_enabled {
+            return;
+        }
+        if self.target_isr.len() as i64 >= effective_min_isr(self.part) {
+            self.target_elr.clear();
+            self.target_last_known_elr.clear();
+            return;
+        }
+        let mut candidates = JavaHashSet::from_list(&self.target_elr);
+        candidates.extend(&self.part.isr);
+        let isr = &self.target_isr;
+        let unclean = self.unclean_shutdown;
+        self.target_elr = candidates.filtered(|r| !isr.contains(&r) && r != unclean);
+        candidates.extend(&self.target_last_known_elr);
+        let elr = &self.target_elr;
+        self.target_last_known_elr =
+            candidates.filtered(|r| !isr.contains(&r) && !elr.contains(&r));
+    }
+
+    /// `maybeUpdateRecordElr`: an unclean election (the record already sets the ISR) or ELR
+    /// off clears both targets; the ELR field is written when it changes. With the last
+    /// known leader in use, the last known ELR is written only by
+    /// `maybe_update_last_known_leader`.
+    fn maybe_update_record_elr(&mut self, record: &mut ChangeRecord) {
+        if record.isr.is_some() || !self.elr_enabled {
+            self.target_elr.clear();
+            self.target_last_known_elr.clear();
+        }
+        if self.target_elr != self.part.elr {
+            record.elr = Some(self.target_elr.clone());
+        }
+        let part = self.part;
+        let leaderless = record.leader == Some(NO_LEADER)
+            || (record.leader.is_none() && part.leader == NO_LEADER);
+        if self.use_last_known_leader && part.last_known_elr.len() == 1 && leaderless {
+            self.target_last_known_elr = part.last_known_elr.clone();
+        }
+        if self.use_last_known_leader {
+            return;
+        }
+        if self.target_last_known_elr != part.last_known_elr {
+            record.last_known_elr = Some(self.target_last_known_elr.clone());
+        }
+    }
+
+    /// `maybeUpdateLastKnownLeader`: the first time the record leaves the partition
+    /// leaderless, the last known ELR becomes the old leader; a record with a leader clears it.
+    fn maybe_update_last_known_leader(&self, record: &mut ChangeRecord) {
+        if !self.use_last_known_leader || !self.elr_enabled {
+            return;
+        }
+        let part = self.part;
+        match record.leader {
+            Some(NO_LEADER) if part.last_known_elr.is_empty() => {
+                record.last_known_elr = Some(vec![part.leader]);
+            }
+            Some(l) if l >= 0 && !part.last_known_elr.is_empty() => {
+                record.last_known_elr = Some(Vec::new());
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `ReplicationControlManager.getTopicEffectiveMinIsr`: the topic's `min.insync.replicas`,
+/// capped at the replication factor (the length of the stored replica list, taken before
+/// the build; each model partition is its own topic).
+pub fn effective_min_isr(part: &Partition) -> i64 {
+    i64::from(part.min_insync_replicas).min(part.replicas.len() as i64)
+}
+
+/// The iteration order of a `java.util.HashSet<Integer>` built as `maybePopulateTargetElr`
+/// builds its candidate set (`new HashSet<>(list)`, then `add`s): buckets in index order,
+/// each bucket in insertion order (a resize splits buckets keeping that order). Upstream
+/// writes its ELR lists in this order and compares them as lists, so the order decides
+/// whether a record is a no-op. For ids below 16 it is ascending.
+struct JavaHashSet {
+    /// Distinct elements in insertion order.
+    items: Vec<BrokerId>,
+    capacity: usize,
+}
+
+impl JavaHashSet {
+    /// `HashSet(Collection c)`: initial capacity max(|c| / 0.75 + 1, 16), rounded up to a
+    /// power of two.
+    fn from_list(list: &[BrokerId]) -> JavaHashSet {
+        let wanted = ((list.len() as f32 / 0.75) as usize + 1).max(16);
+        let mut set = JavaHashSet {
+            items: Vec::new(),
+            capacity: wanted.next_power_of_two(),
+        };
+        set.extend(list);
+        set
+    }
+
+    /// `add` each element; the table doubles when the size passes 0.75 × capacity.
+    fn extend(&mut self, list: &[BrokerId]) {
+        for &x in list {
+            if !self.items.contains(&x) {
+                self.items.push(x);
+                if self.items.len() * 4 > self.capacity * 3 {
+                    self.capacity *= 2;
+                }
+            }
+        }
+    }
+
+    /// The elements that pass `keep`, in iteration order (`HashMap.hash` spreads the
+    /// high bits: h ^ (h >>> 16)).
+    fn filtered(&self, keep: impl Fn(BrokerId) -> bool) -> Vec<BrokerId> {
+        let bucket = |x: BrokerId| {
+            let h = x as u32;
+            ((h ^ (h >> 16)) as usize) & (self.capacity - 1)
+        };
+        let mut out: Vec<BrokerId> = self.items.iter().copied().filter(|&x| keep(x)).collect();
+        out.sort_by_key(|&x| bucket(x));
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::JavaHashSet;
+
+    /// Orders printed by `java.util.HashSet` (OpenJDK, `System.out.println` of the set)
+    /// for the same insertions: one table of 16 and one resized to 32, with collisions.
+    #[test]
+    fn iteration_order_matches_java() {
+        let mut s = JavaHashSet::from_list(&[]);
+        s.extend(&[2, 17, 5]);
+        assert_eq!(s.filtered(|_| true), vec![17, 2, 5]);
+        let mut t = JavaHashSet::from_list(&[]);
+        t.extend(&[33, 1, 17, 49, 2, 65, 100, 3, 4, 5, 6, 7, 8, 9, 10]);
+        let java = vec![33, 1, 65, 2, 3, 100, 4, 5, 6, 7, 8, 9, 10, 17, 49];
+        assert_eq!(t.filtered(|_| true), java);
     }
 }

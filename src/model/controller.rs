@@ -6,6 +6,7 @@
 //! the brokers, and the broker side calls `apply_controller` for its own requests.
 
 use super::builder::{Acceptor, Built, ChangeBuilder, Election};
+pub(crate) use super::membership::{broker_leaves, broker_unclean_shutdown, unfence};
 use super::{
     has_duplicates, sorted_difference, without, BrokerId, BrokerState, Cluster, ElectionType,
     ErrorCode, Event, Ghost, LeaderRecoveryState, Outcome, Partition, PartitionEffect, Rules,
@@ -77,7 +78,7 @@ pub(crate) fn apply_controller(c: &mut Cluster, event: &Event, rules: &dyn Rules
     result.unwrap_or_else(|(error, reason)| Outcome::rejected(error, reason))
 }
 
-fn acceptor(c: &Cluster) -> Acceptor<'_> {
+pub(super) fn acceptor(c: &Cluster) -> Acceptor<'_> {
     Acceptor {
         brokers: &c.brokers,
         remove: NO_LEADER,
@@ -92,7 +93,7 @@ pub(crate) fn partition(c: &Cluster, index: usize) -> Result<&Partition, Rejecti
 }
 
 /// Store a built record and describe its effect.
-fn commit(c: &mut Cluster, index: usize, built: Option<Built>) -> Vec<PartitionEffect> {
+pub(super) fn commit(c: &mut Cluster, index: usize, built: Option<Built>) -> Vec<PartitionEffect> {
     let Some(built) = built else {
         return Vec::new();
     };
@@ -177,6 +178,8 @@ fn create_partition(
         seal: SEAL_NONE,
         diskless_leader_epoch: -1,
         min_insync_replicas,
+        elr: Vec::new(),
+        last_known_elr: Vec::new(),
     });
     c.ghosts.push(Ghost::default());
     Ok(Outcome::accepted(Vec::new()))
@@ -213,7 +216,7 @@ fn reassign(
         return one_step_reassignment(c, rules, index, target);
     }
     let plan = rules.plan_reassignment(part, target);
-    let mut builder = ChangeBuilder::new(part, rules, acceptor(c));
+    let mut builder = ChangeBuilder::new(part, rules, acceptor(c), c.elr);
     if plan.replicas != part.replicas {
         builder.target_replicas = plan.replicas;
     }
@@ -279,7 +282,7 @@ fn cancel(c: &mut Cluster, rules: &dyn Rules, index: usize) -> Result<Outcome, R
         }
         isr = vec![first];
     }
-    let mut builder = ChangeBuilder::new(part, rules, acceptor(c)).with_topic_election();
+    let mut builder = ChangeBuilder::new(part, rules, acceptor(c), c.elr).with_topic_election();
     builder.target_isr = isr;
     builder.target_replicas = replicas;
     builder.target_adding.clear();
@@ -313,7 +316,7 @@ fn alter_partition(
     let leader_epoch = request.leader_epoch.unwrap_or(part.leader_epoch);
     let partition_epoch = request.partition_epoch.unwrap_or(part.partition_epoch);
     validate_alter_partition(c, part, from, leader_epoch, partition_epoch, &request)?;
-    let mut builder = ChangeBuilder::new(part, rules, acceptor(c)).with_topic_election();
+    let mut builder = ChangeBuilder::new(part, rules, acceptor(c), c.elr).with_topic_election();
     builder.target_isr = request.isr.to_vec();
     builder.target_lrs = request.leader_recovery_state;
     let built = builder.build();
@@ -391,90 +394,6 @@ fn validate_alter_partition(
     Ok(())
 }
 
-/// `handleBrokerFenced` / `handleBrokerInControlledShutdown`: the broker leaves every
-/// ISR it is in (unless it is the last member) and is never an acceptable leader.
-/// Partitions where it is only an adding replica are not touched.
-pub(crate) fn broker_leaves(
-    c: &mut Cluster,
-    rules: &dyn Rules,
-    broker: BrokerId,
-    to: BrokerState,
-) -> Result<Outcome, Rejection> {
-    let from = c.broker_state(broker);
-    let allowed = match to {
-        BrokerState::Fenced => matches!(
-            from,
-            Some(BrokerState::Active | BrokerState::ControlledShutdown)
-        ),
-        _ => from == Some(BrokerState::Active),
-    };
-    if !allowed {
-        return Err((
-            ErrorCode::BrokerStateMismatch,
-            "the broker is not in a state this event applies to",
-        ));
-    }
-    set_broker_state(c, broker, to);
-    let mut effects = Vec::new();
-    for index in 0..c.partitions.len() {
-        let part = &c.partitions[index];
-        if !part.isr.contains(&broker) {
-            continue;
-        }
-        let acceptor = Acceptor {
-            brokers: &c.brokers,
-            remove: broker,
-            add: NO_LEADER,
-        };
-        let mut builder = ChangeBuilder::new(part, rules, acceptor).with_topic_election();
-        builder.target_isr = without(&part.isr, &[broker]);
-        let built = builder.build();
-        effects.extend(commit(c, index, built));
-    }
-    Ok(Outcome::accepted(effects))
-}
-
-/// `handleBrokerUnfenced`: elections for the partitions that have no leader.
-pub(crate) fn unfence(
-    c: &mut Cluster,
-    rules: &dyn Rules,
-    broker: BrokerId,
-) -> Result<Outcome, Rejection> {
-    if c.broker_state(broker) != Some(BrokerState::Fenced) {
-        return Err((ErrorCode::BrokerStateMismatch, "the broker is not fenced"));
-    }
-    let mut effects = Vec::new();
-    for index in 0..c.partitions.len() {
-        let part = &c.partitions[index];
-        if part.leader != NO_LEADER {
-            continue;
-        }
-        let acceptor = Acceptor {
-            brokers: &c.brokers,
-            remove: NO_LEADER,
-            add: broker,
-        };
-        let built = ChangeBuilder::new(part, rules, acceptor)
-            .with_topic_election()
-            .build();
-        effects.extend(commit(c, index, built));
-    }
-    set_broker_state(c, broker, BrokerState::Active);
-    // `expandIsrForDisklessManagedPartitions` (#754): rule `unfence-expansion`.
-    for index in 0..c.partitions.len() {
-        let part = &c.partitions[index];
-        let lists = part.replicas.contains(&broker) && !part.isr.contains(&broker);
-        if !(part.diskless && lists && rules.unfence_adds_to_isr(part)) {
-            continue;
-        }
-        let mut builder = ChangeBuilder::new(part, rules, acceptor(c)).with_topic_election();
-        builder.target_isr.push(broker);
-        let built = builder.build();
-        effects.extend(commit(c, index, built));
-    }
-    Ok(Outcome::accepted(effects))
-}
-
 /// Pre-#757 diskless reassignment (`changePartitionReassignment`, aiven/inkless before
 /// 9082a19e2f): replicas and ISR become the target at once, no adding/removing lists;
 /// rejected only when no target broker is active.
@@ -485,7 +404,7 @@ fn one_step_reassignment(
     target: &[BrokerId],
 ) -> Result<Outcome, Rejection> {
     let part = &c.partitions[index];
-    let mut builder = ChangeBuilder::new(part, rules, acceptor(c));
+    let mut builder = ChangeBuilder::new(part, rules, acceptor(c), c.elr);
     // aiven/inkless b1fcb5f6f7 ReplicationControlManager.changePartitionReassignment, the
     // diskless branch: a target equal to the current replicas sets nothing; otherwise at
     // least one target broker must be active, and replicas and ISR both become the whole
@@ -559,12 +478,6 @@ pub(crate) fn switch_start(
     Ok(Outcome::accepted(Vec::new()))
 }
 
-fn set_broker_state(c: &mut Cluster, broker: BrokerId, to: BrokerState) {
-    if let Some(entry) = c.brokers.iter_mut().find(|(b, _)| *b == broker) {
-        entry.1 = to;
-    }
-}
-
 /// `electLeader`: PREFERRED or UNCLEAN, ELECTION_NOT_NEEDED when there is nothing to do.
 fn elect_leaders(
     c: &mut Cluster,
@@ -580,7 +493,7 @@ fn elect_leaders(
     if not_needed {
         return Err((ErrorCode::ElectionNotNeeded, "the election is not needed"));
     }
-    let mut builder = ChangeBuilder::new(part, rules, acceptor(c));
+    let mut builder = ChangeBuilder::new(part, rules, acceptor(c), c.elr);
     builder.election = match election {
         ElectionType::Preferred => Election::Preferred,
         ElectionType::Unclean => Election::Unclean,

@@ -14,6 +14,7 @@ pub mod builder;
 mod controller;
 pub mod event;
 pub mod log;
+mod membership;
 mod ops;
 pub mod symmetry;
 
@@ -161,9 +162,10 @@ pub enum LeaderRecoveryState {
     Recovering,
 }
 
-/// One `PartitionRegistration` (metadata/.../metadata/PartitionRegistration.java), without
-/// directories and ELR (the model runs with ELR disabled: docs/model/README.md#what-is-not-modelled).
-#[derive(Clone, PartialEq, Eq, Debug, Hash)]
+/// One `PartitionRegistration` (metadata/.../metadata/PartitionRegistration.java at apache
+/// trunk d79bd502ec), without directories. `elr` and `last_known_elr` stay empty unless the
+/// cluster runs with ELR (`Cluster::elr`, docs/model/reassignment.md#eligible-leader-replicas).
+#[derive(Clone, PartialEq, Eq)]
 pub struct Partition {
     /// Full assignment in order; `replicas[0]` is the preferred leader.
     pub replicas: Vec<BrokerId>,
@@ -188,6 +190,76 @@ pub struct Partition {
     pub diskless_leader_epoch: i32,
     /// Topic config `min.insync.replicas`.
     pub min_insync_replicas: i32,
+    /// `PartitionRegistration.elr`: replicas that left an ISR smaller than min ISR and are
+    /// still safe leaders (KIP-966). Stored sorted ascending (see `builder`).
+    pub elr: Vec<BrokerId>,
+    /// `PartitionRegistration.lastKnownElr`: with the controller's default
+    /// (`useLastKnownLeaderInBalancedRecovery`), the last leader of a partition that lost
+    /// every leader candidate.
+    pub last_known_elr: Vec<BrokerId>,
+}
+
+/// Hash and Debug as derived, except that the ELR fields take part only when non-empty:
+/// a partition of a cluster without ELR hashes and prints exactly as before the fields
+/// existed, so verdict fingerprints (`ci/fingerprints.sh`) of histories without ELR stay
+/// comparable across the change. Equality still compares every field.
+impl std::hash::Hash for Partition {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.replicas.hash(h);
+        self.isr.hash(h);
+        self.adding_replicas.hash(h);
+        self.removing_replicas.hash(h);
+        (self.leader, self.leader_epoch, self.partition_epoch).hash(h);
+        self.leader_recovery_state.hash(h);
+        self.unclean_leader_election_enable.hash(h);
+        (self.diskless, self.remote_storage, self.seal).hash(h);
+        (self.diskless_leader_epoch, self.min_insync_replicas).hash(h);
+        if !self.elr.is_empty() || !self.last_known_elr.is_empty() {
+            (&self.elr, &self.last_known_elr).hash(h);
+        }
+    }
+}
+
+impl std::fmt::Debug for Partition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("Partition");
+        d.field("replicas", &self.replicas)
+            .field("isr", &self.isr)
+            .field("adding_replicas", &self.adding_replicas)
+            .field("removing_replicas", &self.removing_replicas)
+            .field("leader", &self.leader)
+            .field("leader_epoch", &self.leader_epoch)
+            .field("partition_epoch", &self.partition_epoch)
+            .field("leader_recovery_state", &self.leader_recovery_state)
+            .field(
+                "unclean_leader_election_enable",
+                &self.unclean_leader_election_enable,
+            )
+            .field("diskless", &self.diskless)
+            .field("remote_storage", &self.remote_storage)
+            .field("seal", &self.seal)
+            .field("diskless_leader_epoch", &self.diskless_leader_epoch)
+            .field("min_insync_replicas", &self.min_insync_replicas);
+        if !self.elr.is_empty() || !self.last_known_elr.is_empty() {
+            d.field("elr", &self.elr)
+                .field("last_known_elr", &self.last_known_elr);
+        }
+        d.finish()
+    }
+}
+
+/// Hash as derived, with the ELR feature taking part only when on (see `Partition`).
+impl std::hash::Hash for Cluster {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.brokers.hash(h);
+        self.partitions.hash(h);
+        self.reassigning.hash(h);
+        self.ghosts.hash(h);
+        self.runtime.hash(h);
+        if self.elr {
+            self.elr.hash(h);
+        }
+    }
 }
 
 pub const SEAL_NONE: i64 = -1;
@@ -246,7 +318,7 @@ pub struct AckedRun {
 }
 
 /// The whole model state: what the controller stores plus the harness's ghosts.
-#[derive(Clone, PartialEq, Eq, Debug, Hash, Default)]
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct Cluster {
     /// Registered brokers, sorted by id.
     pub brokers: Vec<(BrokerId, BrokerState)>,
@@ -258,6 +330,9 @@ pub struct Cluster {
     pub ghosts: Vec<Ghost>,
     /// The broker side: local logs, fetchers, the leaders' records, the clock.
     pub runtime: broker::Runtime,
+    /// The cluster feature `eligible.leader.replicas.version` ≥ 1
+    /// (`FeatureControlManager.isElrFeatureEnabled`): fixed for a history.
+    pub elr: bool,
 }
 
 impl Cluster {
@@ -277,6 +352,11 @@ impl Cluster {
             runtime,
             ..Cluster::default()
         }
+    }
+
+    /// The same cluster with the ELR feature on or off.
+    pub fn with_elr(self, elr: bool) -> Cluster {
+        Cluster { elr, ..self }
     }
 
     pub fn broker_state(&self, id: BrokerId) -> Option<BrokerState> {

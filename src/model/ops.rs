@@ -3,7 +3,8 @@
 
 use super::broker::{self, Note};
 use super::controller::{
-    apply_controller, broker_leaves, commit_seal, partition, switch_start, unfence, Rejection,
+    apply_controller, broker_leaves, broker_unclean_shutdown, commit_seal, partition, switch_start,
+    unfence, Rejection,
 };
 use super::{
     Acks, BrokerId, BrokerState, Cluster, ErrorCode, Event, Outcome, Rules, Survives, SEAL_NONE,
@@ -247,6 +248,11 @@ fn restart_broker(
         );
     }
     broker::reset_process(c, broker, loss);
+    // The new incarnation registers; with ELR on, an unclean shutdown takes the broker out
+    // of every ISR and ELR (a clean one finds it in no ISR: fencing removed it).
+    if c.elr && loss.is_some() {
+        effects.extend(broker_unclean_shutdown(c, rules, broker));
+    }
     effects.extend(unfence(c, rules, broker)?.effects().iter().cloned());
     Ok(Outcome::accepted(effects))
 }

@@ -58,6 +58,8 @@ impl Renaming {
             adding_replicas: self.sorted_ids(&p.adding_replicas),
             removing_replicas: self.sorted_ids(&p.removing_replicas),
             leader: self.apply(p.leader),
+            elr: self.sorted_ids(&p.elr),
+            last_known_elr: self.ids(&p.last_known_elr),
             ..p.clone()
         }
     }

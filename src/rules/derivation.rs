@@ -203,6 +203,8 @@ mod tests {
             seal: -1,
             diskless_leader_epoch: -1,
             min_insync_replicas: 1,
+            elr: Vec::new(),
+            last_known_elr: Vec::new(),
         }
     }
 

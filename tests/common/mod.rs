@@ -6,6 +6,7 @@
 //! allowReplicationFactorChange=false; `isr 1,2 le=3 pe=4 by=1 recovering` sets the
 //! AlterPartition request's leader epoch, partition epoch, sender and recovery state
 //! (default: the current ones, from the leader, recovered). Brokers default to 1..=5.
+//! `elr` turns the ELR cluster feature on (format 4).
 
 #![allow(dead_code)]
 
@@ -38,6 +39,7 @@ fn field(words: &[&str], key: &str) -> Option<i32> {
 pub fn parse(text: &str) -> History {
     let mut brokers = vec![1, 2, 3, 4, 5];
     let mut config = isrfuzz::model::BrokerConfig::default();
+    let mut elr = false;
     let mut events = Vec::new();
     for clause in text.split(';').map(str::trim).filter(|c| !c.is_empty()) {
         let words: Vec<&str> = clause.split_whitespace().collect();
@@ -59,6 +61,10 @@ pub fn parse(text: &str) -> History {
                 remote_storage: has("remote"),
                 min_insync_replicas: field(&words, "min.isr=").unwrap_or(1),
             },
+            "elr" => {
+                elr = true;
+                continue;
+            }
             "lag" => {
                 config.replica_lag_time_max_ms = arg.parse().unwrap();
                 continue;
@@ -148,6 +154,8 @@ pub fn parse(text: &str) -> History {
     }
     let mut h = History::new(brokers, events);
     h.broker_config = config;
+    h.eligible_leader_replicas = elr;
+    h.format = h.written_format();
     h.validate().expect("test history is valid");
     h
 }
@@ -229,7 +237,7 @@ pub fn broker_outcome(text: &str, rule_sets: &[&str]) -> String {
 /// The cluster of history `h` after `events` (all of its events, or a prefix), for tests
 /// that corrupt a state before judging or stepping it.
 pub fn cluster_after(h: &History, events: &[Event], rules: &RuleSet) -> Cluster {
-    let mut c = Cluster::new(&h.brokers, h.broker_config);
+    let mut c = Cluster::new(&h.brokers, h.broker_config).with_elr(h.eligible_leader_replicas);
     for e in events {
         apply(&mut c, e, rules);
     }

@@ -24,7 +24,8 @@ fn each_partition(
 
 pub(super) fn s0_shape(s: &StepView) -> Option<String> {
     each_partition(s, |_, _, p, _| {
-        if p.replicas.is_empty() || p.isr.is_empty() {
+        // With ELR on the ISR may be empty (docs/model/reassignment.md#s0).
+        if p.replicas.is_empty() || (p.isr.is_empty() && !s.next.elr) {
             return Some(format!(
                 "empty replicas {} or isr {}",
                 Ids(&p.replicas),

@@ -17,10 +17,11 @@
 //! Layout: this file holds the types, the one list (its order is the order violations and
 //! `sometimes` counts are reported in) and the one loop over it, which the oracle,
 //! `exhaust` and the tests all run. The checks live by family: `kraft.rs` (S0–S3, G1–G9,
-//! E1, V1–V8), `inkless.rs` (INV-1..INV-9, INV-4b, E2, V9–V12) and `data.rs` (the data
-//! plane: D1–D5, V13–V17).
+//! E1, V1–V8), `inkless.rs` (INV-1..INV-9, INV-4b, E2, V9–V12), `data.rs` (the data
+//! plane: D1–D5, V13–V17) and `elr.rs` (eligible leader replicas: ELR1–ELR3).
 
 mod data;
+mod elr;
 mod inkless;
 mod kraft;
 
@@ -32,6 +33,7 @@ use data::{
     d1_acked_kept, d2_leader_holds_acked, d3_log_matching, d4_acked_everywhere, d5_consistent_read,
     v13_acknowledged, v14_truncated, v15_read_unacked, v16_below_log_start, v17_unflushed_lost,
 };
+use elr::{elr1_within_replicas, elr2_disjoint_from_isr, elr3_empty_at_min_isr};
 use inkless::{
     e2_readmission, inv1_lag_safety, inv2_electable_prefix, inv3_no_spurious_shrink,
     inv4_leader_change_evidence, inv4b_keyed_on_leader_move, inv5_single_writer,
@@ -173,7 +175,7 @@ pub static INVARIANTS: &[Invariant] = &[
     Invariant {
         id: "S0",
         kind: Kind::Always,
-        statement: "replicas ≠ ∅, ISR ≠ ∅, no duplicates in any list, ISR ⊆ replicas, leader ∈ ISR ∪ {-1}",
+        statement: "replicas ≠ ∅, ISR ≠ ∅ (unless ELR is on), no duplicates in any list, ISR ⊆ replicas, leader ∈ ISR ∪ {-1}",
         rationale: "The registration's own shape. Brokers trust it blindly: a leader outside the ISR or an ISR member that is not a replica makes every other property meaningless, so this one guards the model as much as the rules.",
         source: "docs/model/reassignment.md#s0; Replicas.validateIsr; PartitionChangeBuilder.isValidNewLeader",
         check: Check::Step(s0_shape),
@@ -548,5 +550,31 @@ pub static INVARIANTS: &[Invariant] = &[
         rationale: "The recovery point decides what an unclean shutdown keeps; a run where none loses anything never tests the committed_lost exemption.",
         source: "docs/model/brokers.md#stall-and-restart; LogLoader.recoverLog",
         check: Check::Sometimes(v17_unflushed_lost),
+    },
+    // Eligible leader replicas (docs/model/reassignment.md#elr-invariants): empty, and so
+    // held, unless the history turns the ELR feature on.
+    Invariant {
+        id: "ELR1",
+        kind: Kind::Always,
+        statement: "ELR ⊆ replicas",
+        rationale: "An ELR member stands for a replica that holds every committed record; a broker that is no longer a replica holds no log of the partition. The controller never elects it (elections walk the replica list), but the registration then names a safe leader that is not one.",
+        source: "docs/model/reassignment.md#elr-invariants; KIP-966; PartitionChangeBuilder.maybePopulateTargetElr (apache trunk d79bd502ec)",
+        check: Check::Step(elr1_within_replicas),
+    },
+    Invariant {
+        id: "ELR2",
+        kind: Kind::Always,
+        statement: "ELR ∩ ISR = ∅",
+        rationale: "A replica is either in sync or eligible after leaving the ISR, never both; upstream refuses to replay a registration that breaks this.",
+        source: "docs/model/reassignment.md#elr-invariants; ReplicationControlManager.replay(PartitionChangeRecord) validation, PartitionChangeBuilder.maybePopulateTargetElr (apache trunk d79bd502ec)",
+        check: Check::Step(elr2_disjoint_from_isr),
+    },
+    Invariant {
+        id: "ELR3",
+        kind: Kind::Always,
+        statement: "|ISR| ≥ min(min.insync.replicas, |replicas|) ⇒ ELR = ∅",
+        rationale: "The ELR only exists while the ISR is below the effective min ISR (capped at the replication factor): every build clears it once the target ISR reaches it. Upstream takes the cap from the replica list before a completion shortens it, and elects from the ELR after that step (ISR = {leader} next to a non-empty ELR when min ISR ≤ 1, which the model cannot reach): docs/model/reassignment.md#elr-invariants.",
+        source: "docs/model/reassignment.md#elr-invariants; KIP-966; PartitionChangeBuilder.maybePopulateTargetElr, tryElection, ReplicationControlManager.getTopicEffectiveMinIsr (apache trunk d79bd502ec)",
+        check: Check::Step(elr3_empty_at_min_isr),
     },
 ];

@@ -1,0 +1,135 @@
+//! The controller's answers to broker registration events: fencing, controlled shutdown,
+//! an unclean shutdown found at re-registration (ELR only), unfencing.
+//! Upstream: metadata/src/main/java/org/apache/kafka/controller/ReplicationControlManager.java
+//! at apache trunk d79bd502ec (`handleBrokerFenced`, `handleBrokerInControlledShutdown`,
+//! `handleBrokerShutdown`, `handleBrokerUnfenced`, `generateLeaderAndIsrUpdates`), and
+//! aiven/inkless for the diskless ISR expansion on unfencing.
+
+use super::builder::{Acceptor, ChangeBuilder};
+use super::controller::{acceptor, commit, Rejection};
+use super::{
+    without, BrokerId, BrokerState, Cluster, ErrorCode, Outcome, PartitionEffect, Rules, NO_LEADER,
+};
+
+/// `handleBrokerFenced` / `handleBrokerInControlledShutdown`: the broker leaves every
+/// ISR it is in (unless it is the last member) and is never an acceptable leader.
+/// Partitions where it is only an adding replica are not touched.
+pub(crate) fn broker_leaves(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    broker: BrokerId,
+    to: BrokerState,
+) -> Result<Outcome, Rejection> {
+    let from = c.broker_state(broker);
+    let allowed = match to {
+        BrokerState::Fenced => matches!(
+            from,
+            Some(BrokerState::Active | BrokerState::ControlledShutdown)
+        ),
+        _ => from == Some(BrokerState::Active),
+    };
+    if !allowed {
+        return Err((
+            ErrorCode::BrokerStateMismatch,
+            "the broker is not in a state this event applies to",
+        ));
+    }
+    set_broker_state(c, broker, to);
+    let effects = leave_partitions(c, rules, broker, false, false);
+    Ok(Outcome::accepted(effects))
+}
+
+/// `handleBrokerShutdown` with ELR on after an unclean shutdown (the new incarnation's
+/// previous broker epoch does not match, `ClusterControlManager.registerBroker`):
+/// `generateLeaderAndIsrUpdates` with `brokerWithUncleanShutdown`, over the partitions with
+/// the broker in the ISR, then those with it in the ELR (ReplicationControlManager.java at
+/// apache trunk d79bd502ec). The sets are disjoint, so one record at a time equals
+/// upstream's batch.
+pub(crate) fn broker_unclean_shutdown(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    broker: BrokerId,
+) -> Vec<PartitionEffect> {
+    let mut effects = leave_partitions(c, rules, broker, true, false);
+    effects.extend(leave_partitions(c, rules, broker, true, true));
+    effects
+}
+
+/// `generateLeaderAndIsrUpdates` removing `broker` (never an acceptable leader, out of the
+/// ISR; with `unclean_shutdown`, kept out of the ELR too) over the partitions that list it
+/// in the ISR (or, with `in_elr`, in the ELR).
+fn leave_partitions(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    broker: BrokerId,
+    unclean_shutdown: bool,
+    in_elr: bool,
+) -> Vec<PartitionEffect> {
+    let mut effects = Vec::new();
+    for index in 0..c.partitions.len() {
+        let part = &c.partitions[index];
+        if !(if in_elr { &part.elr } else { &part.isr }).contains(&broker) {
+            continue;
+        }
+        let acceptor = Acceptor {
+            brokers: &c.brokers,
+            remove: broker,
+            add: NO_LEADER,
+        };
+        let mut builder = ChangeBuilder::new(part, rules, acceptor, c.elr).with_topic_election();
+        if unclean_shutdown {
+            builder.unclean_shutdown = broker;
+        }
+        builder.target_isr = without(&part.isr, &[broker]);
+        let built = builder.build();
+        effects.extend(commit(c, index, built));
+    }
+    effects
+}
+
+/// `handleBrokerUnfenced`: elections for the partitions that have no leader.
+pub(crate) fn unfence(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    broker: BrokerId,
+) -> Result<Outcome, Rejection> {
+    if c.broker_state(broker) != Some(BrokerState::Fenced) {
+        return Err((ErrorCode::BrokerStateMismatch, "the broker is not fenced"));
+    }
+    let mut effects = Vec::new();
+    for index in 0..c.partitions.len() {
+        let part = &c.partitions[index];
+        if part.leader != NO_LEADER {
+            continue;
+        }
+        let acceptor = Acceptor {
+            brokers: &c.brokers,
+            remove: NO_LEADER,
+            add: broker,
+        };
+        let built = ChangeBuilder::new(part, rules, acceptor, c.elr)
+            .with_topic_election()
+            .build();
+        effects.extend(commit(c, index, built));
+    }
+    set_broker_state(c, broker, BrokerState::Active);
+    // `expandIsrForDisklessManagedPartitions` (#754): rule `unfence-expansion`.
+    for index in 0..c.partitions.len() {
+        let part = &c.partitions[index];
+        let lists = part.replicas.contains(&broker) && !part.isr.contains(&broker);
+        if !(part.diskless && lists && rules.unfence_adds_to_isr(part)) {
+            continue;
+        }
+        let mut builder = ChangeBuilder::new(part, rules, acceptor(c), c.elr).with_topic_election();
+        builder.target_isr.push(broker);
+        let built = builder.build();
+        effects.extend(commit(c, index, built));
+    }
+    Ok(Outcome::accepted(effects))
+}
+
+fn set_broker_state(c: &mut Cluster, broker: BrokerId, to: BrokerState) {
+    if let Some(entry) = c.brokers.iter_mut().find(|(b, _)| *b == broker) {
+        entry.1 = to;
+    }
+}
