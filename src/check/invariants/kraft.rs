@@ -144,6 +144,8 @@ pub(crate) fn same_partition(a: &Partition, b: &Partition) -> bool {
         seal,
         diskless_leader_epoch,
         min_insync_replicas,
+        elr,
+        last_known_elr,
     } = a;
     *leader == b.leader
         && *leader_epoch == b.leader_epoch
@@ -159,6 +161,8 @@ pub(crate) fn same_partition(a: &Partition, b: &Partition) -> bool {
         && same_ids(isr, &b.isr)
         && same_ids(adding_replicas, &b.adding_replicas)
         && same_ids(removing_replicas, &b.removing_replicas)
+        && same_ids(elr, &b.elr)
+        && same_ids(last_known_elr, &b.last_known_elr)
 }
 
 /// Element-wise list equality, as a loop (short lists: cheaper than a `memcmp` call).
