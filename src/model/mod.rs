@@ -165,7 +165,7 @@ pub enum LeaderRecoveryState {
 /// One `PartitionRegistration` (metadata/.../metadata/PartitionRegistration.java at apache
 /// trunk d79bd502ec), without directories. `elr` and `last_known_elr` stay empty unless the
 /// cluster runs with ELR (`Cluster::elr`, docs/model/reassignment.md#eligible-leader-replicas).
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Partition {
     /// Full assignment in order; `replicas[0]` is the preferred leader.
     pub replicas: Vec<BrokerId>,
@@ -191,7 +191,8 @@ pub struct Partition {
     /// Topic config `min.insync.replicas`.
     pub min_insync_replicas: i32,
     /// `PartitionRegistration.elr`: replicas that left an ISR smaller than min ISR and are
-    /// still safe leaders (KIP-966). Stored sorted ascending (see `builder`).
+    /// still safe leaders (KIP-966). In `java.util.HashSet` iteration order, as upstream
+    /// writes it (ascending for ids below 16; `builder::JavaHashSet`).
     pub elr: Vec<BrokerId>,
     /// `PartitionRegistration.lastKnownElr`: with the controller's default
     /// (`useLastKnownLeaderInBalancedRecovery`), the last leader of a partition that lost
@@ -199,27 +200,8 @@ pub struct Partition {
     pub last_known_elr: Vec<BrokerId>,
 }
 
-/// Hash and Debug as derived, except that the ELR fields take part only when non-empty:
-/// a partition of a cluster without ELR hashes and prints exactly as before the fields
-/// existed, so verdict fingerprints (`ci/fingerprints.sh`) of histories without ELR stay
-/// comparable across the change. Equality still compares every field.
-impl std::hash::Hash for Partition {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        self.replicas.hash(h);
-        self.isr.hash(h);
-        self.adding_replicas.hash(h);
-        self.removing_replicas.hash(h);
-        (self.leader, self.leader_epoch, self.partition_epoch).hash(h);
-        self.leader_recovery_state.hash(h);
-        self.unclean_leader_election_enable.hash(h);
-        (self.diskless, self.remote_storage, self.seal).hash(h);
-        (self.diskless_leader_epoch, self.min_insync_replicas).hash(h);
-        if !self.elr.is_empty() || !self.last_known_elr.is_empty() {
-            (&self.elr, &self.last_known_elr).hash(h);
-        }
-    }
-}
-
+/// Debug as derived, except that the ELR fields show only when non-empty: dumps of a
+/// cluster without ELR (the step snapshots of the tests) stay as short as before.
 impl std::fmt::Debug for Partition {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut d = f.debug_struct("Partition");
@@ -245,20 +227,6 @@ impl std::fmt::Debug for Partition {
                 .field("last_known_elr", &self.last_known_elr);
         }
         d.finish()
-    }
-}
-
-/// Hash as derived, with the ELR feature taking part only when on (see `Partition`).
-impl std::hash::Hash for Cluster {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        self.brokers.hash(h);
-        self.partitions.hash(h);
-        self.reassigning.hash(h);
-        self.ghosts.hash(h);
-        self.runtime.hash(h);
-        if self.elr {
-            self.elr.hash(h);
-        }
     }
 }
 
@@ -318,7 +286,7 @@ pub struct AckedRun {
 }
 
 /// The whole model state: what the controller stores plus the harness's ghosts.
-#[derive(Clone, PartialEq, Eq, Debug, Default)]
+#[derive(Clone, PartialEq, Eq, Debug, Hash, Default)]
 pub struct Cluster {
     /// Registered brokers, sorted by id.
     pub brokers: Vec<(BrokerId, BrokerState)>,

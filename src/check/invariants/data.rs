@@ -186,8 +186,13 @@ pub(super) fn d5_consistent_read(v: &StepView) -> Option<String> {
     let c = v.next;
     judged(c).find_map(|(i, p, rt, g)| {
         // The leader must hold every read record; another replica those its HW passes.
-        let leader = serving_leader(c, p, rt).map(|l| (l, i64::MAX));
-        let live = live_locals(c, &rt.locals).map(|(_, l)| (l, l.hw.min(l.leo())));
+        // (The leader is judged once, whole: its HW-bounded check is a part of that.)
+        let leader = serving_leader(c, p, rt);
+        let led = leader.map(|l| l.broker);
+        let leader = leader.map(|l| (l, i64::MAX));
+        let live = live_locals(c, &rt.locals)
+            .filter(move |(_, l)| Some(l.broker) != led)
+            .map(|(_, l)| (l, l.hw.min(l.leo())));
         leader.into_iter().chain(live).find_map(|(l, below)| {
             let from = g.deleted_below.max(l.log.start());
             g.read.iter().find_map(|run| {
