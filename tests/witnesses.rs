@@ -123,6 +123,18 @@ fn fault_elr_never_cleared(c: &mut Cluster, e: &Event, r: &dyn Rules) -> Outcome
     out
 }
 
+/// ELR5: the last leader is forgotten once the partition is leaderless (a builder without
+/// `maybeUpdateLastKnownLeader`).
+fn fault_forget_last_leader(c: &mut Cluster, e: &Event, r: &dyn Rules) -> Outcome {
+    let out = apply(c, e, r);
+    for p in &mut c.partitions {
+        if p.leader == isrfuzz::model::NO_LEADER {
+            p.last_known_elr.clear();
+        }
+    }
+    out
+}
+
 const FAULTS: &[(&str, &str, ApplyFn, &str)] = &[
     (
         "S2",
@@ -158,6 +170,12 @@ const FAULTS: &[(&str, &str, ApplyFn, &str)] = &[
         fault_elr_never_cleared,
         ELR_HISTORY,
     ),
+    (
+        "ELR5",
+        "forget-last-leader",
+        fault_forget_last_leader,
+        ELR_ALL_GONE,
+    ),
 ];
 
 /// ISR [1,2,3] with min ISR 2: 3 fenced (ISR [1,2], no ELR), 2 fenced (ISR [1], ELR [2]),
@@ -165,6 +183,11 @@ const FAULTS: &[(&str, &str, ApplyFn, &str)] = &[
 /// (at min ISR again: ELR cleared).
 const ELR_HISTORY: &str = "elr; brokers 1,2,3; create 1,2,3 min.isr=2; fence 3; fence 2; \
                            fence 1; unfence 2; unfence 3; isr 2,3";
+
+/// ELR on, min ISR 2: every candidate leaves (1 and 2 by unclean restarts, 1 fenced again
+/// in between), the partition has no leader, ISR or ELR, and keeps 1 as its last leader.
+const ELR_ALL_GONE: &str = "elr; brokers 1,2,3; create 1,2,3 min.isr=2; fence 3; fence 2; \
+                            fence 1; restart 1 unclean; fence 1; restart 2 unclean";
 
 #[derive(Default)]
 struct Witness {

@@ -16,7 +16,7 @@ use crate::rules::RuleSet;
 
 /// Classic partitions, with whether their guarantees still hold: an unclean election or
 /// an unclean shutdown that lost committed records gives them up (Kafka accepts both).
-fn classic(
+pub(super) fn classic(
     c: &Cluster,
 ) -> impl Iterator<Item = (usize, &Partition, &PartitionRuntime, &Ghost, bool)> {
     c.partitions
@@ -42,7 +42,7 @@ fn from_offset(run: &AckedRun, from: i64) -> Option<AckedRun> {
 }
 
 /// The acknowledged runs of a partition that must still exist.
-fn kept_acked(g: &Ghost) -> impl Iterator<Item = AckedRun> + '_ {
+pub(super) fn kept_acked(g: &Ghost) -> impl Iterator<Item = AckedRun> + '_ {
     g.acked
         .iter()
         .filter_map(|r| from_offset(r, g.deleted_below))
@@ -68,7 +68,10 @@ fn held(log: &Log, run: AckedRun) -> impl Iterator<Item = (i64, i64)> + '_ {
 /// The first offset of `run` none of `logs` holds. Without a buffer: each pass over the
 /// held ranges extends the covered prefix to the furthest range that reaches it, so it
 /// stops after at most one pass per range.
-fn first_missing<'a>(logs: impl Iterator<Item = &'a Log> + Clone, run: &AckedRun) -> Option<i64> {
+pub(super) fn first_missing<'a>(
+    logs: impl Iterator<Item = &'a Log> + Clone,
+    run: &AckedRun,
+) -> Option<i64> {
     let mut covered = run.start;
     while let Some(hi) = logs
         .clone()

@@ -1,11 +1,12 @@
 //! Checks of the eligible leader replicas (KIP-966) on every partition after every step:
-//! ELR1–ELR3. With the ELR feature off the lists stay empty and every check holds. The
+//! ELR1–ELR5. With the ELR feature off the lists stay empty and every check holds. The
 //! entries that name these checks are in the one list in `mod.rs`.
 
+use super::data::{classic, first_missing, kept_acked};
 use super::StepView;
 use crate::model::builder::effective_min_isr;
 use crate::model::event::Ids;
-use crate::model::{contains_all, Partition};
+use crate::model::{contains_all, BrokerId, Partition, NO_LEADER};
 
 /// Apply `check` to every partition after the step; the first detail, with its partition.
 fn each_partition(s: &StepView, check: impl Fn(&Partition) -> Option<String>) -> Option<String> {
@@ -53,6 +54,72 @@ pub(super) fn elr3_empty_at_min_isr(s: &StepView) -> Option<String> {
                 "isr {} has the effective min ISR of {min_isr} members yet elr {}",
                 Ids(&p.isr),
                 Ids(&p.elr)
+            )
+        })
+    })
+}
+
+/// The replicas an election may pick: the ISR, then the ELR members that are still replicas
+/// (elections walk the replica list, so a removed one in the ELR is ELR1's concern, not a
+/// candidate).
+fn leader_candidates(p: &Partition) -> impl Iterator<Item = BrokerId> + '_ {
+    let elr = p.elr.iter().filter(|b| p.replicas.contains(b));
+    p.isr.iter().chain(elr).copied()
+}
+
+/// ELR4: with ELR on, every leader candidate holds every acknowledged record. Judged after
+/// a power loss too (`Ghost::committed_lost` does not exempt): taking a broker that shut
+/// down uncleanly out of the ISR and the ELR is what ELR adds. An unclean election gives
+/// the guarantee up, as for D1–D4.
+pub(super) fn elr4_candidates_hold_acked(s: &StepView) -> Option<String> {
+    let c = s.next;
+    if !c.elr {
+        return None;
+    }
+    classic(c)
+        .filter(|(_, _, _, g, _)| !g.unclean_election)
+        .find_map(|(i, p, rt, g, _)| {
+            leader_candidates(p).find_map(|b| {
+                let Some(local) = rt.local(b) else {
+                    return Some(format!("p{i}: candidate {b} hosts no log of the partition"));
+                };
+                kept_acked(g).find_map(|run| {
+                    let o = first_missing(std::iter::once(&local.log), &run)?;
+                    let list = if p.isr.contains(&b) { "isr" } else { "elr" };
+                    Some(format!(
+                        "p{i}: {list} member {b} lacks acknowledged record {o} (epoch {}); its log {}",
+                        run.epoch,
+                        local.log.describe()
+                    ))
+                })
+            })
+        })
+}
+
+/// ELR5: with ELR on, a partition left with no leader, no ISR and no ELR keeps exactly its
+/// last leader as `last_known_elr`: the replica `electLastKnownLeader` tries. The last
+/// leader is the previous state's leader, or, when that was already leaderless, whatever
+/// the previous state kept (by induction, the last leader it had).
+pub(super) fn elr5_last_leader_kept(s: &StepView) -> Option<String> {
+    if !s.next.elr {
+        return None;
+    }
+    let pairs = s.prev.partitions.iter().zip(&s.next.partitions);
+    pairs.enumerate().find_map(|(i, (before, p))| {
+        let lost_all = p.leader == NO_LEADER && p.isr.is_empty() && p.elr.is_empty();
+        if !lost_all {
+            return None;
+        }
+        let expected: &[BrokerId] = if before.leader != NO_LEADER {
+            std::slice::from_ref(&before.leader)
+        } else {
+            &before.last_known_elr
+        };
+        (p.last_known_elr.len() != 1 || p.last_known_elr != expected).then(|| {
+            format!(
+                "p{i}: no leader, isr or elr, and last_known_elr {} is not the last leader {}",
+                Ids(&p.last_known_elr),
+                Ids(expected)
             )
         })
     })
