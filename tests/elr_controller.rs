@@ -253,3 +253,44 @@ fn generated_histories_run_with_elr_on() {
         "no generated history reached a non-empty ELR"
     );
 }
+
+/// F1 re-examined with ELR on (docs/findings.md F1): its history no longer completes the
+/// reassignment at all. Fencing empties the ISR instead of keeping the fenced last member,
+/// so no completion can rest on a stale ISR, and every unclean election (ISR empty) comes
+/// with a completion test that fails. V8 (a completion inside an unclean election) never
+/// fires; with ELR off the same history completes inside the unclean election.
+#[test]
+fn f1_needs_elr_off() {
+    use isrfuzz::check::invariants::by_id;
+    use isrfuzz::check::oracle;
+    let f1 = "brokers 1,2; create 1 unclean; fence 2; fence 1; reassign 2,1; unfence 2; \
+              fence 2; unfence 1";
+    let v8 = isrfuzz::check::invariants::INVARIANTS
+        .iter()
+        .position(|i| i.id == "V8")
+        .unwrap();
+    assert!(by_id("V8").is_some());
+    let run = |elr: bool| {
+        let mut h = common::parse(f1);
+        h.eligible_leader_replicas = elr;
+        h.format = h.written_format();
+        let v = oracle::run(&h, &[RuleSet::trunk()], true);
+        let side = &v.sides[0];
+        let last = &side.steps.last().unwrap().state.partitions[0];
+        (
+            last.adding_replicas.clone(),
+            last.isr.clone(),
+            side.sometimes[v8],
+        )
+    };
+    assert_eq!(
+        run(false),
+        (vec![], vec![1], 1),
+        "ELR off: F1 as written up"
+    );
+    assert_eq!(
+        run(true),
+        (vec![2], vec![1], 0),
+        "ELR on: 2 is still adding"
+    );
+}

@@ -1,6 +1,7 @@
 //! The outputs for people (issue 12), on the committed KAFKA-21419 repro: `replay
 //! --operator` (admin commands and conditions), `replay --report md` (a bug report) and
-//! `replay --svg` (a timeline, checked structurally).
+//! `replay --svg` (a timeline, checked structurally); and, on F17's history, what ELR on adds
+//! to the operator steps and the step table.
 
 use expect_test::expect;
 use isrfuzz::check::history::History;
@@ -133,4 +134,28 @@ fn svg_timeline_has_a_lane_per_broker_a_column_per_step_and_the_violations_marke
     assert!(step3.contains("data-broker=\"1\" data-role=\"L\""));
     assert!(step3.contains("data-broker=\"4\" data-role=\"r\""));
     assert!(step3.contains("data-broker=\"5\" data-role=\"I\""));
+}
+
+/// With ELR on, the operator steps start by turning the feature on and create the topic
+/// with its `min.insync.replicas`; the step table says the cluster runs ELR and ends each
+/// partition row with its ELR and last known ELR (F17's history).
+#[test]
+fn elr_on_in_the_operator_steps_and_the_step_table() {
+    let file = "corpus/regressions/f17-elr-names-a-removed-replica.json";
+    let h = History::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap();
+    let verdict = oracle::run(&h, &[RuleSet::complete()], true);
+    let steps = operator::operator_steps(&h, &verdict.sides[0]);
+    let head: Vec<&str> = steps.lines().take(3).collect();
+    expect![[r#"
+        # Brokers [1, 2, 3]; `$BS` is a bootstrap server. Topic `t`, one partition per create.
+        # ELR on: kafka-features.sh --bootstrap-server $BS upgrade --feature eligible.leader.replicas.version=1 (the default of new 4.1+ clusters)
+        1. kafka-topics.sh --bootstrap-server $BS --create --topic t --replica-assignment 3:2 --config min.insync.replicas=2"#]].assert_eq(&head.join("\n"));
+    let table = isrfuzz::findings::report::step_table(&h, &verdict.sides[0]);
+    let rows: Vec<&str> = table.lines().take(5).collect();
+    expect![[r#"
+        rules: complete
+        cluster: eligible.leader.replicas.version=1 (ELR on); rows end with elr and lke (last known ELR)
+        step  event                              result                      replicas      isr         adding    removing  ldr  le  pe  violations
+           0  create [3,2] min.isr=2             ok                       p0 [3,2]         [3,2]       []        []          3   0   0 elr=[] lke=[]  
+           1  reassign p0 [2]                    ok, completed            p0 [2]           [2]         []        []          2   1   1 elr=[3] lke=[]  !! ELR1 ELR3"#]].assert_eq(&rows.join("\n"));
 }

@@ -20,6 +20,12 @@ pub fn operator_steps(history: &History, side: &SideRun) -> String {
         "# Brokers {:?}; `$BS` is a bootstrap server. Topic `{TOPIC}`, one partition per create.",
         history.brokers
     );
+    if history.eligible_leader_replicas {
+        let _ = writeln!(
+            out,
+            "# ELR on: kafka-features.sh {BS} upgrade --feature eligible.leader.replicas.version=1 (the default of new 4.1+ clusters)"
+        );
+    }
     let mut last = 0;
     for (i, event) in history.events.iter().enumerate() {
         let before = i
@@ -47,6 +53,26 @@ fn json_file(n: usize, partition: usize, target: &[BrokerId]) -> String {
 }
 
 /// Step `n`; `last` is the step of the latest reassignment (its JSON file).
+/// Creating the topic with its assignment and the topic configs the history sets.
+fn create_text(replicas: &[BrokerId], unclean: bool, min_insync_replicas: i32) -> String {
+    let assignment: Vec<String> = replicas.iter().map(|b| b.to_string()).collect();
+    let unclean = if unclean {
+        " --config unclean.leader.election.enable=true"
+    } else {
+        ""
+    };
+    // 1 is the broker default (`min.insync.replicas`), so it needs no config.
+    let min_isr = if min_insync_replicas != 1 {
+        format!(" --config min.insync.replicas={min_insync_replicas}")
+    } else {
+        String::new()
+    };
+    format!(
+        "kafka-topics.sh {BS} --create --topic {TOPIC} --replica-assignment {}{unclean}{min_isr}",
+        assignment.join(":")
+    )
+}
+
 /// Restarting a broker, cleanly or by a power cut.
 fn restart_text(broker: BrokerId, unclean: bool) -> String {
     let how = if unclean {
@@ -67,19 +93,9 @@ fn step(
         Event::CreatePartition {
             replicas,
             unclean_leader_election_enable,
+            min_insync_replicas,
             ..
-        } => {
-            let assignment: Vec<String> = replicas.iter().map(|b| b.to_string()).collect();
-            let unclean = if *unclean_leader_election_enable {
-                " --config unclean.leader.election.enable=true"
-            } else {
-                ""
-            };
-            format!(
-                "kafka-topics.sh {BS} --create --topic {TOPIC} --replica-assignment {}{unclean}",
-                assignment.join(":")
-            )
-        }
+        } => create_text(replicas, *unclean_leader_election_enable, *min_insync_replicas),
         Event::Reassign {
             partition, target, ..
         } => format!(

@@ -22,9 +22,15 @@ fn result_cell(outcome: &Outcome) -> String {
     }
 }
 
-fn partition_cells(i: usize, p: &Partition) -> String {
+/// A partition's row; with ELR on, its ELR and last known ELR after the epochs.
+fn partition_cells(i: usize, p: &Partition, elr: bool) -> String {
+    let lists = if elr {
+        format!(" elr={} lke={}", Ids(&p.elr), Ids(&p.last_known_elr))
+    } else {
+        String::new()
+    };
     format!(
-        "p{i} {:<13} {:<11} {:<9} {:<9} {:>3} {:>3} {:>3}",
+        "p{i} {:<13} {:<11} {:<9} {:<9} {:>3} {:>3} {:>3}{lists}",
         Ids(&p.replicas).to_string(),
         Ids(&p.isr).to_string(),
         Ids(&p.adding_replicas).to_string(),
@@ -142,6 +148,12 @@ pub const TABLE_NOTES_MAX: usize = 32;
 pub fn step_table(history: &History, side: &SideRun) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "rules: {}", side.rules);
+    if history.eligible_leader_replicas {
+        let _ = writeln!(
+            out,
+            "cluster: eligible.leader.replicas.version=1 (ELR on); rows end with elr and lke (last known ELR)"
+        );
+    }
     let _ = writeln!(
         out,
         "{:>4}  {:<34} {:<24} {:<3}{:<13} {:<11} {:<9} {:<9} {:>3} {:>3} {:>3}  violations",
@@ -218,7 +230,7 @@ fn step_rows(
         let _ = writeln!(
             out,
             "{step:>4}  {ev:<34} {res:<24} {}  {mk}",
-            partition_cells(i, &rec.state.partitions[i])
+            partition_cells(i, &rec.state.partitions[i], rec.state.elr)
         );
         if let Some(line) = broker_cells(&rec.state, i) {
             let _ = writeln!(out, "{:>4}  {:<34} {:<24} {line}", "", "", "");
