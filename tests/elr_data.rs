@@ -208,3 +208,24 @@ fn elr5_each_clause() {
         assert_eq!(n.partitions[0].leader, NO_LEADER);
     }));
 }
+
+/// F17's availability cost: the removed replica 2 left in the ELR blocks the last-known
+/// leader recovery. After its unclean restart 1 is the last known leader and is back, but
+/// `canElectLastKnownLeader` wants an empty ELR, and 2, no replica, can never be elected:
+/// the partition stays offline until an operator runs an unclean election. The same
+/// partition created as [1] gets 1 back at once (unclean, RECOVERING).
+#[test]
+fn f17_a_stale_elr_member_blocks_the_last_known_leader() {
+    check(
+        "elr; brokers 1,2,3; create 1,2 min.isr=2; reassign 1; restart 1 unclean",
+        expect![[r#"
+            leader=-1 Recovered isr=[] elr=[2] last_known_elr=[1] logs=1:0/0
+            violates ELR1@1 ELR3@1"#]],
+    );
+    check(
+        "elr; brokers 1,2,3; create 1 min.isr=2; restart 1 unclean",
+        expect![[r#"
+            leader=1 Recovering isr=[1] elr=[] last_known_elr=[] logs=1:0/0
+            holds"#]],
+    );
+}
