@@ -92,3 +92,46 @@ fn switched_start_under_pr756_and_complete() {
     "#]],
     );
 }
+
+/// The result does not depend on the threads: one, two and five threads explore the same
+/// counts and find the same shortest histories, in the same order (the transitions are
+/// merged in the order one thread takes them).
+#[test]
+fn threads_do_not_change_the_result() {
+    use isrfuzz::search::exhaust::{explore_with, Limits};
+    let starts = starts();
+    for (start, rules, violates) in [
+        ("kraft", "trunk", true),
+        ("switched", "pr756", true),
+        ("data", "complete", false),
+    ] {
+        let start = starts.iter().find(|s| s.name == start).unwrap();
+        let rules = RuleSet::parse(rules).unwrap();
+        let run = |jobs: usize| {
+            let limits = Limits {
+                depth: 3,
+                max_target: 4,
+                states_max: 1_000_000,
+                jobs,
+            };
+            let r = explore_with(start, &rules, &limits, None);
+            let found: Vec<String> = r
+                .violations
+                .iter()
+                .map(|(id, h)| format!("{id} {:016x}", h.content_hash()))
+                .collect();
+            (r.transitions, r.states, r.depth_reached, found)
+        };
+        let one = run(1);
+        assert!(one.0 > 100, "{} explored", start.name);
+        assert_eq!(
+            !one.3.is_empty(),
+            violates,
+            "{} found {:?}",
+            start.name,
+            one.3
+        );
+        assert_eq!(run(2), one, "{} with 2 threads", start.name);
+        assert_eq!(run(5), one, "{} with 5 threads", start.name);
+    }
+}

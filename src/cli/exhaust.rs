@@ -47,6 +47,10 @@ pub struct ExhaustArgs {
     /// Print only the summary, as one JSON object (for tools).
     #[arg(long)]
     json: bool,
+    /// Threads that compute transitions (1..=64; default: the machine's cores). The result
+    /// does not depend on it.
+    #[arg(long)]
+    jobs: Option<usize>,
 }
 
 pub fn run(args: ExhaustArgs) -> Result<ExitCode, Error> {
@@ -56,6 +60,16 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode, Error> {
             args.depth
         )));
     }
+    let jobs = match args.jobs {
+        Some(n) if !(1..=exhaust::JOBS_MAX).contains(&n) => {
+            return Err(Error::Usage(format!(
+                "--jobs {n}: must be 1..={}",
+                exhaust::JOBS_MAX
+            )))
+        }
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
     let sides = RuleSet::parse_pair(&args.rules).map_err(Error::Usage)?;
     let start = &exhaust::start_named(&args.start, args.brokers).map_err(Error::Usage)?;
     let known = load_known_or_default(None)?;
@@ -68,7 +82,13 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode, Error> {
         // With A:B, each side's counterexamples are replayed under the other side too.
         let other = (sides.len() == 2).then(|| sides[1 - i]);
         let t0 = std::time::Instant::now();
-        let report = exhaust::explore(start, &rules, args.depth, args.max_target, args.states_max);
+        let limits = exhaust::Limits {
+            depth: args.depth,
+            max_target: args.max_target,
+            states_max: args.states_max,
+            jobs,
+        };
+        let report = exhaust::explore_with(start, &rules, &limits, None);
         transitions += report.transitions as u64;
         say(
             !args.json,

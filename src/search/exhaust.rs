@@ -17,7 +17,7 @@ use crate::check::invariants::{
 use crate::check::oracle;
 use crate::model::{apply, Acks, BrokerConfig, Cluster, Event, LeaderRecoveryState, Survives};
 use crate::rules::RuleSet;
-use std::collections::HashMap;
+use crate::search::seen::{state_hash, Seen};
 
 /// A starting cluster and the operations explored from it.
 pub struct Start {
@@ -225,6 +225,42 @@ pub fn explore_until(
     states_max: usize,
     until: Option<&str>,
 ) -> Report {
+    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let limits = Limits {
+        depth,
+        max_target,
+        states_max,
+        jobs,
+    };
+    explore_with(start, rules, &limits, until)
+}
+
+/// How far and how wide `explore_with` goes.
+pub struct Limits {
+    pub depth: usize,
+    pub max_target: usize,
+    pub states_max: usize,
+    /// Threads that compute transitions (`JOBS_MAX` at most). The report does not depend
+    /// on it: every result is merged in the order one thread would have produced it.
+    pub jobs: usize,
+}
+
+/// Threads `explore_with` uses at most.
+pub const JOBS_MAX: usize = 64;
+
+/// Transitions computed per parallel batch: bounds the states held outside the arena.
+const BATCH_MAX: usize = 512;
+
+/// The breadth-first search. Each depth's transitions are computed in batches on `jobs`
+/// threads (apply, step checks, state hash) and merged in order on this one, exactly as
+/// a single thread would: the same states get the same indices, the same violations the
+/// same shortest histories.
+pub fn explore_with(
+    start: &Start,
+    rules: &RuleSet,
+    limits: &Limits,
+    until: Option<&str>,
+) -> Report {
     let mut root = Cluster::new(&start.brokers, BrokerConfig::default());
     for e in &start.setup {
         apply(&mut root, e, rules);
@@ -233,49 +269,77 @@ pub fn explore_until(
         start,
         rules,
         until,
-        arena: vec![(root.clone(), None)],
-        seen: HashMap::from([(root, 0)]),
+        seen: Seen::default(),
+        arena: Vec::new(),
         report: Report {
             states: 1,
             ..Report::default()
         },
     };
+    bfs.seen.insert(state_hash(&root), 0);
+    bfs.arena.push((root, None));
+    let jobs = limits.jobs.clamp(1, JOBS_MAX);
     let mut frontier = vec![0usize];
-    for d in 1..=depth {
+    for d in 1..=limits.depth {
         let mut next = Vec::new();
-        for &idx in &frontier {
-            for op in alphabet(start, &bfs.arena[idx].0, max_target) {
-                match bfs.step(idx, op, states_max) {
-                    Step::Stop => {
-                        bfs.report.states = bfs.arena.len();
-                        return bfs.report;
-                    }
-                    Step::Full => {
-                        bfs.report.cut_at_depth = Some(d);
-                        bfs.report.states = bfs.arena.len();
-                        return bfs.report;
-                    }
-                    Step::New(new) => next.push(new),
-                    Step::Merged => {}
+        let mut batch = Vec::with_capacity(BATCH_MAX);
+        for (k, &idx) in frontier.iter().enumerate() {
+            let ops = alphabet(start, &bfs.arena[idx].0, limits.max_target);
+            batch.extend(ops.into_iter().map(|op| (idx, op)));
+            if batch.len() < BATCH_MAX && k + 1 < frontier.len() {
+                continue;
+            }
+            match bfs.run_batch(&batch, jobs, limits.states_max, &mut next) {
+                Some(Step::Full) => {
+                    bfs.report.cut_at_depth = Some(d);
+                    return bfs.finish();
                 }
+                Some(_) => return bfs.finish(),
+                None => batch.clear(),
             }
         }
         frontier = next;
         bfs.report.depth_reached = d;
     }
-    bfs.report.states = bfs.arena.len();
-    bfs.report
+    bfs.finish()
 }
 
 /// The breadth-first search's memory: an arena of states with parent links (to rebuild
-/// shortest histories), the index of states seen, and the report so far.
+/// shortest histories), the index of states seen (by hash, into the arena), and the
+/// report so far.
 struct Bfs<'a> {
     start: &'a Start,
     rules: &'a RuleSet,
     until: Option<&'a str>,
     arena: Vec<(Cluster, Option<(usize, Event)>)>,
-    seen: HashMap<Cluster, usize>,
+    seen: Seen,
     report: Report,
+}
+
+/// One transition, computed away from the search's memory.
+struct Transition {
+    from: usize,
+    op: Event,
+    state: Cluster,
+    hash: u64,
+    /// Step invariants violated, in list order (those already found when the batch
+    /// started are not checked).
+    violated: Vec<&'static str>,
+    novelty: Novelty,
+}
+
+/// Whether a transition's state is new, decided once per batch (the arena and the index
+/// do not change while a batch is computed, and merging keeps the batch's order).
+#[derive(Clone, Copy, PartialEq)]
+enum Novelty {
+    /// The step was rejected: no state to merge.
+    Rejected,
+    /// Stored before this batch.
+    Seen,
+    /// Equal to the state of an earlier transition of this batch.
+    Repeat,
+    /// New: only these are healed and judged at quiescence, and stored.
+    Fresh,
 }
 
 enum Step {
@@ -290,73 +354,179 @@ enum Step {
 }
 
 impl Bfs<'_> {
-    fn found(&self) -> bool {
-        self.until
-            .is_some_and(|id| self.report.violations.iter().any(|(v, _)| *v == id))
+    fn finish(mut self) -> Report {
+        self.report.states = self.arena.len();
+        self.report
     }
 
-    /// Apply `op` to state `idx`, check the step, and store the new state.
-    fn step(&mut self, idx: usize, op: Event, states_max: usize) -> Step {
-        let (start, rules) = (self.start, self.rules);
-        let prev = &self.arena[idx].0;
-        let mut state = prev.clone();
-        let outcome = apply(&mut state, &op, rules);
-        self.report.transitions += 1;
-        let view = StepView {
-            prev,
-            next: &state,
-            event: &op,
-            outcome: &outcome,
-            rules,
+    /// Compute and merge one batch; the new states go to `next`. `Some(Stop)` or
+    /// `Some(Full)` ends the search there.
+    fn run_batch(
+        &mut self,
+        batch: &[(usize, Event)],
+        jobs: usize,
+        states_max: usize,
+        next: &mut Vec<usize>,
+    ) -> Option<Step> {
+        let expanded = self.expand_batch(batch, jobs);
+        let quiescent = self.quiescent_batch(&expanded, jobs);
+        for (t, q) in expanded.into_iter().zip(quiescent) {
+            match self.merge(t, q, states_max) {
+                Step::New(new) => next.push(new),
+                Step::Merged => {}
+                end => return Some(end),
+            }
+        }
+        None
+    }
+
+    fn known(&self, id: &str) -> bool {
+        self.report.violations.iter().any(|(v, _)| *v == id)
+    }
+
+    fn found(&self) -> bool {
+        self.until.is_some_and(|id| self.known(id))
+    }
+
+    /// Compute `batch` on `jobs` threads, in order; then mark the states new to it.
+    fn expand_batch(&self, batch: &[(usize, Event)], jobs: usize) -> Vec<Transition> {
+        let known: Vec<&'static str> = self.report.violations.iter().map(|(v, _)| *v).collect();
+        let (arena, seen, rules) = (&self.arena, &self.seen, self.rules);
+        let one = |(from, op): &(usize, Event)| {
+            let mut t = transition(&arena[*from].0, *from, op, rules, &known);
+            if t.novelty == Novelty::Fresh && seen.find(arena, t.hash, &t.state).is_some() {
+                t.novelty = Novelty::Seen;
+                // Freed on this thread, while its memory is hot: only fresh states live
+                // until the merge.
+                t.state = Cluster::default();
+            }
+            t
         };
-        let arena = &self.arena;
-        check_step(&view, &mut self.report, || rebuild(start, arena, idx, &op));
+        let mut out = in_parallel(batch, jobs, one);
+        let mut firsts = Seen::default();
+        for i in 0..out.len() {
+            if out[i].novelty != Novelty::Fresh {
+                continue;
+            }
+            let (hash, state) = (out[i].hash, &out[i].state);
+            if firsts.find_in(&out, |t| &t.state, hash, state).is_some() {
+                out[i].novelty = Novelty::Repeat;
+            } else {
+                firsts.insert(hash, i);
+            }
+        }
+        out
+    }
+
+    /// The quiescence violations of each fresh state of `batch` (healed on `jobs` threads),
+    /// unless every quiescence invariant is already found.
+    fn quiescent_batch(&self, batch: &[Transition], jobs: usize) -> Vec<Vec<&'static str>> {
+        if !quiescent_pending(|id| self.known(id)) {
+            return batch.iter().map(|_| Vec::new()).collect();
+        }
+        let known: Vec<&'static str> = self.report.violations.iter().map(|(v, _)| *v).collect();
+        let rules = self.rules;
+        in_parallel(batch, jobs, |t| {
+            if t.novelty != Novelty::Fresh {
+                return Vec::new();
+            }
+            let mut healed = t.state.clone();
+            oracle::heal(&mut healed, rules);
+            quiescent_violations_except(&healed, rules, |id| known.contains(&id))
+                .map(|(id, _)| id)
+                .collect()
+        })
+    }
+
+    /// Merge one computed transition, in the order a single thread takes them.
+    fn merge(&mut self, t: Transition, quiescent: Vec<&'static str>, states_max: usize) -> Step {
+        self.report.transitions += 1;
+        self.record(&t.violated, t.from, &t.op);
         if self.found() {
             return Step::Stop;
         }
-        if outcome.is_rejected() || self.seen.contains_key(&state) {
+        if t.novelty != Novelty::Fresh {
             return Step::Merged;
         }
         if self.arena.len() >= states_max {
             return Step::Full;
         }
-        check_quiescent(&state, rules, &mut self.report, || {
-            rebuild(start, arena, idx, &op)
-        });
+        self.record(&quiescent, t.from, &t.op);
         if self.found() {
             return Step::Stop;
         }
         let new = self.arena.len();
-        self.seen.insert(state.clone(), new);
-        self.arena.push((state, Some((idx, op))));
+        self.seen.insert(t.hash, new);
+        self.arena.push((t.state, Some((t.from, t.op))));
         Step::New(new)
     }
-}
 
-fn check_step(view: &StepView, report: &mut Report, history: impl Fn() -> History) {
-    let known = |id: &str| report.violations.iter().any(|(v, _)| *v == id);
-    let found: Vec<_> = step_violations_except(view, known).collect();
-    for (id, _) in found {
-        report.violations.push((id, history()));
+    /// Record the first violation of each invariant in `ids` not found yet, with the
+    /// shortest history: the one to `from`, then `op`.
+    fn record(&mut self, ids: &[&'static str], from: usize, op: &Event) {
+        for &id in ids {
+            if !self.known(id) {
+                let h = rebuild(self.start, &self.arena, from, op);
+                self.report.violations.push((id, h));
+            }
+        }
     }
 }
 
-fn check_quiescent(
-    state: &Cluster,
+/// Apply `op` to `prev` and check the step (skipping the invariants in `known`).
+fn transition(
+    prev: &Cluster,
+    from: usize,
+    op: &Event,
     rules: &RuleSet,
-    report: &mut Report,
-    history: impl Fn() -> History,
-) {
-    let known = |id: &str| report.violations.iter().any(|(v, _)| *v == id);
-    if !quiescent_pending(known) {
-        return;
+    known: &[&'static str],
+) -> Transition {
+    let mut state = prev.clone();
+    let outcome = apply(&mut state, op, rules);
+    let view = StepView {
+        prev,
+        next: &state,
+        event: op,
+        outcome: &outcome,
+        rules,
+    };
+    let violated = step_violations_except(&view, |id| known.contains(&id))
+        .map(|(id, _)| id)
+        .collect();
+    let rejected = outcome.is_rejected();
+    // A rejected step leaves no state to merge; its hash is never read.
+    let hash = if rejected { 0 } else { state_hash(&state) };
+    let (novelty, state) = if rejected {
+        (Novelty::Rejected, Cluster::default())
+    } else {
+        (Novelty::Fresh, state)
+    };
+    Transition {
+        from,
+        op: op.clone(),
+        state,
+        hash,
+        violated,
+        novelty,
     }
-    let mut healed = state.clone();
-    oracle::heal(&mut healed, rules);
-    let found: Vec<_> = quiescent_violations_except(&healed, rules, known).collect();
-    for (id, _) in found {
-        report.violations.push((id, history()));
+}
+
+/// `f` over `items` on up to `jobs` threads, results in the order of `items`.
+fn in_parallel<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    if jobs <= 1 || items.len() < 2 {
+        return items.iter().map(&f).collect();
     }
+    let per = items.len().div_ceil(jobs);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(per)
+            .map(|chunk| scope.spawn(|| chunk.iter().map(&f).collect::<Vec<R>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a transition panicked"))
+            .collect()
+    })
 }
 
 /// The history from the start to `idx`, then `last`.

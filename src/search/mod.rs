@@ -10,3 +10,4 @@ pub mod fuzz;
 pub mod generate;
 pub mod hunt;
 pub mod rng;
+mod seen;
