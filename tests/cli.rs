@@ -446,6 +446,14 @@ fn limits_and_edges_are_one_line_errors() {
     );
     assert_usage_error(&isrfuzz(&["exhaust", "--depth", "99"]), "at most 8");
     assert_usage_error(
+        &isrfuzz(&["exhaust", "--jobs", "0"]),
+        "--jobs 0: must be 1..=64",
+    );
+    assert_usage_error(
+        &isrfuzz(&["exhaust", "--jobs", "65"]),
+        "--jobs 65: must be 1..=64",
+    );
+    assert_usage_error(
         &isrfuzz(&["bench", "--parts", "nope"]),
         "unknown part `nope`",
     );

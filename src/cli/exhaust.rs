@@ -53,23 +53,36 @@ pub struct ExhaustArgs {
     jobs: Option<usize>,
 }
 
-pub fn run(args: ExhaustArgs) -> Result<ExitCode, Error> {
+/// The exploration's bounds, checked.
+fn limits(args: &ExhaustArgs) -> Result<exhaust::Limits, Error> {
     if args.depth > DEPTH_MAX {
         return Err(Error::Usage(format!(
             "--depth {}: at most {DEPTH_MAX}",
             args.depth
         )));
     }
-    let jobs = match args.jobs {
-        Some(n) if !(1..=exhaust::JOBS_MAX).contains(&n) => {
-            return Err(Error::Usage(format!(
-                "--jobs {n}: must be 1..={}",
-                exhaust::JOBS_MAX
-            )))
-        }
-        Some(n) => n,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    Ok(exhaust::Limits {
+        depth: args.depth,
+        max_target: args.max_target,
+        states_max: args.states_max,
+        jobs: jobs(args.jobs)?,
+    })
+}
+
+/// `--jobs`, checked; by default the machine's cores.
+fn jobs(asked: Option<usize>) -> Result<usize, Error> {
+    match asked {
+        Some(n) if !(1..=exhaust::JOBS_MAX).contains(&n) => Err(Error::Usage(format!(
+            "--jobs {n}: must be 1..={}",
+            exhaust::JOBS_MAX
+        ))),
+        Some(n) => Ok(n),
+        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+    }
+}
+
+pub fn run(args: ExhaustArgs) -> Result<ExitCode, Error> {
+    let limits = limits(&args)?;
     let sides = RuleSet::parse_pair(&args.rules).map_err(Error::Usage)?;
     let start = &exhaust::start_named(&args.start, args.brokers).map_err(Error::Usage)?;
     let known = load_known_or_default(None)?;
@@ -82,12 +95,6 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode, Error> {
         // With A:B, each side's counterexamples are replayed under the other side too.
         let other = (sides.len() == 2).then(|| sides[1 - i]);
         let t0 = std::time::Instant::now();
-        let limits = exhaust::Limits {
-            depth: args.depth,
-            max_target: args.max_target,
-            states_max: args.states_max,
-            jobs,
-        };
         let report = exhaust::explore_with(start, &rules, &limits, None);
         transitions += report.transitions as u64;
         say(
