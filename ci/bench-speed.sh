@@ -5,7 +5,7 @@
 #  - hunt: histories/s on the default pairs, trunk:transients-tracked, trunk:complete and
 #    complete alone (--seed 7 --max-histories $HISTORIES);
 #  - libfuzzer: exec/s of kraft_diff and of trivial (the engine's own cost), $FUZZ_SECONDS
-#    each, `cargo fuzz build --sanitizer none` as ci/bench.sh; kraft_diff on complete:complete
+#    (default 10) each, `cargo fuzz build --sanitizer none` as ci/bench.sh; kraft_diff on complete:complete
 #    so that it never stops;
 #  - afl (only if asked): the same under AFL++ (cargo-afl);
 #  - exhaust: wall and CPU time of `exhaust --rules complete --depth 6` from the `kraft`
@@ -43,7 +43,7 @@ done
 [[ ${BENCH_CPU:-1} =~ ^[0-9]+$ ]] && [ "${BENCH_CPU:-1}" -lt "$(nproc --all)" ] ||
   fail "BENCH_CPU \`${BENCH_CPU:-1}\` is not a core of this machine"
 base=$(git rev-parse --verify --quiet "$base_arg^{commit}") || fail "BASE_REV \`$base_arg\` is not a commit"
-fuzz_s=${FUZZ_SECONDS:-5}
+fuzz_s=${FUZZ_SECONDS:-10}
 exhaust_cap_s=${EXHAUST_TIMEOUT_SECONDS:-180}
 exhaust_runs=${EXHAUST_RUNS:-1}
 exhaust_states_max=${EXHAUST_STATES_MAX:-5000000}

@@ -7,8 +7,8 @@ use super::speed_data::{number, revision, side_figure, Figure, Goal, Measure, Sp
 use std::fmt::Write as _;
 
 // The plot's geometry, in pixels.
-const LEFT: f64 = 300.0;
-const WIDTH: f64 = 380.0;
+const LEFT: f64 = 350.0;
+const WIDTH: f64 = 360.0;
 const ROW: f64 = 34.0;
 const TOP: f64 = 44.0;
 const BAR: f64 = 10.0;
@@ -54,8 +54,9 @@ pub fn svg(rows: &[SpeedRow]) -> String {
     let _ = writeln!(s, "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>");
     let _ = writeln!(
         s,
-        "<text x=\"10\" y=\"16\" font-size=\"12\">Model speed, base {} against current {}: \
-         each row on its own scale, dashed = goal, hollow = stopped at its cap</text>",
+        "<text x=\"10\" y=\"16\" font-size=\"12\">Model speed: base {} (grey) against current \
+         {} (green)</text>\n<text x=\"10\" y=\"30\">Each row on its own scale; dashed: the \
+         goal; hollow: stopped at its cap</text>",
         text(&revision(rows, "base")),
         text(&revision(rows, "current"))
     );
@@ -148,19 +149,20 @@ mod tests {
         // hunt: goal 10 x 1000, so the row's scale is 11000 and the goal tick at 10/11.
         // exhaust: base hollow at the cap (> 120 s), the goal tick at 60 s of 132.
         expect![[r##"
-            <svg xmlns="http://www.w3.org/2000/svg" width="770" height="152" font-family="sans-serif" font-size="11">
+            <svg xmlns="http://www.w3.org/2000/svg" width="800" height="152" font-family="sans-serif" font-size="11">
             <rect width="100%" height="100%" fill="white"/>
-            <text x="10" y="16" font-size="12">Model speed, base aaa against current bbb: each row on its own scale, dashed = goal, hollow = stopped at its cap</text>
-            <text x="292.0" y="58.0" text-anchor="end">hunt --rules complete, histories/s</text>
-            <rect x="300" y="46.0" width="34.5" height="10" fill="#999999" stroke="#999999"/><text x="338.5" y="55.0">1000</text>
-            <rect x="300" y="58.0" width="69.1" height="10" fill="#1b9e77" stroke="#1b9e77"/><text x="373.1" y="67.0">2000</text>
-            <line x1="645.5" y1="44.0" x2="645.5" y2="70.0" stroke="#d95f02" stroke-dasharray="3,2"/>
-            <text x="292.0" y="92.0" text-anchor="end">exhaust --rules complete --depth 6 (kraft start), s</text>
-            <rect x="300" y="80.0" width="345.5" height="10" fill="white" stroke="#999999"/><text x="649.5" y="89.0">> 120.0 s</text>
-            <rect x="300" y="92.0" width="86.4" height="10" fill="#1b9e77" stroke="#1b9e77"/><text x="390.4" y="101.0">30.0 s</text>
-            <line x1="472.7" y1="78.0" x2="472.7" y2="104.0" stroke="#d95f02" stroke-dasharray="3,2"/>
-            <rect x="300.0" y="123.0" width="10" height="10" fill="#999999"/><text x="314.0" y="132.0">base</text>
-            <rect x="400.0" y="123.0" width="10" height="10" fill="#1b9e77"/><text x="414.0" y="132.0">current</text>
+            <text x="10" y="16" font-size="12">Model speed: base aaa (grey) against current bbb (green)</text>
+            <text x="10" y="30">Each row on its own scale; dashed: the goal; hollow: stopped at its cap</text>
+            <text x="342.0" y="58.0" text-anchor="end">hunt --rules complete, histories/s</text>
+            <rect x="350" y="46.0" width="32.7" height="10" fill="#999999" stroke="#999999"/><text x="386.7" y="55.0">1000</text>
+            <rect x="350" y="58.0" width="65.5" height="10" fill="#1b9e77" stroke="#1b9e77"/><text x="419.5" y="67.0">2000</text>
+            <line x1="677.3" y1="44.0" x2="677.3" y2="70.0" stroke="#d95f02" stroke-dasharray="3,2"/>
+            <text x="342.0" y="92.0" text-anchor="end">exhaust --rules complete --depth 6 (kraft start), s</text>
+            <rect x="350" y="80.0" width="327.3" height="10" fill="white" stroke="#999999"/><text x="681.3" y="89.0">> 120.0 s</text>
+            <rect x="350" y="92.0" width="81.8" height="10" fill="#1b9e77" stroke="#1b9e77"/><text x="435.8" y="101.0">30.0 s</text>
+            <line x1="513.6" y1="78.0" x2="513.6" y2="104.0" stroke="#d95f02" stroke-dasharray="3,2"/>
+            <rect x="350.0" y="123.0" width="10" height="10" fill="#999999"/><text x="364.0" y="132.0">base</text>
+            <rect x="450.0" y="123.0" width="10" height="10" fill="#1b9e77"/><text x="464.0" y="132.0">current</text>
             </svg>
         "##]]
         .assert_eq(&svg(&rows));
