@@ -71,28 +71,30 @@ want afl && { command -v cargo-afl >/dev/null 2>&1 || cargo install --locked car
 # A base revision is built once and kept in target/bench-speed/<commit>/ (a commit does not
 # change); its dependencies build into target/bench-speed/build, shared between revisions.
 cache="target/bench-speed/$base"
-build_base() {
+build_base() { # builds into $cache only what it lacks
   local src="$work/base-src" dir
   dir=$(pwd)
   mkdir -p "$cache" "$src"
   git archive "$base" | tar -x -C "$src"
-  (cd "$src" && CARGO_TARGET_DIR="$dir/target/bench-speed/build" cargo build --release --locked --quiet)
-  cp "$dir/target/bench-speed/build/release/isrfuzz" "$cache/isrfuzz"
-  if want libfuzzer; then
+  if ! [ -x "$cache/isrfuzz" ]; then
+    (cd "$src" && CARGO_TARGET_DIR="$dir/target/bench-speed/build" cargo build --release --locked --quiet)
+    cp "$dir/target/bench-speed/build/release/isrfuzz" "$cache/isrfuzz"
+  fi
+  if want libfuzzer && ! [ -x "$cache/trivial" ]; then
     for t in kraft_diff trivial; do
       (cd "$src" && cargo fuzz build --sanitizer none --target-dir "$dir/target/bench-speed/fuzz" "$t" >/dev/null 2>&1)
       cp "$dir/target/bench-speed/fuzz/x86_64-unknown-linux-gnu/release/$t" "$cache/$t"
     done
   fi
-  if want afl; then
+  if want afl && ! [ -x "$cache/afl_trivial" ]; then
     (cd "$src/fuzz/afl" && CARGO_TARGET_DIR="$dir/target/bench-speed/afl" cargo afl build --release >/dev/null 2>&1)
     for t in kraft_diff trivial; do cp "$dir/target/bench-speed/afl/release/afl_$t" "$cache/afl_$t"; done
   fi
 }
 need_base=false
 [ -x "$cache/isrfuzz" ] || need_base=true
-want libfuzzer && { [ -x "$cache/kraft_diff" ] || need_base=true; }
-want afl && { [ -x "$cache/afl_kraft_diff" ] || need_base=true; }
+want libfuzzer && { [ -x "$cache/trivial" ] || need_base=true; }
+want afl && { [ -x "$cache/afl_trivial" ] || need_base=true; }
 if $need_base; then echo "building base $base_short"; build_base; fi
 echo "building current $current"
 cargo build --release --locked --quiet
@@ -153,12 +155,17 @@ libfuzzer_rate() { # binary -> execs/s over $fuzz_s seconds from an empty corpus
   [ -n "$execs" ] || { echo "error: no libFuzzer stats from $1" >&2; tail -n 5 "$work/lf.log" >&2; exit 1; }
   echo "$execs $e $s" | awk '{printf "%.0f", $1 / ($2 - $3)}'
 }
-afl_rate() { # binary -> execs/s over $fuzz_s seconds from one seed
+afl_rate() { # binary -> execs/s over $fuzz_s seconds from one seed, start-up included
   rm -rf "$work/afl"; mkdir -p "$work/afl/in"; printf 'seed' > "$work/afl/in/seed"
+  local s e execs
+  s=$(date +%s.%N)
   AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1 AFL_FAST_CAL=1 \
     AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_SKIP_CRASHES=1 ISRFUZZ_RULES=complete:complete \
     pin cargo afl fuzz -i "$work/afl/in" -o "$work/afl/out" -s 1 -V "$fuzz_s" "$1" > "$work/afl.log" 2>&1 || true
-  awk '/^execs_per_sec/ {printf "%.0f", $3}' "$work"/afl/out/*/fuzzer_stats
+  e=$(date +%s.%N)
+  execs=$(awk '/^execs_done/ {print $3}' "$work"/afl/out/*/fuzzer_stats 2>/dev/null | head -n 1)
+  [ -n "$execs" ] || { echo "error: no AFL++ stats from $1" >&2; tail -n 5 "$work/afl.log" >&2; exit 1; }
+  echo "$execs $e $s" | awk '{printf "%.0f", $1 / ($2 - $3)}'
 }
 for engine in libfuzzer afl; do
   want "$engine" || continue
