@@ -9,10 +9,19 @@
 # Rows are appended to $CSV (default docs/benchmarks.csv) as they are measured.
 # Usage: ci/bench.sh [trials] [budget-seconds]   (installs cargo-fuzz and cargo-afl if missing)
 #   PARTS=model,throughput,engines,report  choose steps; BUGS=CE-a,CE-d  choose bugs.
+#        ci/bench.sh speed BASE_REV [RUNS] [HISTORIES]
+#   model speed of the current tree against BASE_REV, before/after (ci/bench-speed.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = speed ]; then shift; exec ci/bench-speed.sh "$@"; fi
+usage="usage: ci/bench.sh [TRIALS 1..1000] [BUDGET_SECONDS 1..3600] | ci/bench.sh speed BASE_REV [RUNS] [HISTORIES]"
+[ $# -le 2 ] || { echo "error: expected at most 2 arguments, got $# ($usage)" >&2; exit 2; }
 trials=${1:-10}
 budget=${2:-10}
+[[ $trials =~ ^[0-9]+$ ]] && [ "$trials" -ge 1 ] && [ "$trials" -le 1000 ] ||
+  { echo "error: TRIALS \`$trials\` is not 1..1000 ($usage)" >&2; exit 2; }
+[[ $budget =~ ^[0-9]+$ ]] && [ "$budget" -ge 1 ] && [ "$budget" -le 3600 ] ||
+  { echo "error: BUDGET_SECONDS \`$budget\` is not 1..3600 ($usage)" >&2; exit 2; }
 csv=${CSV:-docs/benchmarks.csv}
 cpu=${BENCH_CPU:-0}
 parts=${PARTS:-model,throughput,engines,report}

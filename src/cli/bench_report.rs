@@ -373,7 +373,7 @@ fn detection_cell(rows: &[Row], s: Option<&Summary>, e: &str, bug: &str) -> Stri
     }
 }
 
-fn dedup<'a>(it: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+pub fn dedup<'a>(it: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
     let mut out: Vec<&str> = Vec::new();
     for x in it {
         if !out.contains(&x) {

@@ -11,6 +11,9 @@ mod input;
 mod listing;
 mod promote;
 mod replay;
+mod speed_data;
+mod speed_plot;
+mod speed_report;
 
 use clap::{Parser, Subcommand};
 use isrfuzz::error::Error;
@@ -44,6 +47,9 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Render a benchmark CSV as a Markdown table and an SVG plot.
     BenchReport(bench_report::BenchReportArgs),
+    /// Render ci/bench-speed.sh's CSV (model speed, a base revision against the current
+    /// tree) as the generated part of docs/benchmarks.md's "Model speed" and an SVG plot.
+    SpeedReport(speed_report::SpeedReportArgs),
     /// List rules, their variants with provenance, and the presets.
     Rules,
     /// List every invariant with its kind, rationale and source.
@@ -89,6 +95,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Promote(args) => promote::run(args),
         Command::Bench(args) => bench::run(args),
         Command::BenchReport(args) => bench_report::run(args),
+        Command::SpeedReport(args) => speed_report::run(args),
         Command::Rules => {
             listing::print_rules();
             Ok(ExitCode::SUCCESS)
