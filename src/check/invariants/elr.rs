@@ -57,3 +57,21 @@ pub(super) fn elr3_empty_at_min_isr(s: &StepView) -> Option<String> {
         })
     })
 }
+
+/// V18: some partition's ELR gained a member in this step.
+pub(super) fn v18_entered_elr(s: &StepView) -> bool {
+    s.prev
+        .partitions
+        .iter()
+        .zip(&s.next.partitions)
+        .any(|(a, b)| b.elr.iter().any(|r| !a.elr.contains(r)))
+}
+
+/// V19: some partition's new leader was in its ELR before the step.
+pub(super) fn v19_elected_from_elr(s: &StepView) -> bool {
+    s.prev
+        .partitions
+        .iter()
+        .zip(&s.next.partitions)
+        .any(|(a, b)| b.leader >= 0 && b.leader != a.leader && a.elr.contains(&b.leader))
+}

@@ -18,7 +18,7 @@
 //! `sometimes` counts are reported in) and the one loop over it, which the oracle,
 //! `exhaust` and the tests all run. The checks live by family: `kraft.rs` (S0–S3, G1–G9,
 //! E1, V1–V8), `inkless.rs` (INV-1..INV-9, INV-4b, E2, V9–V12), `data.rs` (the data
-//! plane: D1–D5, V13–V17) and `elr.rs` (eligible leader replicas: ELR1–ELR3).
+//! plane: D1–D5, V13–V17) and `elr.rs` (eligible leader replicas: ELR1–ELR3, V18–V19).
 
 mod data;
 mod elr;
@@ -33,7 +33,10 @@ use data::{
     d1_acked_kept, d2_leader_holds_acked, d3_log_matching, d4_acked_everywhere, d5_consistent_read,
     v13_acknowledged, v14_truncated, v15_read_unacked, v16_below_log_start, v17_unflushed_lost,
 };
-use elr::{elr1_within_replicas, elr2_disjoint_from_isr, elr3_empty_at_min_isr};
+use elr::{
+    elr1_within_replicas, elr2_disjoint_from_isr, elr3_empty_at_min_isr, v18_entered_elr,
+    v19_elected_from_elr,
+};
 use inkless::{
     e2_readmission, inv1_lag_safety, inv2_electable_prefix, inv3_no_spurious_shrink,
     inv4_leader_change_evidence, inv4b_keyed_on_leader_move, inv5_single_writer,
@@ -392,9 +395,9 @@ pub static INVARIANTS: &[Invariant] = &[
     Invariant {
         id: "INV-2",
         kind: Kind::Always,
-        statement: "electable prefix: a replica joins the ISR of a switched partition (seal ≥ 0), or is elected its leader, only holding the whole classic prefix (local LEO ≥ seal; a consolidating leader can rebuild it); unclean elections excepted, and after one the partition's elected leaders are no longer judged (joins still are)",
+        statement: "electable prefix: a replica joins the ISR of a switched partition (seal ≥ 0), or is elected its leader, only holding the whole classic prefix (local LEO ≥ seal; a consolidating leader can rebuild it); unclean elections excepted, and after one the partition's elected leaders are no longer judged (joins still are); with ELR on, an ELR member elected returns to the ISR rather than joins it (its election is judged)",
         rationale: "Admission paths that skip a leader-observed fetch let an empty replica become electable: the one-step reassignment (CE-e) and the unfence expansion (CE-f). #757 and #754 close them for committed and pending seals.",
-        source: "docs/model/inkless.md#inv-2, #ce-e, #ce-f; metadata ReplicationControlManager changePartitionReassignment (9082a19e2f), expandIsrForDisklessManagedPartitions (43b016f6ec)",
+        source: "docs/model/inkless.md#inv-2, #ce-e, #ce-f; metadata ReplicationControlManager changePartitionReassignment (9082a19e2f), expandIsrForDisklessManagedPartitions (43b016f6ec); ELR: PartitionChangeBuilder.tryElection (9082a19e2f, as apache trunk d79bd502ec)",
         check: Check::Step(inv2_electable_prefix),
     },
     Invariant {
@@ -576,5 +579,21 @@ pub static INVARIANTS: &[Invariant] = &[
         rationale: "The ELR only exists while the ISR is below the effective min ISR (capped at the replication factor): every build clears it once the target ISR reaches it. Upstream takes the cap from the replica list before a completion shortens it, and elects from the ELR after that step (ISR = {leader} next to a non-empty ELR when min ISR ≤ 1, which the model cannot reach): docs/model/reassignment.md#elr-invariants.",
         source: "docs/model/reassignment.md#elr-invariants; KIP-966; PartitionChangeBuilder.maybePopulateTargetElr, tryElection, ReplicationControlManager.getTopicEffectiveMinIsr (apache trunk d79bd502ec)",
         check: Check::Step(elr3_empty_at_min_isr),
+    },
+    Invariant {
+        id: "V18",
+        kind: Kind::Sometimes,
+        statement: "a replica entered a partition's ELR",
+        rationale: "ELR1-ELR3 only bite once an ELR is non-empty, and generated histories reach that only with ELR on and an ISR shrinking below min.insync.replicas.",
+        source: "docs/model/reassignment.md#eligible-leader-replicas; PartitionChangeBuilder.maybePopulateTargetElr (apache trunk d79bd502ec)",
+        check: Check::Sometimes(v18_entered_elr),
+    },
+    Invariant {
+        id: "V19",
+        kind: Kind::Sometimes,
+        statement: "a partition's new leader was elected from its ELR",
+        rationale: "The ELR exists to be elected from; an election from it puts a replica outside the ISR back in as leader, the path the reassignment and Inkless invariants must survive with ELR on.",
+        source: "docs/model/reassignment.md#eligible-leader-replicas; PartitionChangeBuilder.isValidNewLeader, tryElection (apache trunk d79bd502ec)",
+        check: Check::Sometimes(v19_elected_from_elr),
     },
 ];
