@@ -62,6 +62,10 @@ fn each_known_regression_is_its_own_finding() {
             "E1 F18, ELR1 F17, ELR3 F17",
         ),
         ("f19-last-known-leader-not-a-replica", "S0 F19"),
+        (
+            "f18-stale-elr-member-elected-while-healing",
+            "D4 F18, ELR1 F17, ELR3 F17",
+        ),
     ];
     for (file, expected) in cases {
         let mut got = triaged(&known, &regression(file));
