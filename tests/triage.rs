@@ -63,6 +63,10 @@ fn each_known_regression_is_its_own_finding() {
         ),
         ("f19-last-known-leader-not-a-replica", "S0 F19"),
         (
+            "f19-non-replica-leader-strands-a-reassignment",
+            "E1 F19, S0 F19",
+        ),
+        (
             "f18-stale-elr-member-elected-while-healing",
             "D4 F18, ELR1 F17, ELR3 F17",
         ),
