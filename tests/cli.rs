@@ -479,3 +479,36 @@ fn limits_and_edges_are_one_line_errors() {
         "none.csv",
     );
 }
+
+/// The mode options: a bad `--elr` or `--min-isr` is one line and exit 2; `exhaust --elr`
+/// names the mode in its report and writes ELR-on counterexamples.
+#[test]
+fn elr_options_are_checked_and_reported() {
+    let out = isrfuzz(&["hunt", "--elr", "maybe", "--seconds", "0"]);
+    assert_usage_error(&out, "expected on, off or drawn");
+    for bad in ["0", "4"] {
+        let out = isrfuzz(&["exhaust", "--elr", "--min-isr", bad, "--depth", "1"]);
+        assert_usage_error(&out, "--min-isr must be 1..=3");
+    }
+    let out = isrfuzz(&["exhaust", "--min-isr", "x"]);
+    assert_usage_error(&out, "min-isr");
+    let dir = scratch("exhaust_elr");
+    let o = dir.to_string_lossy().into_owned();
+    let args = ["exhaust", "--rules", "trunk", "--elr", "--min-isr", "2"];
+    let out = isrfuzz(&[&args[..], &["--depth", "3", "--out", &o]].concat());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("from `kraft` --elr --min-isr 2: depth 3 of 3"),
+        "{stdout}"
+    );
+    let written: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert!(!written.is_empty(), "{stdout}");
+    for e in written {
+        let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
+        assert!(
+            text.contains("\"eligible_leader_replicas\": true"),
+            "{text}"
+        );
+        assert!(text.contains("\"min_insync_replicas\":2"), "{text}");
+    }
+}

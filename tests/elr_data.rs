@@ -54,7 +54,7 @@ fn elr_on_the_last_isr_member_losing_power_is_not_elected() {
     check(
         &format!("elr; {LAST_ISR_MEMBER_LOSES_POWER}; unfence 2"),
         expect![[r#"
-            leader=2 Recovered isr=[2] elr=[] last_known_elr=[] logs=1:0/0 2:5/5 3:5/0
+            leader=2 Recovered isr=[2] elr=[] last_known_elr=[] logs=1:0/0 2:5/0 3:5/0
             holds"#]],
     );
 }
@@ -88,7 +88,7 @@ fn the_last_leader_is_kept_when_every_candidate_is_gone() {
     );
 }
 
-/// Observation (docs/findings.md F18): ELR does not help when the ELR empties too. The last
+/// Observation (docs/findings.md F20): ELR does not help when the ELR empties too. The last
 /// leader, 2, loses power after being elected from the ELR; with ISR and ELR empty the
 /// controller elects the last known leader as soon as it is back (`electAnyLeader`, with no
 /// topic config asked), although it has just found 2 shut down uncleanly. 2 leads with an
@@ -209,13 +209,13 @@ fn elr5_each_clause() {
     }));
 }
 
-/// F17's availability cost: the removed replica 2 left in the ELR blocks the last-known
+/// F18, F17's availability cost: the removed replica 2 left in the ELR blocks the last-known
 /// leader recovery. After its unclean restart 1 is the last known leader and is back, but
 /// `canElectLastKnownLeader` wants an empty ELR, and 2, no replica, can never be elected:
 /// the partition stays offline until an operator runs an unclean election. The same
 /// partition created as [1] gets 1 back at once (unclean, RECOVERING).
 #[test]
-fn f17_a_stale_elr_member_blocks_the_last_known_leader() {
+fn f18_a_stale_elr_member_blocks_the_last_known_leader() {
     check(
         "elr; brokers 1,2,3; create 1,2 min.isr=2; reassign 1; restart 1 unclean",
         expect![[r#"

@@ -7,8 +7,20 @@ use isrfuzz::rules::RuleSet;
 use isrfuzz::search::exhaust::{explore, starts};
 
 fn check(start: &str, rules: &str, depth: usize, expect: Expect) {
-    let starts = starts();
-    let start = starts.iter().find(|s| s.name == start).unwrap();
+    check_mode(start, false, None, rules, depth, expect);
+}
+
+/// `check` from the start with ELR on or off and its partition's min ISR.
+fn check_mode(
+    start: &str,
+    elr: bool,
+    min_isr: Option<i32>,
+    rules: &str,
+    depth: usize,
+    expect: Expect,
+) {
+    let start = starts().into_iter().find(|s| s.name == start).unwrap();
+    let start = &start.with_mode(elr, min_isr).unwrap();
     let r = explore(start, &RuleSet::parse(rules).unwrap(), depth, 4, 1_000_000);
     let setup = start.setup.len();
     let mut lines = vec![format!(
@@ -134,4 +146,45 @@ fn threads_do_not_change_the_result() {
         assert_eq!(run(2), one, "{} with 2 threads", start.name);
         assert_eq!(run(5), one, "{} with 5 threads", start.name);
     }
+}
+
+/// With ELR on and min.insync.replicas 2 the same alphabet reaches more states (an ISR
+/// shrink below 2 fills the ELR), and `complete` meets F17 (ELR1, ELR3) in one operation.
+/// ELR on with min ISR 1, or min ISR 2 with ELR off, explores exactly the default's states:
+/// this alphabet's AlterPartitions keep the leader, so the ISR never drops below 1, and
+/// min ISR only gates acks=all produce, which it has none of.
+#[test]
+fn elr_on_from_the_spec_start() {
+    check_mode(
+        "kraft",
+        true,
+        Some(2),
+        "complete",
+        3,
+        expect![[r#"
+        transitions=25163 states=7176 depth=3
+        ELR1 shortest=1
+        ELR3 shortest=1
+    "#]],
+    );
+    check_mode(
+        "kraft",
+        true,
+        None,
+        "complete",
+        3,
+        expect![[r#"
+        transitions=24968 states=6719 depth=3
+    "#]],
+    );
+    check_mode(
+        "kraft",
+        false,
+        Some(2),
+        "complete",
+        3,
+        expect![[r#"
+        transitions=24968 states=6719 depth=3
+    "#]],
+    );
 }

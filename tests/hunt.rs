@@ -21,6 +21,7 @@ fn run(pairs: &[(&str, &str)], histories: u64, seed: u64) -> Report {
         histories_max: Some(histories),
         seed,
         until: None,
+        elr: Default::default(),
     };
     let known = load_known(std::path::Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),

@@ -51,6 +51,12 @@ pub struct ExhaustArgs {
     /// does not depend on it.
     #[arg(long)]
     jobs: Option<usize>,
+    /// Eligible leader replicas (KIP-966) on in the starting cluster.
+    #[arg(long)]
+    elr: bool,
+    /// `min.insync.replicas` of the start's partition (1..=3; default 1).
+    #[arg(long, value_name = "N")]
+    min_isr: Option<i32>,
 }
 
 /// The exploration's bounds, checked.
@@ -84,9 +90,13 @@ fn jobs(asked: Option<usize>) -> Result<usize, Error> {
 pub fn run(args: ExhaustArgs) -> Result<ExitCode, Error> {
     let limits = limits(&args)?;
     let sides = RuleSet::parse_pair(&args.rules).map_err(Error::Usage)?;
-    let start = &exhaust::start_named(&args.start, args.brokers).map_err(Error::Usage)?;
+    let start = &start(&args)?;
     let known = load_known_or_default(None)?;
-    let origin = format!("found by `isrfuzz exhaust --start {}`", start.name);
+    let origin = format!(
+        "found by `isrfuzz exhaust --start {}{}`",
+        start.name,
+        mode(&args)
+    );
     let sink = Sink::new(Some(args.out.clone()), known, origin);
     let (mut any, mut cut) = (false, false);
     let mut summary = Summary::default();
@@ -100,8 +110,9 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode, Error> {
         say(
             !args.json,
             format!(
-                "{rules} from `{}`: depth {} of {} explored completely, {} transitions, {} distinct states, {:.1} s",
+                "{rules} from `{}`{}: depth {} of {} explored completely, {} transitions, {} distinct states, {:.1} s",
                 start.name,
+                mode(&args),
                 report.depth_reached,
                 args.depth,
                 report.transitions,
@@ -152,6 +163,25 @@ fn print_summary(summary: &Summary, transitions: u64, elapsed: std::time::Durati
                 .replacen(" histories", " transitions", 1)
         );
     }
+}
+
+/// The starting cluster the options name, in the mode they ask for.
+fn start(args: &ExhaustArgs) -> Result<exhaust::Start, Error> {
+    exhaust::start_named(&args.start, args.brokers)
+        .and_then(|s| s.with_mode(args.elr, args.min_isr))
+        .map_err(Error::Usage)
+}
+
+/// The mode options as given, for the origin and the report line (empty for the default).
+fn mode(args: &ExhaustArgs) -> String {
+    let mut out = String::new();
+    if args.elr {
+        out += " --elr";
+    }
+    if let Some(m) = args.min_isr {
+        out += &format!(" --min-isr {m}");
+    }
+    out
 }
 
 fn say(on: bool, line: String) {

@@ -7,6 +7,7 @@ use isrfuzz::error::Error;
 use isrfuzz::findings::attribution;
 use isrfuzz::findings::triage::load_known_or_default;
 use isrfuzz::findings::Sink;
+use isrfuzz::search::generate::ElrMode;
 use isrfuzz::search::hunt::{self, Config, Report};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -43,6 +44,20 @@ pub struct HuntArgs {
     /// Print only the summary, as one JSON object (for tools).
     #[arg(long)]
     json: bool,
+    /// Eligible leader replicas (KIP-966) in every history: `on`, `off`, or `drawn` per
+    /// history from its input (half on).
+    #[arg(long, value_name = "on|off|drawn", default_value = "drawn", value_parser = parse_elr)]
+    elr: ElrMode,
+}
+
+/// `--elr`'s value.
+fn parse_elr(s: &str) -> Result<ElrMode, String> {
+    match s {
+        "on" => Ok(ElrMode::On),
+        "off" => Ok(ElrMode::Off),
+        "drawn" => Ok(ElrMode::Drawn),
+        _ => Err(format!("expected on, off or drawn, got `{s}`")),
+    }
 }
 
 pub fn run(args: HuntArgs) -> Result<ExitCode, Error> {
@@ -50,9 +65,10 @@ pub fn run(args: HuntArgs) -> Result<ExitCode, Error> {
     let names: Vec<String> = cfg.pairs.iter().map(|[a, b]| format!("{a}:{b}")).collect();
     if !args.json {
         println!(
-            "hunt: seed {}, {} s, pairs {}",
+            "hunt: seed {}, {} s, elr {}, pairs {}",
             cfg.seed,
             args.seconds,
+            elr_name(cfg.elr),
             names.join(" ")
         );
     }
@@ -89,6 +105,14 @@ pub fn run(args: HuntArgs) -> Result<ExitCode, Error> {
     } else {
         ExitCode::from(1)
     })
+}
+
+fn elr_name(elr: ElrMode) -> &'static str {
+    match elr {
+        ElrMode::On => "on",
+        ElrMode::Off => "off",
+        ElrMode::Drawn => "drawn",
+    }
 }
 
 /// Check the arguments and build the search's configuration.
@@ -134,6 +158,7 @@ fn config(args: &HuntArgs) -> Result<Config, Error> {
         histories_max: args.max_histories,
         seed,
         until: args.until.clone(),
+        elr: args.elr,
     })
 }
 

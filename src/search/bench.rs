@@ -144,6 +144,7 @@ pub fn hunt_trial(b: &Bug, seed: u64, budget: Duration) -> Result<Trial, String>
         histories_max: None,
         seed,
         until: Some(b.invariant.to_string()),
+        elr: Default::default(),
     };
     let report = hunt::hunt(&cfg, &Sink::memory(), |_| {}).map_err(|e| e.to_string())?;
     let found = report.findings.iter().find(|f| f.invariant == b.invariant);

@@ -25,6 +25,38 @@ pub struct Start {
     pub brokers: Vec<i32>,
     /// Events played once to build the starting state (depth 0).
     pub setup: Vec<Event>,
+    /// The cluster feature ELR (KIP-966), on for every history explored from here.
+    pub elr: bool,
+}
+
+/// Largest `min.insync.replicas` a start accepts: its partition has 3 replicas, and a
+/// larger value acts as 3 (the effective min ISR is capped at the replication factor).
+pub const START_MIN_ISR_MAX: i32 = 3;
+
+impl Start {
+    /// The same start with ELR on or off and, if given, its partition created with this
+    /// `min.insync.replicas` (1..=[`START_MIN_ISR_MAX`]).
+    pub fn with_mode(mut self, elr: bool, min_isr: Option<i32>) -> Result<Start, String> {
+        self.elr = elr;
+        let Some(m) = min_isr else {
+            return Ok(self);
+        };
+        if !(1..=START_MIN_ISR_MAX).contains(&m) {
+            return Err(format!(
+                "--min-isr must be 1..={START_MIN_ISR_MAX} (the partition has 3 replicas), got {m}"
+            ));
+        }
+        for e in &mut self.setup {
+            if let Event::CreatePartition {
+                min_insync_replicas,
+                ..
+            } = e
+            {
+                *min_insync_replicas = m;
+            }
+        }
+        Ok(self)
+    }
 }
 
 /// The starting states of docs/model/README.md#starting-states: a 3-replica partition on 5 brokers
@@ -42,6 +74,7 @@ pub fn starts() -> Vec<Start> {
             name: "kraft",
             brokers: vec![1, 2, 3, 4, 5],
             setup: vec![create(vec![1, 2, 3])],
+            elr: false,
         },
         Start {
             name: "switched",
@@ -61,11 +94,13 @@ pub fn starts() -> Vec<Start> {
                 Event::AdvanceTime { ms: 15_000 },
                 Event::SealCommit { partition: 0 },
             ],
+            elr: false,
         },
         Start {
             name: "data",
             brokers: vec![1, 2, 3],
             setup: vec![create(vec![1, 2, 3])],
+            elr: false,
         },
     ]
 }
@@ -261,7 +296,7 @@ pub fn explore_with(
     limits: &Limits,
     until: Option<&str>,
 ) -> Report {
-    let mut root = Cluster::new(&start.brokers, BrokerConfig::default());
+    let mut root = Cluster::new(&start.brokers, BrokerConfig::default()).with_elr(start.elr);
     for e in &start.setup {
         apply(&mut root, e, rules);
     }
@@ -544,5 +579,8 @@ fn rebuild(
     ops.reverse();
     let mut events = start.setup.clone();
     events.extend(ops);
-    History::new(start.brokers.clone(), events)
+    let mut history = History::new(start.brokers.clone(), events);
+    history.eligible_leader_replicas = start.elr;
+    history.format = history.written_format();
+    history
 }

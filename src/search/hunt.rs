@@ -13,7 +13,7 @@ use crate::findings::finding::sides_of;
 use crate::findings::summary::Summary;
 use crate::findings::{Finding, Sink};
 use crate::rules::RuleSet;
-use crate::search::generate::{decode_bounded, decode_guided};
+use crate::search::generate::{decode_with, ElrMode, GEN_EVENTS_MAX};
 use crate::search::rng::{Rng, INPUT_BYTES_MAX};
 use std::time::{Duration, Instant};
 
@@ -26,6 +26,8 @@ pub struct Config {
     pub seed: u64,
     /// Stop as soon as a finding of this invariant is recorded (for time-to-detection runs).
     pub until: Option<String>,
+    /// ELR on or off in every history, or drawn per history (the default).
+    pub elr: ElrMode,
 }
 
 #[derive(Default, Debug)]
@@ -87,7 +89,7 @@ pub fn hunt(cfg: &Config, sink: &Sink, mut progress: impl FnMut(&Report)) -> Res
         let n = report.histories;
         report.histories += 1;
         if n % SHORTEN_EVERY == SHORTEN_EVERY - 1 && !report.findings.is_empty() {
-            if let Err(e) = shorten(sink, &mut report, &buf, n / SHORTEN_EVERY) {
+            if let Err(e) = shorten(sink, &mut report, &buf, n / SHORTEN_EVERY, cfg.elr) {
                 report.write_error = Some(e);
                 break;
             }
@@ -96,7 +98,7 @@ pub fn hunt(cfg: &Config, sink: &Sink, mut progress: impl FnMut(&Report)) -> Res
         let pair = cfg.pairs[(n as usize) % cfg.pairs.len()];
         // Alternate the guide so each side's reachable states get explored.
         let guide = &pair[((n / cfg.pairs.len() as u64) % 2) as usize];
-        let history = decode_guided(&buf, guide);
+        let history = decode_with(&buf, guide, GEN_EVENTS_MAX, cfg.elr);
         let verdict = oracle::run(&history, sides_of(&pair), false);
         if let Err(e) = absorb(sink, &mut report, pair, history, verdict, start) {
             report.write_error = Some(e);
@@ -115,7 +117,13 @@ pub fn hunt(cfg: &Config, sink: &Sink, mut progress: impl FnMut(&Report)) -> Res
 /// an ISR change, say). So spend some iterations generating histories strictly shorter
 /// than a known finding; a new witness that minimizes shorter replaces the old one (its
 /// file, written by this run, is removed only after the new one is safely written).
-fn shorten(sink: &Sink, report: &mut Report, buf: &[u8], turn: u64) -> Result<(), Error> {
+fn shorten(
+    sink: &Sink,
+    report: &mut Report,
+    buf: &[u8],
+    turn: u64,
+    elr: ElrMode,
+) -> Result<(), Error> {
     // Half the turns go round-robin, half to the longest finding, which has most to gain.
     let longest =
         (0..report.findings.len()).max_by_key(|&i| report.findings[i].history.events.len());
@@ -132,7 +140,7 @@ fn shorten(sink: &Sink, report: &mut Report, buf: &[u8], turn: u64) -> Result<()
     let (pair, side, invariant, elapsed, histories) =
         (f.pair, f.side, f.invariant, f.elapsed, f.histories);
     let guide = &pair[(turn / report.findings.len() as u64 % 2) as usize];
-    let history = decode_bounded(buf, guide, len - 1);
+    let history = decode_with(buf, guide, len - 1, elr);
     if !sink.is_new(pair, side, invariant, &history) {
         return Ok(());
     }

@@ -1,6 +1,6 @@
 //! Checks of the eligible leader replicas (KIP-966) on every partition after every step:
-//! ELR1–ELR5. With the ELR feature off the lists stay empty and every check holds. The
-//! entries that name these checks are in the one list in `mod.rs`.
+//! ELR1–ELR5, and the vacuity checks V18–V19. With the ELR feature off the lists stay empty and every check holds. The
+//! entries that name these checks are in the one list in `list.rs`.
 
 use super::data::{classic, first_missing, kept_acked};
 use super::StepView;
@@ -123,4 +123,22 @@ pub(super) fn elr5_last_leader_kept(s: &StepView) -> Option<String> {
             )
         })
     })
+}
+
+/// V18: some partition's ELR gained a member in this step.
+pub(super) fn v18_entered_elr(s: &StepView) -> bool {
+    s.prev
+        .partitions
+        .iter()
+        .zip(&s.next.partitions)
+        .any(|(a, b)| b.elr.iter().any(|r| !a.elr.contains(r)))
+}
+
+/// V19: some partition's new leader was in its ELR before the step.
+pub(super) fn v19_elected_from_elr(s: &StepView) -> bool {
+    s.prev
+        .partitions
+        .iter()
+        .zip(&s.next.partitions)
+        .any(|(a, b)| b.leader >= 0 && b.leader != a.leader && a.elr.contains(&b.leader))
 }

@@ -94,6 +94,11 @@ pub(super) fn inv2_electable_prefix(s: &StepView) -> Option<String> {
             ));
         }
         let before: &[i32] = s.prev.partitions.get(i).map_or(&[], |q| &q.isr);
+        // With ELR on, a member of the ELR elected leader comes back to the ISR it left
+        // below min ISR, even within its own clean restart: not a join (its election is
+        // judged above). Any other way into the ISR is still judged.
+        let before_elr: &[i32] = s.prev.partitions.get(i).map_or(&[], |q| &q.elr);
+        let from_elr = |r: i32| moved && r == p.leader && before_elr.contains(&r);
         // A restart leaves the ISR and may re-enter it within the one event.
         let restarted = match *s.event {
             Event::RestartBroker { broker, .. } => Some(broker),
@@ -103,7 +108,7 @@ pub(super) fn inv2_electable_prefix(s: &StepView) -> Option<String> {
         let rejoined = |r: i32| Some(r) == restarted && before != [r];
         p.isr
             .iter()
-            .filter(|&&r| !before.contains(&r) || rejoined(r))
+            .filter(|&&r| (!before.contains(&r) || rejoined(r)) && !from_elr(r))
             .find_map(|&r| {
                 let leo = c.runtime.partitions[i].local(r).map_or(0, |l| l.leo());
                 (leo < p.seal).then(|| {

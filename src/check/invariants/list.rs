@@ -8,7 +8,7 @@ use super::data::{
 };
 use super::elr::{
     elr1_within_replicas, elr2_disjoint_from_isr, elr3_empty_at_min_isr,
-    elr4_candidates_hold_acked, elr5_last_leader_kept,
+    elr4_candidates_hold_acked, elr5_last_leader_kept, v18_entered_elr, v19_elected_from_elr,
 };
 use super::inkless::{
     e2_readmission, inv1_lag_safety, inv2_electable_prefix, inv3_no_spurious_shrink,
@@ -248,9 +248,9 @@ pub static INVARIANTS: &[Invariant] = &[
     Invariant {
         id: "INV-2",
         kind: Kind::Always,
-        statement: "electable prefix: a replica joins the ISR of a switched partition (seal ≥ 0), or is elected its leader, only holding the whole classic prefix (local LEO ≥ seal; a consolidating leader can rebuild it); unclean elections excepted, and after one the partition's elected leaders are no longer judged (joins still are)",
+        statement: "electable prefix: a replica joins the ISR of a switched partition (seal ≥ 0), or is elected its leader, only holding the whole classic prefix (local LEO ≥ seal; a consolidating leader can rebuild it); unclean elections excepted, and after one the partition's elected leaders are no longer judged (joins still are); with ELR on, an ELR member elected returns to the ISR rather than joins it (its election is judged)",
         rationale: "Admission paths that skip a leader-observed fetch let an empty replica become electable: the one-step reassignment (CE-e) and the unfence expansion (CE-f). #757 and #754 close them for committed and pending seals.",
-        source: "docs/model/inkless.md#inv-2, #ce-e, #ce-f; metadata ReplicationControlManager changePartitionReassignment (9082a19e2f), expandIsrForDisklessManagedPartitions (43b016f6ec)",
+        source: "docs/model/inkless.md#inv-2, #ce-e, #ce-f; metadata ReplicationControlManager changePartitionReassignment (9082a19e2f), expandIsrForDisklessManagedPartitions (43b016f6ec); ELR: PartitionChangeBuilder.tryElection (9082a19e2f, as apache trunk d79bd502ec)",
         check: Check::Step(inv2_electable_prefix),
     },
     Invariant {
@@ -448,5 +448,21 @@ pub static INVARIANTS: &[Invariant] = &[
         rationale: "When every clean candidate is gone, the controller's only way back short of an arbitrary unclean election is the last leader it stored (electLastKnownLeader); a lost or stale entry leaves the partition offline or elects the wrong replica. KIP-966 first kept a min-ISR-sized recovery set; upstream stores the last leader alone (useLastKnownLeaderInBalancedRecovery, on by default).",
         source: "docs/model/reassignment.md#elr-invariants; PartitionChangeBuilder.maybeUpdateLastKnownLeader, maybeUpdateRecordElr, electLastKnownLeader (apache trunk d79bd502ec); Vanlightly/kafka-tlaplus kip-966 MinIsrRecoveryQuorum (823615e)",
         check: Check::Step(elr5_last_leader_kept),
+    },
+    Invariant {
+        id: "V18",
+        kind: Kind::Sometimes,
+        statement: "a replica entered a partition's ELR",
+        rationale: "ELR1-ELR3 only bite once an ELR is non-empty, and generated histories reach that only with ELR on and an ISR shrinking below min.insync.replicas.",
+        source: "docs/model/reassignment.md#eligible-leader-replicas; PartitionChangeBuilder.maybePopulateTargetElr (apache trunk d79bd502ec)",
+        check: Check::Sometimes(v18_entered_elr),
+    },
+    Invariant {
+        id: "V19",
+        kind: Kind::Sometimes,
+        statement: "a partition's new leader was elected from its ELR",
+        rationale: "The ELR exists to be elected from; an election from it puts a replica outside the ISR back in as leader, the path the reassignment and Inkless invariants must survive with ELR on.",
+        source: "docs/model/reassignment.md#eligible-leader-replicas; PartitionChangeBuilder.isValidNewLeader, tryElection (apache trunk d79bd502ec)",
+        check: Check::Sometimes(v19_elected_from_elr),
     },
 ];

@@ -351,11 +351,16 @@ fn fetch_request(c: &Cluster, rules: &dyn Rules, p: usize, r: BrokerId) -> Optio
 }
 
 /// `Partition.maybeIncrementLeaderHW` for classic and pending partitions: the smallest
-/// recorded offset over the ISR (the leader counts its own end). Never moves down.
+/// recorded offset over the ISR (the leader counts its own end). Never moves down, and
+/// not at all while the ISR is below the effective min ISR (`isUnderMinIsr`, KAFKA-15583:
+/// docs/model/brokers.md#high-watermark).
 pub(super) fn maybe_increment_leader_hw(c: &mut Cluster, p: usize) {
     let part = &c.partitions[p];
     if part.diskless && part.seal != -2 {
         return; // switched: the seal and consolidation own the high watermark
+    }
+    if (part.isr.len() as i64) < crate::model::builder::effective_min_isr(part) {
+        return;
     }
     let rt = &c.runtime.partitions[p];
     let Some(state) = rt.leader.as_ref() else {

@@ -11,7 +11,10 @@
 //!   the input runs out, so exhausted input pads harmlessly;
 //! - swarm testing: each history first draws per-operation weights (0 disables one), so
 //!   some histories are all reassignments and ISR changes, others all fencing;
-//! - everything is bounded: brokers, partitions, events and faults.
+//! - everything is bounded: brokers, partitions, events and faults;
+//! - the input's last byte draws the history's mode ([`Mode`]): ELR on or off and, with
+//!   ELR on, the first partition's `min.insync.replicas`. It is read apart from the rest,
+//!   so the bytes before it keep their meaning whichever mode they run in.
 //!
 //! Layout, after wasmtime's `crates/fuzzing` generators (generators apart from oracles):
 //! this file holds the guide model ([`Guide`]) and the byte draws ([`Draw`]); `ops.rs`
@@ -19,7 +22,8 @@
 //!
 //! Stability: a byte string must keep decoding to the same history (crash files in
 //! `corpus/`, `ci/fingerprints.sh`), so the order and kind of every draw is fixed. Change
-//! a constructor's draws, or the order of the table, only on purpose.
+//! a constructor's draws, or the order of the table, only on purpose. (The mode byte
+//! changed every decode once, on purpose, when ELR came to the generator.)
 
 mod ops;
 #[cfg(test)]
@@ -43,6 +47,49 @@ pub const GEN_FAULTS_MAX: usize = 4;
 /// Event kinds (`Event` variants) the generator produces.
 pub const GEN_EVENT_KINDS: usize = 20;
 
+/// Of every 8 values of the mode byte's low 3 bits, how many turn ELR on.
+pub const GEN_ELR_ON_EIGHTHS: u8 = 4;
+/// The first partition's `min.insync.replicas` with ELR on, by the mode byte's bits 3-4:
+/// 2 and more is where the ELR can fill (with 1 the ISR never drops below min ISR while a
+/// replica is left to drop). With ELR off it stays 1 (see [`Guide::start`]).
+pub const GEN_ELR_FIRST_MIN_ISR: [i32; 4] = [2, 2, 3, 1];
+
+/// ELR on or off for every generated history (a campaign's `--elr`), or drawn from the
+/// input's mode byte.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ElrMode {
+    #[default]
+    Drawn,
+    On,
+    Off,
+}
+
+/// What the mode byte decides for one history.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Mode {
+    elr: bool,
+    /// The first partition's `min.insync.replicas`.
+    first_min_isr: i32,
+}
+
+/// Splits off the mode byte (the last; none in empty input, which reads as 0: ELR off)
+/// and reads the mode from it. A forced mode reads the same bits for the min ISR, so a byte string
+/// decodes to the same events drawn on or forced on.
+fn mode(data: &[u8], elr: ElrMode) -> (&[u8], Mode) {
+    let (byte, rest) = data.split_last().map_or((0, data), |(&b, rest)| (b, rest));
+    let elr = match elr {
+        ElrMode::Drawn => byte % 8 >= 8 - GEN_ELR_ON_EIGHTHS,
+        ElrMode::On => true,
+        ElrMode::Off => false,
+    };
+    let first_min_isr = if elr {
+        GEN_ELR_FIRST_MIN_ISR[usize::from(byte >> 3) % 4]
+    } else {
+        1
+    };
+    (rest, Mode { elr, first_min_isr })
+}
+
 /// Decode bytes into a history, guided by the `trunk` model.
 pub fn decode(data: &[u8]) -> History {
     decode_guided(data, &RuleSet::trunk())
@@ -56,9 +103,16 @@ pub fn decode_guided(data: &[u8], guide: &RuleSet) -> History {
 /// As `decode_guided`, with at most `events_max` events (at least the initial creation):
 /// `hunt` uses it to look for shorter witnesses of what it already found.
 pub fn decode_bounded(data: &[u8], guide: &RuleSet, events_max: usize) -> History {
+    decode_with(data, guide, events_max, ElrMode::Drawn)
+}
+
+/// As `decode_bounded`, with ELR drawn or forced by `elr`. The guide model runs with the
+/// history's ELR setting.
+pub fn decode_with(data: &[u8], guide: &RuleSet, events_max: usize, elr: ElrMode) -> History {
     let events_max = events_max.clamp(1, GEN_EVENTS_MAX);
+    let (data, mode) = mode(data, elr);
     let mut u = Unstructured::new(data);
-    let mut g = Guide::start(&mut u, guide);
+    let mut g = Guide::start(&mut u, guide, mode);
     let weights = swarm_weights(&mut u);
     // Every iteration consumes input or adds an event; the cap makes termination obvious.
     for _ in 0..4 * GEN_EVENTS_MAX {
@@ -70,7 +124,10 @@ pub fn decode_bounded(data: &[u8], guide: &RuleSet, events_max: usize) -> Histor
             g.push(event);
         }
     }
-    History::new(g.brokers, g.events)
+    let mut history = History::new(g.brokers, g.events);
+    history.eligible_leader_replicas = mode.elr;
+    history.format = history.written_format();
+    history
 }
 
 /// The guide model: what the preconditions read and the constructors draw from. Every
@@ -90,12 +147,12 @@ struct Guide {
 impl Guide {
     /// Draws the broker count and the initial partition. Exhausted input gives the
     /// starting state of the reassignment scenarios: brokers [1,2,3], replicas [1,2,3].
-    fn start(u: &mut Unstructured, rules: &RuleSet) -> Guide {
+    fn start(u: &mut Unstructured, rules: &RuleSet, mode: Mode) -> Guide {
         let n = u.int(GEN_BROKERS_MIN as usize, GEN_BROKERS_MAX as usize) as i32;
         let brokers: Vec<BrokerId> = (1..=n).collect();
         let mut g = Guide {
             rules: *rules,
-            cluster: Cluster::new(&brokers, BrokerConfig::default()),
+            cluster: Cluster::new(&brokers, BrokerConfig::default()).with_elr(mode.elr),
             brokers,
             events: Vec::new(),
             faults: 0,
@@ -104,10 +161,11 @@ impl Guide {
         let rf = u.pick(&[3, 2, 1, 4]);
         let replicas = u.distinct(&g.brokers, rf);
         let unclean_leader_election_enable = u.flag();
-        // The first partition keeps min.insync.replicas=1 and draws nothing more: the first
-        // bytes shape the whole history (one more draw here made KAFKA-21419 3-10x slower
-        // to find); later `create_partition`s draw it.
-        let min_insync_replicas = 1;
+        // The first partition draws nothing more from the front: the first bytes shape the
+        // whole history (one more draw here made KAFKA-21419 3-10x slower to find). Its
+        // min.insync.replicas comes with the mode byte (1 with ELR off); later
+        // `create_partition`s draw theirs.
+        let min_insync_replicas = mode.first_min_isr;
         g.push(Event::CreatePartition {
             replicas,
             unclean_leader_election_enable,

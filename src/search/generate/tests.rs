@@ -35,6 +35,7 @@ fn empty_input_is_the_kraft_starting_state() {
             min_insync_replicas: 1,
         }]
     );
+    assert!(!h.eligible_leader_replicas);
     h.validate().unwrap();
 }
 
@@ -163,8 +164,9 @@ fn drive(
     mut check: impl FnMut(&Guide, &[u8]),
     mut drawn: impl FnMut(&Guide, usize),
 ) -> Guide {
+    let (data, m) = mode(data, ElrMode::Drawn);
     let mut u = Unstructured::new(data);
-    let mut g = Guide::start(&mut u, &RuleSet::trunk());
+    let mut g = Guide::start(&mut u, &RuleSet::trunk(), m);
     let weights = swarm_weights(&mut u);
     for _ in 0..4 * GEN_EVENTS_MAX {
         if g.events.len() >= GEN_EVENTS_MAX || u.is_empty() {
@@ -183,7 +185,7 @@ fn drive(
 #[test]
 fn list_reassignments_stays_index_zero_and_harmless() {
     let mut u = Unstructured::new(&[]);
-    let mut g = Guide::start(&mut u, &RuleSet::trunk());
+    let mut g = Guide::start(&mut u, &RuleSet::trunk(), mode(&[], ElrMode::Drawn).1);
     assert_eq!(OPS[0].name, "list_reassignments");
     assert!((OPS[0].applies)(&g));
     let before = g.cluster.clone();
@@ -243,4 +245,100 @@ fn deliberately_invalid_requests_are_a_small_share() {
     }
     let share = invalid as f64 / built as f64;
     assert!(share > 0.005 && share < 1.0 / 16.0, "invalid share {share}");
+}
+
+/// The first partition's min.insync.replicas.
+fn first_min_isr(h: &History) -> i32 {
+    match h.events[0] {
+        Event::CreatePartition {
+            min_insync_replicas,
+            ..
+        } => min_insync_replicas,
+        _ => panic!("a history starts with a creation"),
+    }
+}
+
+/// Half the histories run with ELR on (4 of 8 mode-byte values; 2000 seeds put the share
+/// within 0.45-0.55 unless the draw is broken); with ELR on, the first partition's min ISR
+/// is drawn and is mostly 2, with ELR off it is always 1. Each history is valid (format 4
+/// exactly with ELR on).
+#[test]
+fn elr_and_the_first_min_isr_are_drawn() {
+    let (mut on, mut min_isr) = (0u32, [0u32; 4]);
+    let n = 2000;
+    for seed in 0..n {
+        let h = decode(&bytes(seed, (seed % 400) as usize + 1));
+        h.validate().unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let m = first_min_isr(&h);
+        if h.eligible_leader_replicas {
+            on += 1;
+            min_isr[m as usize] += 1;
+        } else {
+            assert_eq!(m, 1, "seed {seed}: ELR off keeps the first min ISR at 1");
+        }
+    }
+    let share = f64::from(on) / n as f64;
+    assert!((0.45..=0.55).contains(&share), "ELR-on share {share}");
+    assert!(
+        min_isr[1] > 0 && min_isr[3] > 0,
+        "min ISR draws {min_isr:?}"
+    );
+    assert!(
+        min_isr[2] > min_isr[1] + min_isr[3],
+        "min ISR draws {min_isr:?}"
+    );
+}
+
+/// A forced mode decodes the same events as the drawn one where they agree, and the
+/// opposite mode keeps the bytes before the mode byte meaning the same broker list.
+#[test]
+fn forced_elr_matches_the_drawn_mode() {
+    let (mut agreed, mut forced) = (0, 0);
+    for seed in 0..300 {
+        let data = bytes(seed, 256);
+        let drawn = decode(&data);
+        let trunk = RuleSet::trunk();
+        for (elr, on) in [(ElrMode::On, true), (ElrMode::Off, false)] {
+            let h = decode_with(&data, &trunk, GEN_EVENTS_MAX, elr);
+            assert_eq!(h.eligible_leader_replicas, on);
+            assert_eq!(h.brokers, drawn.brokers);
+            h.validate().unwrap();
+            if on == drawn.eligible_leader_replicas {
+                assert_eq!(h, drawn, "seed {seed}");
+                agreed += 1;
+            } else {
+                forced += 1;
+            }
+        }
+    }
+    assert_eq!(agreed, 300);
+    assert_eq!(forced, 300);
+}
+
+/// Generated ELR-on histories reach ELR states: an ELR fills (V18) and a leader is
+/// elected from it (V19) within a bounded sample; ELR-off histories never fill one.
+#[test]
+fn elr_on_histories_fill_an_elr_and_elect_from_it() {
+    let v18 = INVARIANTS.iter().position(|i| i.id == "V18").unwrap();
+    let v19 = INVARIANTS.iter().position(|i| i.id == "V19").unwrap();
+    let (mut filled, mut elected, mut filled_off) = (0, 0, 0);
+    for seed in 0..3000 {
+        let h = decode(&bytes(seed, 256));
+        let side = &oracle::run(&h, &[RuleSet::trunk()], false).sides[0];
+        if h.eligible_leader_replicas {
+            filled += u32::from(side.sometimes[v18] > 0);
+            elected += u32::from(side.sometimes[v19] > 0);
+        } else {
+            filled_off += side.sometimes[v18];
+        }
+    }
+    assert_eq!(filled_off, 0, "an ELR filled with ELR off");
+    assert!(
+        filled >= 500,
+        "only {filled} ELR-on histories filled an ELR"
+    );
+    assert!(
+        elected >= 50,
+        "only {elected} ELR-on histories elected from an ELR"
+    );
 }
