@@ -9,6 +9,25 @@
 //! Architecture invariant: nothing in this module does I/O, reads a clock or draws random
 //! numbers. `apply` is a pure function of (state, event, rule set).
 
+/// `Clone` whose `clone_from` reuses the target's heap buffers field by field: the oracle
+/// copies the whole state before every step (for the (prev, next) checks), and a copy into
+/// last step's copy then allocates only where a list grew. The source is destructured in
+/// full, so a field added to the type and not named here is a compile error.
+macro_rules! clone_reusing {
+    ($t:ident { $($f:ident),* $(,)? }) => {
+        impl Clone for $t {
+            fn clone(&self) -> Self {
+                let $t { $($f),* } = self;
+                $t { $($f: $f.clone()),* }
+            }
+            fn clone_from(&mut self, source: &Self) {
+                let $t { $($f),* } = source;
+                $(self.$f.clone_from($f);)*
+            }
+        }
+    };
+}
+
 pub mod broker;
 pub mod builder;
 mod controller;
@@ -165,7 +184,7 @@ pub enum LeaderRecoveryState {
 /// One `PartitionRegistration` (metadata/.../metadata/PartitionRegistration.java at apache
 /// trunk d79bd502ec), without directories. `elr` and `last_known_elr` stay empty unless the
 /// cluster runs with ELR (`Cluster::elr`, docs/model/reassignment.md#eligible-leader-replicas).
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(PartialEq, Eq, Hash)]
 pub struct Partition {
     /// Full assignment in order; `replicas[0]` is the preferred leader.
     pub replicas: Vec<BrokerId>,
@@ -230,6 +249,25 @@ impl std::fmt::Debug for Partition {
     }
 }
 
+clone_reusing!(Partition {
+    replicas,
+    isr,
+    adding_replicas,
+    removing_replicas,
+    leader,
+    leader_epoch,
+    partition_epoch,
+    leader_recovery_state,
+    unclean_leader_election_enable,
+    diskless,
+    remote_storage,
+    seal,
+    diskless_leader_epoch,
+    min_insync_replicas,
+    elr,
+    last_known_elr,
+});
+
 pub const SEAL_NONE: i64 = -1;
 pub const SEAL_PENDING: i64 = -2;
 
@@ -242,7 +280,7 @@ impl Partition {
 
 /// Ghost values the harness tracks for the invariants; Kafka stores none of them
 /// (docs/model/reassignment.md#ghosts). Not part of the compared state.
-#[derive(Clone, PartialEq, Eq, Debug, Hash, Default)]
+#[derive(PartialEq, Eq, Debug, Hash, Default)]
 pub struct Ghost {
     /// O: `replicas` when the current chain of alter calls started on a quiet partition.
     pub original: Vec<BrokerId>,
@@ -271,6 +309,18 @@ pub struct Ghost {
     pub deleted_below: i64,
 }
 
+clone_reusing!(Ghost {
+    original,
+    target,
+    ever_targeted,
+    acked,
+    unclean_election,
+    committed_lost,
+    read,
+    read_end,
+    deleted_below,
+});
+
 /// The most runs `Ghost::read` keeps; past it, later reads are not recorded (a judged
 /// partition's leaders agree on their epochs, so it needs one run per leader epoch, and a
 /// history starts at most `ENTRIES_MAX` of those).
@@ -286,7 +336,7 @@ pub struct AckedRun {
 }
 
 /// The whole model state: what the controller stores plus the harness's ghosts.
-#[derive(Clone, PartialEq, Eq, Debug, Hash, Default)]
+#[derive(PartialEq, Eq, Debug, Hash, Default)]
 pub struct Cluster {
     /// Registered brokers, sorted by id.
     pub brokers: Vec<(BrokerId, BrokerState)>,
@@ -302,6 +352,15 @@ pub struct Cluster {
     /// (`FeatureControlManager.isElrFeatureEnabled`): fixed for a history.
     pub elr: bool,
 }
+
+clone_reusing!(Cluster {
+    brokers,
+    partitions,
+    reassigning,
+    ghosts,
+    runtime,
+    elr,
+});
 
 impl Cluster {
     /// A cluster whose brokers are registered and active.
