@@ -257,7 +257,7 @@ fn heal_with(state: &mut Cluster, rules: &RuleSet, apply: ApplyFn) {
             } else {
                 Event::AlterPartition {
                     partition,
-                    isr: p.replicas.clone(),
+                    isr: p.replicas.to_vec(),
                     broker: None,
                     leader_epoch: None,
                     partition_epoch: None,

@@ -32,6 +32,7 @@ pub mod broker;
 pub mod builder;
 mod controller;
 pub mod event;
+pub mod ids;
 pub mod log;
 mod membership;
 mod ops;
@@ -39,6 +40,7 @@ pub mod symmetry;
 
 pub use broker::{AtSealAnswer, BrokerConfig, Note, ReplicaState};
 pub use event::{Acks, ElectionType, Event, Survives};
+pub use ids::IdList;
 pub use ops::apply;
 
 /// The rule hooks the model calls. `rules::RuleSet` implements them; the model depends on
@@ -187,11 +189,11 @@ pub enum LeaderRecoveryState {
 #[derive(PartialEq, Eq, Hash)]
 pub struct Partition {
     /// Full assignment in order; `replicas[0]` is the preferred leader.
-    pub replicas: Vec<BrokerId>,
-    pub isr: Vec<BrokerId>,
+    pub replicas: IdList,
+    pub isr: IdList,
     /// Stored sorted ascending, as upstream does (it builds them from a TreeSet).
-    pub adding_replicas: Vec<BrokerId>,
-    pub removing_replicas: Vec<BrokerId>,
+    pub adding_replicas: IdList,
+    pub removing_replicas: IdList,
     pub leader: BrokerId,
     pub leader_epoch: i32,
     pub partition_epoch: i32,
@@ -212,11 +214,11 @@ pub struct Partition {
     /// `PartitionRegistration.elr`: replicas that left an ISR smaller than min ISR and are
     /// still safe leaders (KIP-966). In `java.util.HashSet` iteration order, as upstream
     /// writes it (ascending for ids below 16; `builder::JavaHashSet`).
-    pub elr: Vec<BrokerId>,
+    pub elr: IdList,
     /// `PartitionRegistration.lastKnownElr`: with the controller's default
     /// (`useLastKnownLeaderInBalancedRecovery`), the last leader of a partition that lost
     /// every leader candidate.
-    pub last_known_elr: Vec<BrokerId>,
+    pub last_known_elr: IdList,
 }
 
 /// Debug as derived, except that the ELR fields show only when non-empty: dumps of a

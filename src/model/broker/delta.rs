@@ -54,8 +54,8 @@ fn sync_partition(c: &mut Cluster, rules: &dyn Rules, p: usize) {
     {
         rt.leader = None;
     }
-    let brokers: Vec<BrokerId> = part.replicas.clone();
-    for b in brokers {
+    let brokers = part.replicas;
+    for &b in &brokers {
         if !is_up(c, b) {
             continue;
         }
