@@ -148,14 +148,14 @@ impl<'a> ChangeBuilder<'a> {
             rules,
             acceptor,
             election: Election::Online,
-            target_isr: part.isr.clone(),
-            target_replicas: part.replicas.clone(),
-            target_adding: part.adding_replicas.clone(),
-            target_removing: part.removing_replicas.clone(),
+            target_isr: part.isr,
+            target_replicas: part.replicas,
+            target_adding: part.adding_replicas,
+            target_removing: part.removing_replicas,
             target_lrs: part.leader_recovery_state,
             elr_enabled,
-            target_elr: part.elr.clone(),
-            target_last_known_elr: part.last_known_elr.clone(),
+            target_elr: part.elr,
+            target_last_known_elr: part.last_known_elr,
             unclean_shutdown: NO_LEADER,
             use_last_known_leader: true,
         }
@@ -369,19 +369,19 @@ impl ChangeBuilder<'_> {
             self.target_last_known_elr.clear();
         }
         if self.target_elr != self.part.elr {
-            record.elr = Some(self.target_elr.clone());
+            record.elr = Some(self.target_elr);
         }
         let part = self.part;
         let leaderless = record.leader == Some(NO_LEADER)
             || (record.leader.is_none() && part.leader == NO_LEADER);
         if self.use_last_known_leader && part.last_known_elr.len() == 1 && leaderless {
-            self.target_last_known_elr = part.last_known_elr.clone();
+            self.target_last_known_elr = part.last_known_elr;
         }
         if self.use_last_known_leader {
             return;
         }
         if self.target_last_known_elr != part.last_known_elr {
-            record.last_known_elr = Some(self.target_last_known_elr.clone());
+            record.last_known_elr = Some(self.target_last_known_elr);
         }
     }
 

@@ -199,7 +199,7 @@ fn reassign(
         // `validatePartitionReplicationFactorUnchanged`: during a reassignment the current
         // RF is |(replicas ∪ adding) − removing|.
         let current_rf = if part.is_reassigning() {
-            let mut all = part.replicas.clone();
+            let mut all = part.replicas;
             all.extend(sorted_difference(&part.adding_replicas, &part.replicas));
             without(&all, &part.removing_replicas).len()
         } else {
