@@ -230,27 +230,26 @@ fn reassign(
         builder.target_isr = without(&part.isr, &plan.drop_now).into();
     }
     let was_reassigning = part.is_reassigning();
-    let original = part.replicas.to_vec();
+    let original = part.replicas;
     let built = builder.build();
     update_ghost(&mut c.ghosts[index], was_reassigning, original, target);
     Ok(Outcome::accepted(commit(c, index, built)))
 }
 
 /// O is set when a chain of alter calls starts on a quiet partition; T on every call.
-fn update_ghost(
-    ghost: &mut Ghost,
-    was_reassigning: bool,
-    original: Vec<BrokerId>,
-    target: &[BrokerId],
-) {
+fn update_ghost(ghost: &mut Ghost, was_reassigning: bool, original: IdList, target: &[BrokerId]) {
     if !was_reassigning {
         ghost.original = original;
         ghost.ever_targeted.clear();
     }
-    ghost.target = target.to_vec();
-    ghost.ever_targeted.extend_from_slice(target);
+    ghost.target = target.into();
+    // The sorted union, without ever holding a broker twice (the list is inline).
+    for &b in target {
+        if !ghost.ever_targeted.contains(&b) {
+            ghost.ever_targeted.push(b);
+        }
+    }
     ghost.ever_targeted.sort_unstable();
-    ghost.ever_targeted.dedup();
 }
 
 /// `cancelPartitionReassignment` with `PartitionReassignmentRevert`: replicas − adding,
@@ -422,7 +421,7 @@ fn one_step_reassignment(
     }
     // An accepted alter call like any other: the ghosts O and T follow it.
     let was_reassigning = part.is_reassigning();
-    let original = part.replicas.to_vec();
+    let original = part.replicas;
     let built = builder.build();
     update_ghost(&mut c.ghosts[index], was_reassigning, original, target);
     Ok(Outcome::accepted(commit(c, index, built)))

@@ -285,11 +285,11 @@ impl Partition {
 #[derive(PartialEq, Eq, Debug, Hash, Default)]
 pub struct Ghost {
     /// O: `replicas` when the current chain of alter calls started on a quiet partition.
-    pub original: Vec<BrokerId>,
+    pub original: IdList,
     /// T: the target of the last accepted alter call.
-    pub target: Vec<BrokerId>,
+    pub target: IdList,
     /// Every broker some target of this chain named (sorted); transients come from here.
-    pub ever_targeted: Vec<BrokerId>,
+    pub ever_targeted: IdList,
     /// Records acks=all producers were told are acknowledged (the high watermark passed
     /// them with the ISR at min.insync.replicas), classic topics only.
     pub acked: Vec<AckedRun>,

@@ -73,9 +73,9 @@ impl Renaming {
         out.brokers.sort_unstable_by_key(|&(b, _)| b);
         out.partitions = c.partitions.iter().map(|p| self.partition(p)).collect();
         for g in &mut out.ghosts {
-            g.original = self.ids(&g.original);
-            g.target = self.ids(&g.target);
-            g.ever_targeted = self.sorted_ids(&g.ever_targeted);
+            g.original = self.ids(&g.original).into();
+            g.target = self.ids(&g.target).into();
+            g.ever_targeted = self.sorted_ids(&g.ever_targeted).into();
         }
         let rt = &mut out.runtime;
         rt.stalled = self.sorted_ids(&rt.stalled);
