@@ -266,7 +266,7 @@ fn one_step_diskless_reassignment_takes_the_whole_target_as_isr() {
     let c = common::cluster_after(&h, &h.events, &rules);
     let p = &c.partitions[0];
     assert_eq!(
-        (p.replicas.clone(), p.isr.clone()),
+        (p.replicas.to_vec(), p.isr.to_vec()),
         (vec![1, 2], vec![1, 2])
     );
     let same = common::parse("brokers 1,2,3; create 1,2 diskless; reassign 1,2");

@@ -28,10 +28,10 @@ fn registration(
     leader: i32,
 ) -> Partition {
     Partition {
-        replicas: replicas.to_vec(),
-        isr: isr.to_vec(),
-        adding_replicas: Vec::new(),
-        removing_replicas: Vec::new(),
+        replicas: replicas.to_vec().into(),
+        isr: isr.to_vec().into(),
+        adding_replicas: Default::default(),
+        removing_replicas: Default::default(),
         leader,
         leader_epoch: 100,
         partition_epoch: 200,
@@ -42,8 +42,8 @@ fn registration(
         seal: -1,
         diskless_leader_epoch: -1,
         min_insync_replicas: 3,
-        elr: elr.to_vec(),
-        last_known_elr: last_known_elr.to_vec(),
+        elr: elr.to_vec().into(),
+        last_known_elr: last_known_elr.to_vec().into(),
     }
 }
 
@@ -91,7 +91,7 @@ fn build(part: &Partition, call: Call<'_>) -> Option<(Partition, bool)> {
     builder.use_last_known_leader = call.last_known_leader;
     builder.unclean_shutdown = call.unclean_shutdown;
     if let Some(isr) = call.target_isr {
-        builder.target_isr = isr.to_vec();
+        builder.target_isr = isr.to_vec().into();
     }
     builder.build().map(|b| (b.partition, b.unclean_election))
 }
@@ -121,11 +121,11 @@ fn eligible_leader_replicas_isr_shrink_below_min_isr() {
         ..Call::default()
     };
     let expected = merged(&part, |p| {
-        p.isr = vec![1, 2];
-        p.elr = vec![3, 4];
+        p.isr = vec![1, 2].into();
+        p.elr = vec![3, 4].into();
     });
     assert_eq!(build(&part, call(true)), Some((expected, false)));
-    let without = merged(&part, |p| p.isr = vec![1, 2]);
+    let without = merged(&part, |p| p.isr = vec![1, 2].into());
     assert_eq!(build(&part, call(false)), Some((without, false)), "ELR off");
 }
 
@@ -139,7 +139,7 @@ fn eligible_leader_replicas_last_known_elr_should_be_populated_when_no_leader() 
     };
     let expected = merged(&part, |p| {
         new_leader(p, NO_LEADER);
-        p.last_known_elr = vec![1];
+        p.last_known_elr = vec![1].into();
     });
     assert_eq!(build(&part, call), Some((expected, false)));
 }
@@ -148,9 +148,9 @@ fn eligible_leader_replicas_last_known_elr_should_be_populated_when_no_leader() 
 fn eligible_leader_replicas_isr_expand_above_min_isr() {
     let part = registration(&[1, 2, 3, 4], &[1, 2], &[3], &[4], 1);
     let expected = merged(&part, |p| {
-        p.isr = vec![1, 2, 3];
-        p.elr = vec![];
-        p.last_known_elr = vec![];
+        p.isr = vec![1, 2, 3].into();
+        p.elr = vec![].into();
+        p.last_known_elr = vec![].into();
     });
     for elr in [true, false] {
         let not_3 = |r| r != 3;
@@ -178,12 +178,12 @@ fn eligible_leader_replicas_isr_add_new_member_not_in_elr() {
         target_isr: Some(&[1, 4]),
         ..Call::default()
     };
-    let expected = merged(&part, |p| p.isr = vec![1, 4]);
+    let expected = merged(&part, |p| p.isr = vec![1, 4].into());
     assert_eq!(build(&part, call(true)), Some((expected, false)));
     let without = merged(&part, |p| {
-        p.isr = vec![1, 4];
-        p.elr = vec![];
-        p.last_known_elr = vec![];
+        p.isr = vec![1, 4].into();
+        p.elr = vec![].into();
+        p.last_known_elr = vec![].into();
     });
     assert_eq!(build(&part, call(false)), Some((without, false)), "ELR off");
 }
@@ -199,11 +199,11 @@ fn eligible_leader_replicas_remove_unclean_shutdown_replicas_from_elr() {
         ..Call::default()
     };
     let expected = merged(&part, |p| {
-        p.elr = vec![2];
-        p.last_known_elr = vec![3];
+        p.elr = vec![2].into();
+        p.last_known_elr = vec![3].into();
     });
     assert_eq!(build(&part, call(true)), Some((expected, false)));
-    let without = merged(&part, |p| p.elr = vec![]);
+    let without = merged(&part, |p| p.elr = vec![].into());
     assert_eq!(build(&part, call(false)), Some((without, false)), "ELR off");
 }
 
@@ -221,8 +221,8 @@ fn eligible_leader_replicas_elr_can_be_elected() {
         };
         let expected = merged(&part, |p| {
             new_leader(p, 3);
-            p.isr = vec![3];
-            p.elr = vec![1];
+            p.isr = vec![3].into();
+            p.elr = vec![1].into();
         });
         let got = build(&part, call);
         assert_eq!(got, Some((expected, false)), "flag {last_known_leader}");
@@ -241,10 +241,10 @@ fn eligible_leader_replicas_isr_can_shrink_to_zero() {
         };
         let expected = merged(&part, |p| {
             new_leader(p, NO_LEADER);
-            p.isr = vec![];
-            p.elr = vec![1, 2, 3, 4];
+            p.isr = vec![].into();
+            p.elr = vec![1, 2, 3, 4].into();
             if last_known_leader {
-                p.last_known_elr = vec![1];
+                p.last_known_elr = vec![1].into();
             }
         });
         let got = build(&part, call).expect("a record");
@@ -275,9 +275,9 @@ fn eligible_leader_replicas_elect_last_known_leader() {
     };
     let expected = merged(&part, |p| {
         new_leader(p, 1);
-        p.isr = vec![1];
+        p.isr = vec![1].into();
         p.leader_recovery_state = LeaderRecoveryState::Recovering;
-        p.last_known_elr = vec![];
+        p.last_known_elr = vec![].into();
     });
     assert_eq!(
         build(&part, call),
@@ -326,14 +326,14 @@ fn elr_lists_follow_java_hash_set_order() {
     };
     let (next, _) = build(&part, call()).expect("a record");
     assert_eq!(next.elr, vec![17, 2]);
-    part.isr = vec![5];
-    part.elr = vec![17, 2];
+    part.isr = vec![5].into();
+    part.elr = vec![17, 2].into();
     assert_eq!(
         build(&part, call()),
         None,
         "the same list in the same order: no record"
     );
-    part.elr = vec![2, 17];
+    part.elr = vec![2, 17].into();
     let (again, _) = build(&part, call()).expect("another order is a change upstream");
     assert_eq!(again.elr, vec![17, 2]);
 }
@@ -356,10 +356,10 @@ fn unclean_leader_election() {
     };
     let unclean = |p: &mut Partition| {
         new_leader(p, 1);
-        p.isr = vec![1];
+        p.isr = vec![1].into();
         p.leader_recovery_state = LeaderRecoveryState::Recovering;
-        p.elr = vec![];
-        p.last_known_elr = vec![];
+        p.elr = vec![].into();
+        p.last_known_elr = vec![].into();
     };
     let mut with_elr = registration(&[2, 1, 3], &[], &[3], &[2], NO_LEADER);
     with_elr.min_insync_replicas = 2;

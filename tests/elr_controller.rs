@@ -21,9 +21,9 @@ fn controller(history: &str, elr: bool) -> (i32, Vec<i32>, Vec<i32>, Vec<i32>) {
     let p = &c.partitions[0];
     (
         p.leader,
-        p.isr.clone(),
-        p.elr.clone(),
-        p.last_known_elr.clone(),
+        p.isr.to_vec(),
+        p.elr.to_vec(),
+        p.last_known_elr.to_vec(),
     )
 }
 
@@ -82,8 +82,8 @@ fn elr_invariants_hold_while_the_elr_fills_and_clears() {
         .iter()
         .map(|s| {
             (
-                s.state.partitions[0].isr.clone(),
-                s.state.partitions[0].elr.clone(),
+                s.state.partitions[0].isr.to_vec(),
+                s.state.partitions[0].elr.to_vec(),
             )
         })
         .collect();
@@ -116,8 +116,8 @@ fn a_cancel_puts_a_removed_adding_replica_in_the_elr() {
         let side = &v.sides[0];
         let end = &side.steps.last().unwrap().state.partitions[0];
         assert_eq!(
-            (&end.replicas, &end.isr, &end.elr),
-            (&vec![1, 2, 3], &vec![1], &vec![2, 3, 4])
+            (end.replicas.to_vec(), end.isr.to_vec(), end.elr.to_vec()),
+            (vec![1, 2, 3], vec![1], vec![2, 3, 4])
         );
         let elr1: Vec<_> = side
             .violations
@@ -217,8 +217,8 @@ fn a_completion_below_min_isr_puts_removed_replicas_in_the_elr() {
     let side = &v.sides[0];
     let end = &side.steps.last().unwrap().state.partitions[0];
     assert_eq!(
-        (&end.replicas, &end.isr, &end.elr),
-        (&vec![4, 5], &vec![4, 5], &vec![1, 2, 3])
+        (end.replicas.to_vec(), end.isr.to_vec(), end.elr.to_vec()),
+        (vec![4, 5], vec![4, 5], vec![1, 2, 3])
     );
     let ids: Vec<_> = side
         .violations
@@ -278,8 +278,8 @@ fn f1_needs_elr_off() {
         let side = &v.sides[0];
         let last = &side.steps.last().unwrap().state.partitions[0];
         (
-            last.adding_replicas.clone(),
-            last.isr.clone(),
+            last.adding_replicas.to_vec(),
+            last.isr.to_vec(),
             side.sometimes[v8],
         )
     };

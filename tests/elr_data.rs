@@ -153,7 +153,7 @@ fn elr4_each_candidate_and_each_exemption() {
         .assert_eq(&fired(&elr, |_, n| cut(n, 2)));
     // An ELR member that is no replica is ELR1's, not a candidate.
     expect!["ELR1 (p0: elr [4] ⊄ replicas [1,2,3] (isr [1]))"]
-        .assert_eq(&fired(&elr, |_, n| n.partitions[0].elr = vec![4]));
+        .assert_eq(&fired(&elr, |_, n| n.partitions[0].elr = vec![4].into()));
     // A candidate without a log of the partition at all.
     expect!["ELR4 (p0: candidate 2 hosts no log of the partition)"]
         .assert_eq(&fired(&elr, |_, n| {
@@ -180,7 +180,7 @@ const ALL_GONE: &str = "elr; brokers 1,2,3; create 1,2,3 min.isr=2; fence 3; fen
 /// ELR5 on each way of getting the last leader wrong, and when it does not judge.
 #[test]
 fn elr5_each_clause() {
-    let lke = |c: &mut Cluster, v: Vec<i32>| c.partitions[0].last_known_elr = v;
+    let lke = |c: &mut Cluster, v: Vec<i32>| c.partitions[0].last_known_elr = v.into();
     expect!["ELR5 (p0: no leader, isr or elr, and last_known_elr [] is not the last leader [1])"]
         .assert_eq(&fired(ALL_GONE, |_, n| lke(n, vec![])));
     expect!["ELR5 (p0: no leader, isr or elr, and last_known_elr [2] is not the last leader [1])"]
@@ -199,7 +199,7 @@ fn elr5_each_clause() {
     }));
     // Not judged with a leader, an ISR or an ELR, nor with ELR off.
     expect![[r#""#]].assert_eq(&fired(ALL_GONE, |_, n| {
-        n.partitions[0].elr = vec![3];
+        n.partitions[0].elr = vec![3].into();
         lke(n, vec![]);
     }));
     expect!["S0 (p0: empty replicas [1,2,3] or isr [])"].assert_eq(&fired(ALL_GONE, |_, n| {

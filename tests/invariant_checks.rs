@@ -104,7 +104,7 @@ fn s0_empty_isr_even_when_leaderless() {
 fn s1_removing_outside_the_replicas() {
     check(
         REASSIGN,
-        |c, _| c.partitions[0].removing_replicas = vec![5],
+        |c, _| c.partitions[0].removing_replicas = vec![5].into(),
         expect![[r#"
             S1 (p0: adding [4] or removing [5] ⊄ replicas [1,2,4,3])
             G1 (p0: replicas − removing = [1,2,4,3] but T = [1,2,4])
@@ -176,7 +176,7 @@ fn g9_a_completion_record_that_keeps_an_adding_replica() {
         |_, o| {
             if let Outcome::Accepted { effects, .. } = o {
                 let info = effects[0].completion.as_mut().expect("the step completes");
-                info.record.adding_replicas = vec![4];
+                info.record.adding_replicas = vec![4].into();
             }
         },
         expect![[r#"
@@ -231,7 +231,7 @@ fn g9_each_clause_alone() {
         "#]],
     );
     g9_with(
-        |r| r.removing_replicas = vec![3],
+        |r| r.removing_replicas = vec![3].into(),
         expect![[r#"
             G9 (p0: record has replicas [1,2,4] isr [1,2,4] leader 1, expected replicas [1,2,4] isr [1,2,4])
         "#]],
@@ -318,7 +318,7 @@ fn fault_isr_never_shrinks(
     e: &isrfuzz::model::Event,
     r: &dyn isrfuzz::model::Rules,
 ) -> Outcome {
-    let before: Vec<Vec<i32>> = c.partitions.iter().map(|p| p.isr.clone()).collect();
+    let before: Vec<Vec<i32>> = c.partitions.iter().map(|p| p.isr.to_vec()).collect();
     let out = apply(c, e, r);
     for (p, isr) in c.partitions.iter_mut().zip(before) {
         for b in isr {
@@ -565,7 +565,7 @@ fn ends_by_the_broker_side_judge_the_isr_completion_was_decided_on() {
         fired(TIME_COMPLETES, "complete", |c, _| {
             let p = &mut c.partitions[0];
             p.replicas.push(5);
-            p.isr = vec![2];
+            p.isr = vec![2].into();
             p.leader = 2;
             p.leader_epoch += 1;
             p.leader_recovery_state = isrfuzz::model::LeaderRecoveryState::Recovering;

@@ -119,10 +119,14 @@ pub fn run_with(history: &History, sides: &[RuleSet], record: bool, apply: Apply
                     .with_elr(history.eligible_leader_replicas)
             })
             .collect();
+        // Each side's state before the step, copied into last step's copy (no allocation
+        // unless a list grew).
+        let mut prevs = states.clone();
         for (step, event) in history.events.iter().enumerate() {
             let mut outcomes = Vec::with_capacity(sides.len());
-            for (run, state) in runs.iter_mut().zip(states.iter_mut()) {
-                outcomes.push(step_side(run, state, event, step, record, apply));
+            for ((run, state), prev) in runs.iter_mut().zip(states.iter_mut()).zip(&mut prevs) {
+                prev.clone_from(state);
+                outcomes.push(step_side(run, prev, state, event, step, record, apply));
             }
             // Only the first divergence is reported: once found, the states are not compared.
             if first_divergence.is_none() && differ(&states, &outcomes) {
@@ -163,16 +167,16 @@ pub(crate) fn same_kafka_state(a: &Cluster, b: &Cluster) -> bool {
 
 fn step_side(
     run: &mut SideRun,
+    prev: &Cluster,
     state: &mut Cluster,
     event: &Event,
     step: usize,
     record: bool,
     apply: ApplyFn,
 ) -> Outcome {
-    let prev = state.clone();
     let outcome = apply(state, event, &run.rules);
     let view = StepView {
-        prev: &prev,
+        prev,
         next: state,
         event,
         outcome: &outcome,
@@ -253,7 +257,7 @@ fn heal_with(state: &mut Cluster, rules: &RuleSet, apply: ApplyFn) {
             } else {
                 Event::AlterPartition {
                     partition,
-                    isr: p.replicas.clone(),
+                    isr: p.replicas.to_vec(),
                     broker: None,
                     leader_epoch: None,
                     partition_epoch: None,

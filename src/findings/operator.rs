@@ -145,7 +145,7 @@ fn step(
 
 /// An ISR change has no command: say which brokers must fall out or catch up.
 fn isr_condition(partition: usize, isr: &[BrokerId], part: Option<Partition>) -> String {
-    let before = part.as_ref().map(|p| p.isr.clone()).unwrap_or_default();
+    let before = part.as_ref().map(|p| p.isr).unwrap_or_default();
     let replicas = part.map(|p| p.replicas).unwrap_or_default();
     // Falling out of the ISR, or replicas kept out of it while others join.
     let mut out: Vec<BrokerId> = before

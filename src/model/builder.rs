@@ -12,8 +12,8 @@
 //! (docs/model/reassignment.md#eligible-leader-replicas).
 
 use super::{
-    contains_all, BrokerId, BrokerState, CompletionInfo, LeaderRecoveryState, Partition, Rules,
-    NO_LEADER,
+    contains_all, BrokerId, BrokerState, CompletionInfo, IdList, LeaderRecoveryState, Partition,
+    Rules, NO_LEADER,
 };
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -57,13 +57,13 @@ pub struct Built {
 #[derive(Default)]
 struct ChangeRecord {
     leader: Option<BrokerId>,
-    isr: Option<Vec<BrokerId>>,
-    replicas: Option<Vec<BrokerId>>,
-    removing: Option<Vec<BrokerId>>,
-    adding: Option<Vec<BrokerId>>,
+    isr: Option<IdList>,
+    replicas: Option<IdList>,
+    removing: Option<IdList>,
+    adding: Option<IdList>,
     leader_recovery_state: Option<LeaderRecoveryState>,
-    elr: Option<Vec<BrokerId>>,
-    last_known_elr: Option<Vec<BrokerId>>,
+    elr: Option<IdList>,
+    last_known_elr: Option<IdList>,
 }
 
 impl ChangeRecord {
@@ -118,15 +118,15 @@ pub struct ChangeBuilder<'a> {
     rules: &'a dyn Rules,
     acceptor: Acceptor<'a>,
     pub election: Election,
-    pub target_isr: Vec<BrokerId>,
-    pub target_replicas: Vec<BrokerId>,
-    pub target_adding: Vec<BrokerId>,
-    pub target_removing: Vec<BrokerId>,
+    pub target_isr: IdList,
+    pub target_replicas: IdList,
+    pub target_adding: IdList,
+    pub target_removing: IdList,
     pub target_lrs: LeaderRecoveryState,
     /// `eligibleLeaderReplicasEnabled`: the cluster's ELR feature.
     elr_enabled: bool,
-    target_elr: Vec<BrokerId>,
-    target_last_known_elr: Vec<BrokerId>,
+    target_elr: IdList,
+    target_last_known_elr: IdList,
     /// `setUncleanShutdownReplicas`: a broker that restarted after an unclean shutdown
     /// (`NO_LEADER`: none), which `maybePopulateTargetElr` keeps out of the ELR.
     pub unclean_shutdown: BrokerId,
@@ -148,14 +148,14 @@ impl<'a> ChangeBuilder<'a> {
             rules,
             acceptor,
             election: Election::Online,
-            target_isr: part.isr.clone(),
-            target_replicas: part.replicas.clone(),
-            target_adding: part.adding_replicas.clone(),
-            target_removing: part.removing_replicas.clone(),
+            target_isr: part.isr,
+            target_replicas: part.replicas,
+            target_adding: part.adding_replicas,
+            target_removing: part.removing_replicas,
             target_lrs: part.leader_recovery_state,
             elr_enabled,
-            target_elr: part.elr.clone(),
-            target_last_known_elr: part.last_known_elr.clone(),
+            target_elr: part.elr,
+            target_last_known_elr: part.last_known_elr,
             unclean_shutdown: NO_LEADER,
             use_last_known_leader: true,
         }
@@ -283,13 +283,13 @@ impl<'a> ChangeBuilder<'a> {
             return (record, false);
         }
         if self.target_elr.contains(&leader) {
-            self.target_isr = vec![leader];
+            self.target_isr = IdList::from([leader]);
             self.target_elr.retain(|&r| r != leader);
         }
         record.leader = Some(leader);
         if unclean {
             // An unclean election forcibly sets the ISR to the new leader alone.
-            record.isr = Some(vec![leader]);
+            record.isr = Some(IdList::from([leader]));
             if part.leader_recovery_state != LeaderRecoveryState::Recovering {
                 record.leader_recovery_state = Some(LeaderRecoveryState::Recovering);
             }
@@ -318,9 +318,9 @@ impl<'a> ChangeBuilder<'a> {
             &self.target_removing,
         )?;
         let info = CompletionInfo {
-            replicas_before: std::mem::replace(&mut self.target_replicas, replicas),
-            isr_before: std::mem::replace(&mut self.target_isr, isr),
-            removing: std::mem::take(&mut self.target_removing),
+            replicas_before: std::mem::replace(&mut self.target_replicas, replicas.into()).to_vec(),
+            isr_before: std::mem::replace(&mut self.target_isr, isr.into()).to_vec(),
+            removing: std::mem::take(&mut self.target_removing).to_vec(),
             record: Box::new(self.part.clone()),
         };
         self.target_adding.clear();
@@ -349,11 +349,14 @@ impl ChangeBuilder<'_> {
         candidates.extend(&self.part.isr);
         let isr = &self.target_isr;
         let unclean = self.unclean_shutdown;
-        self.target_elr = candidates.filtered(|r| !isr.contains(&r) && r != unclean);
+        self.target_elr = candidates
+            .filtered(|r| !isr.contains(&r) && r != unclean)
+            .into();
         candidates.extend(&self.target_last_known_elr);
         let elr = &self.target_elr;
-        self.target_last_known_elr =
-            candidates.filtered(|r| !isr.contains(&r) && !elr.contains(&r));
+        self.target_last_known_elr = candidates
+            .filtered(|r| !isr.contains(&r) && !elr.contains(&r))
+            .into();
     }
 
     /// `maybeUpdateRecordElr`: an unclean election (the record already sets the ISR) or ELR
@@ -366,19 +369,19 @@ impl ChangeBuilder<'_> {
             self.target_last_known_elr.clear();
         }
         if self.target_elr != self.part.elr {
-            record.elr = Some(self.target_elr.clone());
+            record.elr = Some(self.target_elr);
         }
         let part = self.part;
         let leaderless = record.leader == Some(NO_LEADER)
             || (record.leader.is_none() && part.leader == NO_LEADER);
         if self.use_last_known_leader && part.last_known_elr.len() == 1 && leaderless {
-            self.target_last_known_elr = part.last_known_elr.clone();
+            self.target_last_known_elr = part.last_known_elr;
         }
         if self.use_last_known_leader {
             return;
         }
         if self.target_last_known_elr != part.last_known_elr {
-            record.last_known_elr = Some(self.target_last_known_elr.clone());
+            record.last_known_elr = Some(self.target_last_known_elr);
         }
     }
 
@@ -391,10 +394,10 @@ impl ChangeBuilder<'_> {
         let part = self.part;
         match record.leader {
             Some(NO_LEADER) if part.last_known_elr.is_empty() => {
-                record.last_known_elr = Some(vec![part.leader]);
+                record.last_known_elr = Some(IdList::from([part.leader]));
             }
             Some(l) if l >= 0 && !part.last_known_elr.is_empty() => {
-                record.last_known_elr = Some(Vec::new());
+                record.last_known_elr = Some(IdList::EMPTY);
             }
             _ => {}
         }

@@ -9,8 +9,8 @@ use super::builder::{Acceptor, Built, ChangeBuilder, Election};
 pub(crate) use super::membership::{broker_leaves, broker_unclean_shutdown, unfence};
 use super::{
     has_duplicates, sorted_difference, without, BrokerId, BrokerState, Cluster, ElectionType,
-    ErrorCode, Event, Ghost, LeaderRecoveryState, Outcome, Partition, PartitionEffect, Rules,
-    NO_LEADER, PARTITIONS_MAX, SEAL_NONE, SEAL_PENDING,
+    ErrorCode, Event, Ghost, IdList, LeaderRecoveryState, Outcome, Partition, PartitionEffect,
+    Rules, NO_LEADER, PARTITIONS_MAX, SEAL_NONE, SEAL_PENDING,
 };
 
 pub(crate) type Rejection = (ErrorCode, &'static str);
@@ -164,10 +164,10 @@ fn create_partition(
         ));
     };
     c.partitions.push(Partition {
-        replicas: replicas.to_vec(),
-        isr,
-        adding_replicas: Vec::new(),
-        removing_replicas: Vec::new(),
+        replicas: replicas.into(),
+        isr: isr.into(),
+        adding_replicas: IdList::EMPTY,
+        removing_replicas: IdList::EMPTY,
         leader,
         leader_epoch: 0,
         partition_epoch: 0,
@@ -178,8 +178,8 @@ fn create_partition(
         seal: SEAL_NONE,
         diskless_leader_epoch: -1,
         min_insync_replicas,
-        elr: Vec::new(),
-        last_known_elr: Vec::new(),
+        elr: IdList::EMPTY,
+        last_known_elr: IdList::EMPTY,
     });
     c.ghosts.push(Ghost::default());
     Ok(Outcome::accepted(Vec::new()))
@@ -199,7 +199,7 @@ fn reassign(
         // `validatePartitionReplicationFactorUnchanged`: during a reassignment the current
         // RF is |(replicas ∪ adding) − removing|.
         let current_rf = if part.is_reassigning() {
-            let mut all = part.replicas.clone();
+            let mut all = part.replicas;
             all.extend(sorted_difference(&part.adding_replicas, &part.replicas));
             without(&all, &part.removing_replicas).len()
         } else {
@@ -218,39 +218,38 @@ fn reassign(
     let plan = rules.plan_reassignment(part, target);
     let mut builder = ChangeBuilder::new(part, rules, acceptor(c), c.elr);
     if plan.replicas != part.replicas {
-        builder.target_replicas = plan.replicas;
+        builder.target_replicas = plan.replicas.into();
     }
     if let Some(adding) = plan.adding {
-        builder.target_adding = adding;
+        builder.target_adding = adding.into();
     }
     if let Some(removing) = plan.removing {
-        builder.target_removing = removing;
+        builder.target_removing = removing.into();
     }
     if !plan.drop_now.is_empty() {
-        builder.target_isr = without(&part.isr, &plan.drop_now);
+        builder.target_isr = without(&part.isr, &plan.drop_now).into();
     }
     let was_reassigning = part.is_reassigning();
-    let original = part.replicas.clone();
+    let original = part.replicas;
     let built = builder.build();
     update_ghost(&mut c.ghosts[index], was_reassigning, original, target);
     Ok(Outcome::accepted(commit(c, index, built)))
 }
 
 /// O is set when a chain of alter calls starts on a quiet partition; T on every call.
-fn update_ghost(
-    ghost: &mut Ghost,
-    was_reassigning: bool,
-    original: Vec<BrokerId>,
-    target: &[BrokerId],
-) {
+fn update_ghost(ghost: &mut Ghost, was_reassigning: bool, original: IdList, target: &[BrokerId]) {
     if !was_reassigning {
         ghost.original = original;
         ghost.ever_targeted.clear();
     }
-    ghost.target = target.to_vec();
-    ghost.ever_targeted.extend_from_slice(target);
+    ghost.target = target.into();
+    // The sorted union, without ever holding a broker twice (the list is inline).
+    for &b in target {
+        if !ghost.ever_targeted.contains(&b) {
+            ghost.ever_targeted.push(b);
+        }
+    }
     ghost.ever_targeted.sort_unstable();
-    ghost.ever_targeted.dedup();
 }
 
 /// `cancelPartitionReassignment` with `PartitionReassignmentRevert`: replicas − adding,
@@ -283,8 +282,8 @@ fn cancel(c: &mut Cluster, rules: &dyn Rules, index: usize) -> Result<Outcome, R
         isr = vec![first];
     }
     let mut builder = ChangeBuilder::new(part, rules, acceptor(c), c.elr).with_topic_election();
-    builder.target_isr = isr;
-    builder.target_replicas = replicas;
+    builder.target_isr = isr.into();
+    builder.target_replicas = replicas.into();
     builder.target_adding.clear();
     builder.target_removing.clear();
     let built = builder.build();
@@ -317,7 +316,7 @@ fn alter_partition(
     let partition_epoch = request.partition_epoch.unwrap_or(part.partition_epoch);
     validate_alter_partition(c, part, from, leader_epoch, partition_epoch, &request)?;
     let mut builder = ChangeBuilder::new(part, rules, acceptor(c), c.elr).with_topic_election();
-    builder.target_isr = request.isr.to_vec();
+    builder.target_isr = request.isr.into();
     builder.target_lrs = request.leader_recovery_state;
     let built = builder.build();
     let new_leader_elected = built
@@ -417,12 +416,12 @@ fn one_step_reassignment(
                 "no target broker is active",
             ));
         }
-        builder.target_replicas = target.to_vec();
-        builder.target_isr = target.to_vec();
+        builder.target_replicas = target.into();
+        builder.target_isr = target.into();
     }
     // An accepted alter call like any other: the ghosts O and T follow it.
     let was_reassigning = part.is_reassigning();
-    let original = part.replicas.clone();
+    let original = part.replicas;
     let built = builder.build();
     update_ghost(&mut c.ghosts[index], was_reassigning, original, target);
     Ok(Outcome::accepted(commit(c, index, built)))

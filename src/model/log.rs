@@ -35,7 +35,7 @@ pub struct EpochEntry {
     pub start_offset: i64,
 }
 
-#[derive(Clone, PartialEq, Eq, Debug, Hash, Default)]
+#[derive(PartialEq, Eq, Debug, Hash, Default)]
 pub struct Log {
     /// Strictly increasing in both epoch and start offset (the cache's monotonicity).
     entries: Vec<EpochEntry>,
@@ -45,6 +45,13 @@ pub struct Log {
     /// `recoveryPoint`: the first offset not flushed to disk; never above the end.
     recovery_point: i64,
 }
+
+clone_reusing!(Log {
+    entries,
+    end_offset,
+    start_offset,
+    recovery_point,
+});
 
 impl Log {
     /// The log end offset (LEO).

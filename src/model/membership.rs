@@ -80,7 +80,7 @@ fn leave_partitions(
         if unclean_shutdown {
             builder.unclean_shutdown = broker;
         }
-        builder.target_isr = without(&part.isr, &[broker]);
+        builder.target_isr = without(&part.isr, &[broker]).into();
         let built = builder.build();
         effects.extend(commit(c, index, built));
     }

@@ -9,10 +9,30 @@
 //! Architecture invariant: nothing in this module does I/O, reads a clock or draws random
 //! numbers. `apply` is a pure function of (state, event, rule set).
 
+/// `Clone` whose `clone_from` reuses the target's heap buffers field by field: the oracle
+/// copies the whole state before every step (for the (prev, next) checks), and a copy into
+/// last step's copy then allocates only where a list grew. The source is destructured in
+/// full, so a field added to the type and not named here is a compile error.
+macro_rules! clone_reusing {
+    ($t:ident { $($f:ident),* $(,)? }) => {
+        impl Clone for $t {
+            fn clone(&self) -> Self {
+                let $t { $($f),* } = self;
+                $t { $($f: $f.clone()),* }
+            }
+            fn clone_from(&mut self, source: &Self) {
+                let $t { $($f),* } = source;
+                $(self.$f.clone_from($f);)*
+            }
+        }
+    };
+}
+
 pub mod broker;
 pub mod builder;
 mod controller;
 pub mod event;
+pub mod ids;
 pub mod log;
 mod membership;
 mod ops;
@@ -20,6 +40,7 @@ pub mod symmetry;
 
 pub use broker::{AtSealAnswer, BrokerConfig, Note, ReplicaState};
 pub use event::{Acks, ElectionType, Event, Survives};
+pub use ids::IdList;
 pub use ops::apply;
 
 /// The rule hooks the model calls. `rules::RuleSet` implements them; the model depends on
@@ -165,14 +186,14 @@ pub enum LeaderRecoveryState {
 /// One `PartitionRegistration` (metadata/.../metadata/PartitionRegistration.java at apache
 /// trunk d79bd502ec), without directories. `elr` and `last_known_elr` stay empty unless the
 /// cluster runs with ELR (`Cluster::elr`, docs/model/reassignment.md#eligible-leader-replicas).
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(PartialEq, Eq, Hash)]
 pub struct Partition {
     /// Full assignment in order; `replicas[0]` is the preferred leader.
-    pub replicas: Vec<BrokerId>,
-    pub isr: Vec<BrokerId>,
+    pub replicas: IdList,
+    pub isr: IdList,
     /// Stored sorted ascending, as upstream does (it builds them from a TreeSet).
-    pub adding_replicas: Vec<BrokerId>,
-    pub removing_replicas: Vec<BrokerId>,
+    pub adding_replicas: IdList,
+    pub removing_replicas: IdList,
     pub leader: BrokerId,
     pub leader_epoch: i32,
     pub partition_epoch: i32,
@@ -193,11 +214,11 @@ pub struct Partition {
     /// `PartitionRegistration.elr`: replicas that left an ISR smaller than min ISR and are
     /// still safe leaders (KIP-966). In `java.util.HashSet` iteration order, as upstream
     /// writes it (ascending for ids below 16; `builder::JavaHashSet`).
-    pub elr: Vec<BrokerId>,
+    pub elr: IdList,
     /// `PartitionRegistration.lastKnownElr`: with the controller's default
     /// (`useLastKnownLeaderInBalancedRecovery`), the last leader of a partition that lost
     /// every leader candidate.
-    pub last_known_elr: Vec<BrokerId>,
+    pub last_known_elr: IdList,
 }
 
 /// Debug as derived, except that the ELR fields show only when non-empty: dumps of a
@@ -230,6 +251,25 @@ impl std::fmt::Debug for Partition {
     }
 }
 
+clone_reusing!(Partition {
+    replicas,
+    isr,
+    adding_replicas,
+    removing_replicas,
+    leader,
+    leader_epoch,
+    partition_epoch,
+    leader_recovery_state,
+    unclean_leader_election_enable,
+    diskless,
+    remote_storage,
+    seal,
+    diskless_leader_epoch,
+    min_insync_replicas,
+    elr,
+    last_known_elr,
+});
+
 pub const SEAL_NONE: i64 = -1;
 pub const SEAL_PENDING: i64 = -2;
 
@@ -242,14 +282,14 @@ impl Partition {
 
 /// Ghost values the harness tracks for the invariants; Kafka stores none of them
 /// (docs/model/reassignment.md#ghosts). Not part of the compared state.
-#[derive(Clone, PartialEq, Eq, Debug, Hash, Default)]
+#[derive(PartialEq, Eq, Debug, Hash, Default)]
 pub struct Ghost {
     /// O: `replicas` when the current chain of alter calls started on a quiet partition.
-    pub original: Vec<BrokerId>,
+    pub original: IdList,
     /// T: the target of the last accepted alter call.
-    pub target: Vec<BrokerId>,
+    pub target: IdList,
     /// Every broker some target of this chain named (sorted); transients come from here.
-    pub ever_targeted: Vec<BrokerId>,
+    pub ever_targeted: IdList,
     /// Records acks=all producers were told are acknowledged (the high watermark passed
     /// them with the ISR at min.insync.replicas), classic topics only.
     pub acked: Vec<AckedRun>,
@@ -271,6 +311,18 @@ pub struct Ghost {
     pub deleted_below: i64,
 }
 
+clone_reusing!(Ghost {
+    original,
+    target,
+    ever_targeted,
+    acked,
+    unclean_election,
+    committed_lost,
+    read,
+    read_end,
+    deleted_below,
+});
+
 /// The most runs `Ghost::read` keeps; past it, later reads are not recorded (a judged
 /// partition's leaders agree on their epochs, so it needs one run per leader epoch, and a
 /// history starts at most `ENTRIES_MAX` of those).
@@ -286,7 +338,7 @@ pub struct AckedRun {
 }
 
 /// The whole model state: what the controller stores plus the harness's ghosts.
-#[derive(Clone, PartialEq, Eq, Debug, Hash, Default)]
+#[derive(PartialEq, Eq, Debug, Hash, Default)]
 pub struct Cluster {
     /// Registered brokers, sorted by id.
     pub brokers: Vec<(BrokerId, BrokerState)>,
@@ -302,6 +354,15 @@ pub struct Cluster {
     /// (`FeatureControlManager.isElrFeatureEnabled`): fixed for a history.
     pub elr: bool,
 }
+
+clone_reusing!(Cluster {
+    brokers,
+    partitions,
+    reassigning,
+    ghosts,
+    runtime,
+    elr,
+});
 
 impl Cluster {
     /// A cluster whose brokers are registered and active.

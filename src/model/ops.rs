@@ -72,8 +72,8 @@ fn alter_partition(c: &mut Cluster, event: &Event, rules: &dyn Rules, partition:
     let (before, leader_before) = c
         .partitions
         .get(partition)
-        .map_or((Vec::new(), super::NO_LEADER), |p| {
-            (p.isr.clone(), p.leader)
+        .map_or((super::IdList::EMPTY, super::NO_LEADER), |p| {
+            (p.isr, p.leader)
         });
     let outcome = apply_controller(c, event, rules);
     if !outcome.is_rejected() {

@@ -53,13 +53,13 @@ impl Renaming {
 
     fn partition(&self, p: &Partition) -> Partition {
         Partition {
-            replicas: self.ids(&p.replicas),
-            isr: self.ids(&p.isr),
-            adding_replicas: self.sorted_ids(&p.adding_replicas),
-            removing_replicas: self.sorted_ids(&p.removing_replicas),
+            replicas: self.ids(&p.replicas).into(),
+            isr: self.ids(&p.isr).into(),
+            adding_replicas: self.sorted_ids(&p.adding_replicas).into(),
+            removing_replicas: self.sorted_ids(&p.removing_replicas).into(),
             leader: self.apply(p.leader),
-            elr: self.sorted_ids(&p.elr),
-            last_known_elr: self.ids(&p.last_known_elr),
+            elr: self.sorted_ids(&p.elr).into(),
+            last_known_elr: self.ids(&p.last_known_elr).into(),
             ..p.clone()
         }
     }
@@ -73,9 +73,9 @@ impl Renaming {
         out.brokers.sort_unstable_by_key(|&(b, _)| b);
         out.partitions = c.partitions.iter().map(|p| self.partition(p)).collect();
         for g in &mut out.ghosts {
-            g.original = self.ids(&g.original);
-            g.target = self.ids(&g.target);
-            g.ever_targeted = self.sorted_ids(&g.ever_targeted);
+            g.original = self.ids(&g.original).into();
+            g.target = self.ids(&g.target).into();
+            g.ever_targeted = self.sorted_ids(&g.ever_targeted).into();
         }
         let rt = &mut out.runtime;
         rt.stalled = self.sorted_ids(&rt.stalled);

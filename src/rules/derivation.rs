@@ -189,10 +189,10 @@ mod tests {
 
     fn in_flight() -> Partition {
         Partition {
-            replicas: vec![1, 2, 4, 3],
-            isr: vec![1, 2, 3],
-            adding_replicas: vec![4],
-            removing_replicas: vec![3],
+            replicas: vec![1, 2, 4, 3].into(),
+            isr: vec![1, 2, 3].into(),
+            adding_replicas: vec![4].into(),
+            removing_replicas: vec![3].into(),
             leader: 1,
             leader_epoch: 0,
             partition_epoch: 1,
@@ -203,8 +203,8 @@ mod tests {
             seal: -1,
             diskless_leader_epoch: -1,
             min_insync_replicas: 1,
-            elr: Vec::new(),
-            last_known_elr: Vec::new(),
+            elr: Default::default(),
+            last_known_elr: Default::default(),
         }
     }
 

@@ -115,7 +115,7 @@ pub(super) fn elr5_last_leader_kept(s: &StepView) -> Option<String> {
         } else {
             &before.last_known_elr
         };
-        (p.last_known_elr.len() != 1 || p.last_known_elr != expected).then(|| {
+        (p.last_known_elr.len() != 1 || p.last_known_elr[..] != *expected).then(|| {
             format!(
                 "p{i}: no leader, isr or elr, and last_known_elr {} is not the last leader {}",
                 Ids(&p.last_known_elr),

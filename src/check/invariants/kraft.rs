@@ -321,7 +321,7 @@ fn ends<'a>(s: &StepView<'a>) -> Vec<End<'a>> {
         let isr = if e.unclean_election {
             without(&info.isr_before, &info.removing)
         } else {
-            info.record.isr.clone()
+            info.record.isr.to_vec()
         };
         out.push(End {
             partition: e.partition,
@@ -365,7 +365,7 @@ fn unreported_end_isr(
     next: &Partition,
 ) -> (Option<Vec<i32>>, How) {
     use crate::model::broker::{Note, NOTES_KEPT_MAX};
-    let mut isr = prev.isr.clone();
+    let mut isr = prev.isr.to_vec();
     let mut decided = None;
     let mut noted = false;
     for note in s.outcome.notes().iter().take(NOTES_KEPT_MAX) {
@@ -406,7 +406,7 @@ fn unreported_end_isr(
     }
     let unclean = next.leader_recovery_state == LeaderRecoveryState::Recovering
         && (prev.leader_recovery_state != next.leader_recovery_state || prev.leader != next.leader);
-    ((!unclean).then(|| next.isr.clone()), how)
+    ((!unclean).then(|| next.isr.to_vec()), how)
 }
 
 pub(super) fn g4_target_fidelity(s: &StepView) -> Option<String> {

@@ -34,7 +34,11 @@ fn sync_partition(c: &mut Cluster, rules: &dyn Rules, p: usize) {
         return;
     }
     let now = c.runtime.now_ms;
-    let part = c.partitions[p].clone();
+    // The registration as it is now (the deltas below run no controller request, but the
+    // loop keeps to what it started from).
+    let part = &c.partitions[p];
+    let (leader, leader_epoch, partition_epoch) =
+        (part.leader, part.leader_epoch, part.partition_epoch);
     let rt = &mut c.runtime.partitions[p];
     rt.locals.retain(|l| part.replicas.contains(&l.broker));
     for &b in &part.replicas {
@@ -46,29 +50,29 @@ fn sync_partition(c: &mut Cluster, rules: &dyn Rules, p: usize) {
     if rt
         .leader
         .as_ref()
-        .is_some_and(|l| l.broker != part.leader || !part.replicas.contains(&l.broker))
+        .is_some_and(|l| l.broker != leader || !part.replicas.contains(&l.broker))
     {
         rt.leader = None;
     }
-    let brokers: Vec<BrokerId> = part.replicas.clone();
-    for b in brokers {
+    let brokers = part.replicas;
+    for &b in &brokers {
         if !is_up(c, b) {
             continue;
         }
         let local = c.runtime.partitions[p].local(b).expect("created above");
-        if local.applied_partition_epoch == part.partition_epoch {
+        if local.applied_partition_epoch == partition_epoch {
             continue;
         }
-        let new_leader_epoch = part.leader_epoch > local.applied_leader_epoch;
-        if part.leader == b {
+        let new_leader_epoch = leader_epoch > local.applied_leader_epoch;
+        if leader == b {
             make_leader(c, p, b, new_leader_epoch);
         } else {
             follower_delta(c, rules, p, b, new_leader_epoch);
         }
         let local = c.runtime.partitions[p].local_mut(b).expect("created above");
-        local.previous_leader = Some(part.leader);
-        local.applied_leader_epoch = part.leader_epoch;
-        local.applied_partition_epoch = part.partition_epoch;
+        local.previous_leader = Some(leader);
+        local.applied_leader_epoch = leader_epoch;
+        local.applied_partition_epoch = partition_epoch;
     }
 }
 
@@ -77,9 +81,9 @@ fn sync_partition(c: &mut Cluster, rules: &dyn Rules, p: usize) {
 /// own consolidation on a consolidating topic.
 fn make_leader(c: &mut Cluster, p: usize, b: BrokerId, new_leader_epoch: bool) {
     let now = c.runtime.now_ms;
-    let part = c.partitions[p].clone();
+    let part = &c.partitions[p];
     let config = c.runtime.config;
-    let consolidating = consolidating(&config, &part);
+    let consolidating = consolidating(&config, part);
     let rt = &mut c.runtime.partitions[p];
     let local = rt.local_mut(b).expect("leader hosts a replica");
     let is_new_leader = !local.is_leader;
@@ -128,7 +132,7 @@ fn make_leader(c: &mut Cluster, p: usize, b: BrokerId, new_leader_epoch: bool) {
     if part.seal >= 0 {
         // maybeReconcileSwitchedLeader: a log past the seal is cut to it unless the part
         // above is consolidated data; the high watermark is raised to the seal.
-        truncate_to_seal(&config, &part, local);
+        truncate_to_seal(&config, part, local);
         local.hw = local.hw.max(part.seal).min(local.leo());
     }
     let seal_ready = part.seal == -1 || part.seal >= 0;

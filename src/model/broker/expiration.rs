@@ -90,15 +90,20 @@ fn background(c: &mut Cluster, rules: &dyn Rules, notes: &mut Vec<Note>) {
     for p in 0..c.partitions.len() {
         consolidate(c, p);
     }
+    // The followers of a partition, listed before its fetches (a fetch can change the
+    // replicas); one buffer for every partition and round.
+    let mut followers: Vec<BrokerId> = Vec::new();
     for _ in 0..FETCH_ROUNDS {
         for p in 0..c.partitions.len() {
-            let followers: Vec<BrokerId> = c.runtime.partitions[p]
-                .locals
-                .iter()
-                .filter(|l| l.fetchers.classic)
-                .map(|l| l.broker)
-                .collect();
-            for r in followers {
+            followers.clear();
+            let locals = &c.runtime.partitions[p].locals;
+            followers.extend(
+                locals
+                    .iter()
+                    .filter(|l| l.fetchers.classic)
+                    .map(|l| l.broker),
+            );
+            for &r in &followers {
                 follower_fetch(c, rules, p, r, notes);
             }
         }
@@ -109,19 +114,16 @@ fn background(c: &mut Cluster, rules: &dyn Rules, notes: &mut Vec<Note>) {
 /// E3: every replica on the consolidation fetcher appends up to the diskless log end;
 /// its high watermark follows the diskless one. Never touches the leader's records.
 fn consolidate(c: &mut Cluster, p: usize) {
-    let brokers: Vec<BrokerId> = c.runtime.partitions[p]
-        .locals
-        .iter()
-        .map(|l| l.broker)
-        .collect();
-    for b in brokers {
+    // By position: appending from object storage adds or drops no replica.
+    for i in 0..c.runtime.partitions[p].locals.len() {
+        let b = c.runtime.partitions[p].locals[i].broker;
         if !is_up(c, b) || c.runtime.stalled.contains(&b) {
             continue;
         }
         let rt = &mut c.runtime.partitions[p];
         let end = rt.diskless_end;
         let epoch = diskless_epoch(&c.partitions[p]);
-        let local = rt.local_mut(b).expect("listed");
+        let local = &mut rt.locals[i];
         if local.fetchers.consolidation && local.leo() < end {
             // Consolidated batches carry the diskless leader epoch, older than the epoch a
             // leader elected since assigned at its end (an entry with no records). Appending
@@ -144,11 +146,11 @@ fn isr_expiration(c: &mut Cluster, rules: &dyn Rules, notes: &mut Vec<Note>) {
     let now = c.runtime.now_ms;
     let lag = c.runtime.config.replica_lag_time_max_ms;
     for p in 0..c.partitions.len() {
-        let part = c.partitions[p].clone();
+        let part = &c.partitions[p];
         if part.leader == NO_LEADER || !is_up(c, part.leader) {
             continue;
         }
-        let Some(cap) = rules.isr_shrink_cap(&part) else {
+        let Some(cap) = rules.isr_shrink_cap(part) else {
             continue;
         };
         let rt = &c.runtime.partitions[p];
@@ -160,7 +162,7 @@ fn isr_expiration(c: &mut Cluster, rules: &dyn Rules, notes: &mut Vec<Note>) {
             continue;
         };
         let lead = rt.local(state.broker).expect("listed");
-        if lost_prefix(&c.runtime.config, &part, lead) {
+        if lost_prefix(&c.runtime.config, part, lead) {
             continue;
         }
         let leader_leo = lead.leo();
@@ -184,10 +186,11 @@ fn isr_expiration(c: &mut Cluster, rules: &dyn Rules, notes: &mut Vec<Note>) {
             .copied()
             .filter(|r| !removed.iter().any(|(x, _)| x == r))
             .collect();
+        let leader = part.leader;
         if alter_isr(c, rules, p, isr) {
             notes.push(Note::Shrink {
                 partition: p,
-                leader: part.leader,
+                leader,
                 removed,
             });
         }

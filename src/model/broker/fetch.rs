@@ -413,7 +413,7 @@ fn maybe_expand_isr(
     ) {
         return;
     }
-    let mut isr = part.isr.clone();
+    let mut isr = part.isr.to_vec();
     isr.push(r);
     if alter_isr(c, rules, p, isr) {
         notes.push(Note::Expand {

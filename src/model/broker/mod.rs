@@ -118,7 +118,7 @@ pub struct Fetchers {
 }
 
 /// One broker's copy of one partition.
-#[derive(Clone, PartialEq, Eq, Debug, Hash)]
+#[derive(PartialEq, Eq, Debug, Hash)]
 pub struct Local {
     pub broker: BrokerId,
     /// The local log: its end (LEO) and the epoch of every record (docs/model/brokers.md).
@@ -143,6 +143,20 @@ pub struct Local {
     /// lag target (the seal once committed, else the leader's log end), or it joined the ISR.
     pub in_sync_ms: i64,
 }
+
+clone_reusing!(Local {
+    broker,
+    log,
+    hw,
+    fetchers,
+    previous_leader,
+    applied_leader_epoch,
+    applied_partition_epoch,
+    is_leader,
+    truncating,
+    classic_fetch_epoch,
+    in_sync_ms,
+});
 
 impl Local {
     /// The log end offset.
@@ -180,7 +194,7 @@ impl Local {
 }
 
 /// Leader-only state for a partition (`Partition` on the leading broker).
-#[derive(Clone, PartialEq, Eq, Debug, Hash)]
+#[derive(PartialEq, Eq, Debug, Hash)]
 pub struct LeaderState {
     pub broker: BrokerId,
     pub leader_epoch: i32,
@@ -193,6 +207,15 @@ pub struct LeaderState {
     /// The recorded state of each remote replica, sorted by broker.
     pub recorded: Vec<(BrokerId, ReplicaState)>,
 }
+
+clone_reusing!(LeaderState {
+    broker,
+    leader_epoch,
+    leader_epoch_start_offset,
+    since_ms,
+    epoch_since_ms,
+    recorded,
+});
 
 impl LeaderState {
     pub fn rec(&self, r: BrokerId) -> Option<&ReplicaState> {
@@ -215,7 +238,7 @@ impl LeaderState {
 }
 
 /// The broker side of one partition.
-#[derive(Clone, PartialEq, Eq, Debug, Hash, Default)]
+#[derive(PartialEq, Eq, Debug, Hash, Default)]
 pub struct PartitionRuntime {
     /// One entry per broker hosting a replica, sorted by broker.
     pub locals: Vec<Local>,
@@ -225,6 +248,13 @@ pub struct PartitionRuntime {
     /// acks=all produce requests waiting for the high watermark (`DelayedProduce`).
     pub pending_acks: Vec<PendingAck>,
 }
+
+clone_reusing!(PartitionRuntime {
+    locals,
+    leader,
+    diskless_end,
+    pending_acks,
+});
 
 impl PartitionRuntime {
     pub fn local(&self, b: BrokerId) -> Option<&Local> {
@@ -237,7 +267,7 @@ impl PartitionRuntime {
 }
 
 /// The whole broker side.
-#[derive(Clone, PartialEq, Eq, Debug, Hash, Default)]
+#[derive(PartialEq, Eq, Debug, Hash, Default)]
 pub struct Runtime {
     pub config: BrokerConfig,
     pub now_ms: i64,
@@ -247,6 +277,14 @@ pub struct Runtime {
     pub stalled: Vec<BrokerId>,
     pub partitions: Vec<PartitionRuntime>,
 }
+
+clone_reusing!(Runtime {
+    config,
+    now_ms,
+    next_expiration_ms,
+    stalled,
+    partitions,
+});
 
 /// What the broker side did in a step, for the invariants and the step table.
 #[derive(Clone, PartialEq, Eq, Debug, Hash)]
