@@ -9,7 +9,8 @@
 #    so that it never stops;
 #  - afl (only if asked): the same under AFL++ (cargo-afl);
 #  - exhaust: wall and CPU time of `exhaust --rules complete --depth 6` from the `kraft`
-#    start (where the reassignment histories begin), $EXHAUST_RUNS runs (default 1), capped
+#    start (where the reassignment histories begin) pinned to the one core, and its wall
+#    time unpinned (every core), $EXHAUST_RUNS runs (default 1), capped
 #    at $EXHAUST_TIMEOUT_SECONDS (default 180; a capped run is recorded as "timeout") and
 #    $EXHAUST_STATES_MAX states (default 5,000,000; about 3 GB per million).
 # Rows are appended to $CSV (default docs/benchmarks-speed.csv) as they are measured, one
@@ -112,6 +113,11 @@ if want afl; then
 fi
 t_built=$(date +%s)
 dir_of() { if [ "$1" = base ]; then echo "$cache"; else echo "$work/current"; fi; }
+# Each build reads the known findings of its own revision: a newer corpus/known.json can
+# name invariants an older build does not have (it refuses the file).
+git show "$base:corpus/known.json" > "$work/base-known.json"
+cp corpus/known.json "$work/current-known.json"
+known_of() { echo "$work/$1-known.json"; }
 rev_of() { if [ "$1" = base ]; then echo "$base_short"; else echo "$current"; fi; }
 
 [ -f "$csv" ] || echo "session,machine,side,revision,measurement,run,value,unit,result" > "$csv"
@@ -135,9 +141,10 @@ if want hunt; then
   for r in $(seq 1 "$runs"); do
     for side in $(sides_of "$r"); do
       b="$(dir_of "$side")/isrfuzz"
-      row "$side" hunt-default "$r" "$(hunt_rate "$b" hunt)" histories/s ok
+      k=$(known_of "$side")
+      row "$side" hunt-default "$r" "$(hunt_rate "$b" hunt --known "$k")" histories/s ok
       for rules in trunk:transients-tracked trunk:complete complete; do
-        row "$side" "hunt-$rules" "$r" "$(hunt_rate "$b" hunt --rules "$rules")" histories/s ok
+        row "$side" "hunt-$rules" "$r" "$(hunt_rate "$b" hunt --known "$k" --rules "$rules")" histories/s ok
       done
     done
   done
@@ -203,6 +210,24 @@ if want exhaust; then
       [ "$result" = timeout ] && wall=$exhaust_cap_s
       row "$side" exhaust-complete-depth6 "$r" "$wall" s "$result"
       row "$side" exhaust-complete-depth6-cpu "$r" "$(echo "$user $sys" | awk '{printf "%.2f", $1 + $2}')" s "$result"
+      # Unpinned: a build whose exhaust spreads over the cores (`--jobs`, default all)
+      # uses them; a single-threaded one gets the same time as pinned.
+      set +e
+      /usr/bin/time -f '%e %U %S' -o "$work/exhaust.time" \
+        timeout "$exhaust_cap_s" "$(dir_of "$side")/isrfuzz" exhaust \
+        --rules complete --start kraft --depth 6 --states-max "$exhaust_states_max" \
+        --out "$work/exhaust-out" > "$work/exhaust.log" 2>&1
+      rc=$?
+      set -e
+      rm -rf "$work/exhaust-out"
+      case $rc in
+        0|1) result=ok ;;
+        124) result=timeout ;;
+        *) echo "error: exhaust exited $rc" >&2; tail -n 3 "$work/exhaust.log" >&2; exit 1 ;;
+      esac
+      read -r wall user sys < <(grep -E '^[0-9.]+ [0-9.]+ [0-9.]+$' "$work/exhaust.time")
+      [ "$result" = timeout ] && wall=$exhaust_cap_s
+      row "$side" exhaust-complete-depth6-all-cores "$r" "$wall" s "$result"
     done
     # Both sides capped: more runs would only repeat the cap.
     [ "$capped" = 2 ] && break
