@@ -118,6 +118,12 @@ dir_of() { if [ "$1" = base ]; then echo "$cache"; else echo "$work/current"; fi
 git show "$base:corpus/known.json" > "$work/base-known.json"
 cp corpus/known.json "$work/current-known.json"
 known_of() { echo "$work/$1-known.json"; }
+# `exhaust` reads corpus/known.json from where it runs: one folder per side with its own.
+for side in base current; do
+  mkdir -p "$work/$side-cwd/corpus"
+  cp "$(known_of "$side")" "$work/$side-cwd/corpus/known.json"
+done
+abs_bin() { echo "$(cd "$(dir_of "$1")" && pwd)/isrfuzz"; }
 rev_of() { if [ "$1" = base ]; then echo "$base_short"; else echo "$current"; fi; }
 
 [ -f "$csv" ] || echo "session,machine,side,revision,measurement,run,value,unit,result" > "$csv"
@@ -194,10 +200,11 @@ if want exhaust; then
       # Wall time as the issue asks, and CPU time (user + system), which a shared core
       # disturbs less. About 0.9 M states, 3 GB, at depth 6 (2026-12-01).
       set +e
-      /usr/bin/time -f '%e %U %S' -o "$work/exhaust.time" \
-        timeout "$exhaust_cap_s" "${pinning[@]}" "$(dir_of "$side")/isrfuzz" exhaust \
+      bin=$(abs_bin "$side")
+      (cd "$work/$side-cwd" && /usr/bin/time -f '%e %U %S' -o "$work/exhaust.time" \
+        timeout "$exhaust_cap_s" "${pinning[@]}" "$bin" exhaust \
         --rules complete --start kraft --depth 6 --states-max "$exhaust_states_max" \
-        --out "$work/exhaust-out" > "$work/exhaust.log" 2>&1
+        --out "$work/exhaust-out") > "$work/exhaust.log" 2>&1
       rc=$?
       set -e
       rm -rf "$work/exhaust-out"
@@ -213,10 +220,11 @@ if want exhaust; then
       # Unpinned: a build whose exhaust spreads over the cores (`--jobs`, default all)
       # uses them; a single-threaded one gets the same time as pinned.
       set +e
-      /usr/bin/time -f '%e %U %S' -o "$work/exhaust.time" \
-        timeout "$exhaust_cap_s" "$(dir_of "$side")/isrfuzz" exhaust \
+      bin=$(abs_bin "$side")
+      (cd "$work/$side-cwd" && /usr/bin/time -f '%e %U %S' -o "$work/exhaust.time" \
+        timeout "$exhaust_cap_s" "$bin" exhaust \
         --rules complete --start kraft --depth 6 --states-max "$exhaust_states_max" \
-        --out "$work/exhaust-out" > "$work/exhaust.log" 2>&1
+        --out "$work/exhaust-out") > "$work/exhaust.log" 2>&1
       rc=$?
       set -e
       rm -rf "$work/exhaust-out"
