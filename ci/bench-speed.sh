@@ -193,48 +193,43 @@ for engine in libfuzzer afl; do
   done
 done
 
+# One exhaust run of a side, from the folder with that side's known findings; `pin` or
+# nothing before the binary. Sets wall, user, sys and result (ok or timeout).
+exhaust_run() { # side pin|free
+  local bin rc
+  bin=$(abs_bin "$1")
+  local pinned=()
+  [ "$2" = pin ] && pinned=("${pinning[@]}")
+  set +e
+  (cd "$work/$1-cwd" && /usr/bin/time -f '%e %U %S' -o "$work/exhaust.time" \
+    timeout "$exhaust_cap_s" "${pinned[@]}" "$bin" exhaust \
+    --rules complete --start kraft --depth 6 --states-max "$exhaust_states_max" \
+    --out "$work/exhaust-out") > "$work/exhaust.log" 2>&1
+  rc=$?
+  set -e
+  rm -rf "$work/exhaust-out"
+  case $rc in
+    0|1) result=ok ;;
+    124) result=timeout ;;
+    *) echo "error: exhaust exited $rc" >&2; tail -n 3 "$work/exhaust.log" >&2; exit 1 ;;
+  esac
+  read -r wall user sys < <(grep -E '^[0-9.]+ [0-9.]+ [0-9.]+$' "$work/exhaust.time")
+  [ "$result" = timeout ] && wall=$exhaust_cap_s
+  return 0
+}
 if want exhaust; then
   for r in $(seq 1 "$exhaust_runs"); do
     capped=0
     for side in $(sides_of "$r"); do
       # Wall time as the issue asks, and CPU time (user + system), which a shared core
-      # disturbs less. About 0.9 M states, 3 GB, at depth 6 (2026-12-01).
-      set +e
-      bin=$(abs_bin "$side")
-      (cd "$work/$side-cwd" && /usr/bin/time -f '%e %U %S' -o "$work/exhaust.time" \
-        timeout "$exhaust_cap_s" "${pinning[@]}" "$bin" exhaust \
-        --rules complete --start kraft --depth 6 --states-max "$exhaust_states_max" \
-        --out "$work/exhaust-out") > "$work/exhaust.log" 2>&1
-      rc=$?
-      set -e
-      rm -rf "$work/exhaust-out"
-      case $rc in
-        0|1) result=ok ;;
-        124) result=timeout; capped=$((capped + 1)) ;;
-        *) echo "error: exhaust exited $rc" >&2; tail -n 3 "$work/exhaust.log" >&2; exit 1 ;;
-      esac
-      read -r wall user sys < <(grep -E '^[0-9.]+ [0-9.]+ [0-9.]+$' "$work/exhaust.time")
-      [ "$result" = timeout ] && wall=$exhaust_cap_s
+      # disturbs less. About 0.9 M states at depth 6 (2026-12-01).
+      exhaust_run "$side" pin
+      [ "$result" = timeout ] && capped=$((capped + 1))
       row "$side" exhaust-complete-depth6 "$r" "$wall" s "$result"
       row "$side" exhaust-complete-depth6-cpu "$r" "$(echo "$user $sys" | awk '{printf "%.2f", $1 + $2}')" s "$result"
       # Unpinned: a build whose exhaust spreads over the cores (`--jobs`, default all)
       # uses them; a single-threaded one gets the same time as pinned.
-      set +e
-      bin=$(abs_bin "$side")
-      (cd "$work/$side-cwd" && /usr/bin/time -f '%e %U %S' -o "$work/exhaust.time" \
-        timeout "$exhaust_cap_s" "$bin" exhaust \
-        --rules complete --start kraft --depth 6 --states-max "$exhaust_states_max" \
-        --out "$work/exhaust-out") > "$work/exhaust.log" 2>&1
-      rc=$?
-      set -e
-      rm -rf "$work/exhaust-out"
-      case $rc in
-        0|1) result=ok ;;
-        124) result=timeout ;;
-        *) echo "error: exhaust exited $rc" >&2; tail -n 3 "$work/exhaust.log" >&2; exit 1 ;;
-      esac
-      read -r wall user sys < <(grep -E '^[0-9.]+ [0-9.]+ [0-9.]+$' "$work/exhaust.time")
-      [ "$result" = timeout ] && wall=$exhaust_cap_s
+      exhaust_run "$side" free
       row "$side" exhaust-complete-depth6-all-cores "$r" "$wall" s "$result"
     done
     # Both sides capped: more runs would only repeat the cap.
