@@ -1,5 +1,5 @@
 //! Checks of the eligible leader replicas (KIP-966) on every partition after every step:
-//! ELR1–ELR5, and the vacuity checks V18–V19. With the ELR feature off the lists stay empty and every check holds. The
+//! ELR1–ELR5, and the vacuity checks V18–V20. With the ELR feature off the lists stay empty and every check holds. The
 //! entries that name these checks are in the one list in `list.rs`.
 
 use super::data::{classic, first_missing, kept_acked};
@@ -141,4 +141,13 @@ pub(super) fn v19_elected_from_elr(s: &StepView) -> bool {
         .iter()
         .zip(&s.next.partitions)
         .any(|(a, b)| b.leader >= 0 && b.leader != a.leader && a.elr.contains(&b.leader))
+}
+
+/// V20: ELR5's premise: with ELR on, a partition has no leader, no ISR and no ELR.
+pub(super) fn v20_every_candidate_gone(s: &StepView) -> bool {
+    s.next.elr
+        && s.next
+            .partitions
+            .iter()
+            .any(|p| p.leader == NO_LEADER && p.isr.is_empty() && p.elr.is_empty())
 }

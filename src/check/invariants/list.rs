@@ -9,6 +9,7 @@ use super::data::{
 use super::elr::{
     elr1_within_replicas, elr2_disjoint_from_isr, elr3_empty_at_min_isr,
     elr4_candidates_hold_acked, elr5_last_leader_kept, v18_entered_elr, v19_elected_from_elr,
+    v20_every_candidate_gone,
 };
 use super::inkless::{
     e2_readmission, inv1_lag_safety, inv2_electable_prefix, inv3_no_spurious_shrink,
@@ -464,5 +465,13 @@ pub static INVARIANTS: &[Invariant] = &[
         rationale: "The ELR exists to be elected from; an election from it puts a replica outside the ISR back in as leader, the path the reassignment and Inkless invariants must survive with ELR on.",
         source: "docs/model/reassignment.md#eligible-leader-replicas; PartitionChangeBuilder.isValidNewLeader, tryElection (apache trunk d79bd502ec)",
         check: Check::Sometimes(v19_elected_from_elr),
+    },
+    Invariant {
+        id: "V20",
+        kind: Kind::Sometimes,
+        statement: "with ELR on, a partition had no leader, no ISR and no ELR (ELR5's premise)",
+        rationale: "ELR5 only judges a partition that lost every clean candidate while its last leader was away; a run that never gets there has not tested the recovery set.",
+        source: "docs/model/reassignment.md#elr-invariants; PartitionChangeBuilder.canElectLastKnownLeader (apache trunk d79bd502ec)",
+        check: Check::Sometimes(v20_every_candidate_gone),
     },
 ];

@@ -97,8 +97,10 @@ fn reaches_every_operation_and_sometimes_property() {
     // histories: hunts count it, and tests/hunt.rs replays its committed witness.
     let sometimes: Vec<usize> = (0..INVARIANTS.len())
         .filter(|&i| {
+            // V8 and V20 are rare (tests/hunt.rs says how rare); committed witnesses
+            // reach them.
             INVARIANTS[i].kind == crate::check::invariants::Kind::Sometimes
-                && INVARIANTS[i].id != "V8"
+                && !["V8", "V20"].contains(&INVARIANTS[i].id)
         })
         .collect();
     for seed in 0..20_000 {
