@@ -18,10 +18,12 @@ fn is_up(c: &Cluster, b: BrokerId) -> bool {
 }
 
 /// The leader's local replica and leader state, when it leads with the current epoch and
-/// holds the prefix (a leader that lost it is INV-2's finding, not the others').
+/// holds the prefix (a leader that lost it is INV-2's finding, not the others'), inside the ISR.
 fn live_leader(c: &Cluster, i: usize) -> Option<(&Local, &LeaderState)> {
     let p = &c.partitions[i];
-    if p.leader == NO_LEADER || !is_up(c, p.leader) {
+    // A leader outside the ISR is a broken registration, S0's to report: what the
+    // brokers do under it says nothing about the Inkless rules (docs/findings.md F2).
+    if p.leader == NO_LEADER || !is_up(c, p.leader) || !p.isr.contains(&p.leader) {
         return None;
     }
     let rt = c.runtime.partitions.get(i)?;
