@@ -261,7 +261,6 @@ fn generated_histories_run_with_elr_on() {
 /// fires; with ELR off the same history completes inside the unclean election.
 #[test]
 fn f1_needs_elr_off() {
-    use isrfuzz::check::invariants::by_id;
     use isrfuzz::check::oracle;
     let f1 = "brokers 1,2; create 1 unclean; fence 2; fence 1; reassign 2,1; unfence 2; \
               fence 2; unfence 1";
@@ -269,7 +268,6 @@ fn f1_needs_elr_off() {
         .iter()
         .position(|i| i.id == "V8")
         .unwrap();
-    assert!(by_id("V8").is_some());
     let run = |elr: bool| {
         let mut h = common::parse(f1);
         h.eligible_leader_replicas = elr;

@@ -7,8 +7,7 @@
 
 use crate::check::history::{ExpectedViolation, History};
 use crate::check::invariants::{
-    count_sometimes, quiescent_violations, same_partition, step_violations_except, StepView,
-    INVARIANTS,
+    count_sometimes, quiescent_violations, step_violations_except, StepView, INVARIANTS,
 };
 use crate::model::{apply, BrokerState, Cluster, Event, Outcome, Rules, NO_LEADER};
 use crate::rules::RuleSet;
@@ -148,21 +147,8 @@ pub fn run_with(history: &History, sides: &[RuleSet], record: bool, apply: Apply
 
 /// Whether the sides' controller states or outcomes differ after a step.
 fn differ(states: &[Cluster], outcomes: &[Outcome]) -> bool {
-    states.windows(2).any(|w| !same_kafka_state(&w[0], &w[1]))
+    states.windows(2).any(|w| !w[0].same_kafka_state(&w[1]))
         || outcomes.windows(2).any(|w| w[0] != w[1])
-}
-
-/// `Cluster::same_kafka_state`, with the partitions compared without a `memcmp` call per
-/// list (this runs after every step until the sides diverge). A test in `search::bench`
-/// checks they agree on generated histories.
-pub(crate) fn same_kafka_state(a: &Cluster, b: &Cluster) -> bool {
-    a.brokers == b.brokers
-        && a.partitions.len() == b.partitions.len()
-        && a.partitions
-            .iter()
-            .zip(&b.partitions)
-            .all(|(x, y)| same_partition(x, y))
-        && a.runtime == b.runtime
 }
 
 fn step_side(

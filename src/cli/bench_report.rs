@@ -400,17 +400,22 @@ fn x(s: f64) -> f64 {
     LEFT + (s.max(1e-4).log10().clamp(LOG_LO, LOG_HI) - LOG_LO) / (LOG_HI - LOG_LO) * WIDTH
 }
 
-pub fn svg(rows: &[Row]) -> String {
-    let summaries = summarize(rows);
-    let height = TOP + ROW * BUGS.len() as f64 + 60.0;
+/// An SVG document's opening tag and white background, as both plots start.
+pub fn svg_start(width: f64, height: f64) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{height}\" \
-         font-family=\"sans-serif\" font-size=\"11\">",
-        LEFT + WIDTH + 30.0
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
+         font-family=\"sans-serif\" font-size=\"11\">"
     );
     let _ = writeln!(s, "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>");
+    s
+}
+
+pub fn svg(rows: &[Row]) -> String {
+    let summaries = summarize(rows);
+    let height = TOP + ROW * BUGS.len() as f64 + 60.0;
+    let mut s = svg_start(LEFT + WIDTH + 30.0, height);
     let _ = writeln!(
         s,
         "<text x=\"10\" y=\"16\" font-size=\"12\">Time to detection: dot = median, line = fastest to slowest (to the edge if any trial missed), hollow = most trials missed</text>"

@@ -83,7 +83,7 @@ fn jobs(asked: Option<usize>) -> Result<usize, Error> {
             exhaust::JOBS_MAX
         ))),
         Some(n) => Ok(n),
-        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+        None => Ok(exhaust::default_jobs()),
     }
 }
 

@@ -44,14 +44,7 @@ pub fn svg(rows: &[SpeedRow]) -> String {
         .filter(|(_, b, c)| b.is_some() || c.is_some())
         .collect();
     let height = TOP + ROW * shown.len() as f64 + 40.0;
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{height}\" \
-         font-family=\"sans-serif\" font-size=\"11\">",
-        LEFT + WIDTH + 90.0
-    );
-    let _ = writeln!(s, "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>");
+    let mut s = super::bench_report::svg_start(LEFT + WIDTH + 90.0, height);
     let _ = writeln!(
         s,
         "<text x=\"10\" y=\"16\" font-size=\"12\">Model speed: base {} (grey) against current \

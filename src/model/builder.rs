@@ -371,15 +371,13 @@ impl ChangeBuilder<'_> {
         if self.target_elr != self.part.elr {
             record.elr = Some(self.target_elr);
         }
-        let part = self.part;
-        let leaderless = record.leader == Some(NO_LEADER)
-            || (record.leader.is_none() && part.leader == NO_LEADER);
-        if self.use_last_known_leader && part.last_known_elr.len() == 1 && leaderless {
-            self.target_last_known_elr = part.last_known_elr;
-        }
+        // Upstream also keeps a one-member last known ELR of a leaderless partition as the
+        // target here; with the last known leader in use that target is never written, so
+        // the model skips the step.
         if self.use_last_known_leader {
             return;
         }
+        let part = self.part;
         if self.target_last_known_elr != part.last_known_elr {
             record.last_known_elr = Some(self.target_last_known_elr);
         }

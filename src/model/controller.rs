@@ -227,7 +227,7 @@ fn reassign(
         builder.target_removing = removing.into();
     }
     if !plan.drop_now.is_empty() {
-        builder.target_isr = without(&part.isr, &plan.drop_now).into();
+        builder.target_isr.retain(|b| !plan.drop_now.contains(b));
     }
     let was_reassigning = part.is_reassigning();
     let original = part.replicas;

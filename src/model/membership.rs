@@ -8,7 +8,7 @@
 use super::builder::{Acceptor, ChangeBuilder};
 use super::controller::{acceptor, commit, Rejection};
 use super::{
-    without, BrokerId, BrokerState, Cluster, ErrorCode, Outcome, PartitionEffect, Rules, NO_LEADER,
+    BrokerId, BrokerState, Cluster, ErrorCode, Outcome, PartitionEffect, Rules, NO_LEADER,
 };
 
 /// `handleBrokerFenced` / `handleBrokerInControlledShutdown`: the broker leaves every
@@ -80,7 +80,7 @@ fn leave_partitions(
         if unclean_shutdown {
             builder.unclean_shutdown = broker;
         }
-        builder.target_isr = without(&part.isr, &[broker]).into();
+        builder.target_isr.retain(|&b| b != broker);
         let built = builder.build();
         effects.extend(commit(c, index, built));
     }

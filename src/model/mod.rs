@@ -186,7 +186,7 @@ pub enum LeaderRecoveryState {
 /// One `PartitionRegistration` (metadata/.../metadata/PartitionRegistration.java at apache
 /// trunk d79bd502ec), without directories. `elr` and `last_known_elr` stay empty unless the
 /// cluster runs with ELR (`Cluster::elr`, docs/model/reassignment.md#eligible-leader-replicas).
-#[derive(PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Partition {
     /// Full assignment in order; `replicas[0]` is the preferred leader.
     pub replicas: IdList,
@@ -250,25 +250,6 @@ impl std::fmt::Debug for Partition {
         d.finish()
     }
 }
-
-clone_reusing!(Partition {
-    replicas,
-    isr,
-    adding_replicas,
-    removing_replicas,
-    leader,
-    leader_epoch,
-    partition_epoch,
-    leader_recovery_state,
-    unclean_leader_election_enable,
-    diskless,
-    remote_storage,
-    seal,
-    diskless_leader_epoch,
-    min_insync_replicas,
-    elr,
-    last_known_elr,
-});
 
 pub const SEAL_NONE: i64 = -1;
 pub const SEAL_PENDING: i64 = -2;

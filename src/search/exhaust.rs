@@ -260,12 +260,11 @@ pub fn explore_until(
     states_max: usize,
     until: Option<&str>,
 ) -> Report {
-    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
     let limits = Limits {
         depth,
         max_target,
         states_max,
-        jobs,
+        jobs: default_jobs(),
     };
     explore_with(start, rules, &limits, until)
 }
@@ -278,6 +277,11 @@ pub struct Limits {
     /// Threads that compute transitions (`JOBS_MAX` at most). The report does not depend
     /// on it: every result is merged in the order one thread would have produced it.
     pub jobs: usize,
+}
+
+/// The threads `exhaust` uses unless told: the cores this process may run on.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// Threads `explore_with` uses at most.

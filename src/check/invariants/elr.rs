@@ -3,23 +3,14 @@
 //! entries that name these checks are in the one list in `list.rs`.
 
 use super::data::{classic, first_missing, kept_acked};
-use super::StepView;
+use super::{each_partition, StepView};
 use crate::model::builder::effective_min_isr;
 use crate::model::event::Ids;
 use crate::model::{contains_all, BrokerId, Partition, NO_LEADER};
 
-/// Apply `check` to every partition after the step; the first detail, with its partition.
-fn each_partition(s: &StepView, check: impl Fn(&Partition) -> Option<String>) -> Option<String> {
-    s.next
-        .partitions
-        .iter()
-        .enumerate()
-        .find_map(|(i, p)| check(p).map(|d| format!("p{i}: {d}")))
-}
-
 /// ELR1: ELR ⊆ replicas.
 pub(super) fn elr1_within_replicas(s: &StepView) -> Option<String> {
-    each_partition(s, |p| {
+    each_partition(s, |_, _, p, _| {
         (!contains_all(&p.replicas, &p.elr)).then(|| {
             format!(
                 "elr {} ⊄ replicas {} (isr {})",
@@ -33,7 +24,7 @@ pub(super) fn elr1_within_replicas(s: &StepView) -> Option<String> {
 
 /// ELR2: ELR ∩ ISR = ∅.
 pub(super) fn elr2_disjoint_from_isr(s: &StepView) -> Option<String> {
-    each_partition(s, |p| {
+    each_partition(s, |_, _, p, _| {
         let both: Vec<i32> = p
             .elr
             .iter()
@@ -47,7 +38,7 @@ pub(super) fn elr2_disjoint_from_isr(s: &StepView) -> Option<String> {
 
 /// ELR3: |ISR| ≥ effective min ISR ⇒ ELR = ∅.
 pub(super) fn elr3_empty_at_min_isr(s: &StepView) -> Option<String> {
-    each_partition(s, |p| {
+    each_partition(s, |_, _, p, _| {
         let min_isr = effective_min_isr(p);
         (p.isr.len() as i64 >= min_isr && !p.elr.is_empty()).then(|| {
             format!(

@@ -3,24 +3,14 @@
 //! quiescence property E1 and the vacuity counters V1–V8. The entries that name these
 //! checks are in the one list in `mod.rs`.
 
-use super::StepView;
+use super::{each_partition, StepView};
 use crate::model::broker::lost_prefix;
 use crate::model::event::Ids;
 use crate::model::{
-    contains_all, has_duplicates, same_set, without, BrokerId, Cluster, Event, Ghost,
-    LeaderRecoveryState, Outcome, Partition, NO_LEADER,
+    contains_all, has_duplicates, same_set, without, Cluster, Event, Ghost, LeaderRecoveryState,
+    Outcome, Partition, NO_LEADER,
 };
 use crate::rules::RuleSet;
-
-/// Apply `check` to every partition that exists after the step.
-fn each_partition(
-    s: &StepView,
-    check: impl Fn(usize, Option<&Partition>, &Partition, &Ghost) -> Option<String>,
-) -> Option<String> {
-    s.next.partitions.iter().enumerate().find_map(|(i, next)| {
-        check(i, s.prev.partitions.get(i), next, &s.next.ghosts[i]).map(|d| format!("p{i}: {d}"))
-    })
-}
 
 pub(super) fn s0_shape(s: &StepView) -> Option<String> {
     each_partition(s, |_, _, p, _| {
@@ -126,54 +116,10 @@ pub(super) fn s2_listing(s: &StepView) -> Option<String> {
     None
 }
 
-/// `a == b` without a `memcmp` call per list: S3 and the oracle compare every partition on
-/// every step, and the lists hold a few ids. Destructured in full, so a new field is not forgotten.
-pub(crate) fn same_partition(a: &Partition, b: &Partition) -> bool {
-    let Partition {
-        replicas,
-        isr,
-        adding_replicas,
-        removing_replicas,
-        leader,
-        leader_epoch,
-        partition_epoch,
-        leader_recovery_state,
-        unclean_leader_election_enable,
-        diskless,
-        remote_storage,
-        seal,
-        diskless_leader_epoch,
-        min_insync_replicas,
-        elr,
-        last_known_elr,
-    } = a;
-    *leader == b.leader
-        && *leader_epoch == b.leader_epoch
-        && *partition_epoch == b.partition_epoch
-        && *leader_recovery_state == b.leader_recovery_state
-        && *unclean_leader_election_enable == b.unclean_leader_election_enable
-        && *diskless == b.diskless
-        && *remote_storage == b.remote_storage
-        && *seal == b.seal
-        && *diskless_leader_epoch == b.diskless_leader_epoch
-        && *min_insync_replicas == b.min_insync_replicas
-        && same_ids(replicas, &b.replicas)
-        && same_ids(isr, &b.isr)
-        && same_ids(adding_replicas, &b.adding_replicas)
-        && same_ids(removing_replicas, &b.removing_replicas)
-        && same_ids(elr, &b.elr)
-        && same_ids(last_known_elr, &b.last_known_elr)
-}
-
-/// Element-wise list equality, as a loop (short lists: cheaper than a `memcmp` call).
-fn same_ids(a: &[BrokerId], b: &[BrokerId]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
-}
-
 pub(super) fn s3_epochs(s: &StepView) -> Option<String> {
     each_partition(s, |_, prev, p, _| {
         let prev = prev?;
-        let changed = !same_partition(prev, p);
+        let changed = prev != p;
         if changed != (p.partition_epoch > prev.partition_epoch)
             || p.partition_epoch < prev.partition_epoch
         {

@@ -28,9 +28,7 @@ mod list;
 
 pub use list::INVARIANTS;
 
-pub(crate) use kraft::same_partition;
-
-use crate::model::{Cluster, Event, Outcome};
+use crate::model::{Cluster, Event, Ghost, Outcome, Partition};
 use crate::rules::RuleSet;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -48,6 +46,16 @@ impl Kind {
             Kind::Sometimes => "sometimes",
         }
     }
+}
+
+/// Apply `check` to every partition that exists after the step.
+pub(super) fn each_partition(
+    s: &StepView,
+    check: impl Fn(usize, Option<&Partition>, &Partition, &Ghost) -> Option<String>,
+) -> Option<String> {
+    s.next.partitions.iter().enumerate().find_map(|(i, next)| {
+        check(i, s.prev.partitions.get(i), next, &s.next.ghosts[i]).map(|d| format!("p{i}: {d}"))
+    })
 }
 
 /// One step as the invariants see it.
