@@ -8,7 +8,8 @@
 #  4. `isrfuzz bench-report`: docs/benchmarks.md and docs/benchmarks.svg from the CSV.
 # Rows are appended to $CSV (default docs/benchmarks.csv) as they are measured.
 # Usage: ci/bench.sh [trials] [budget-seconds]   (installs cargo-fuzz and cargo-afl if missing)
-#   PARTS=model,throughput,engines,report  choose steps; BUGS=CE-a,CE-d  choose bugs.
+#   PARTS=model,throughput,engines,report  choose steps; BUGS=CE-a,CE-d  choose bugs;
+#   ENGINES=libfuzzer,afl,afl-state  choose the engines of the engines step (default all).
 #        ci/bench.sh speed BASE_REV [RUNS] [HISTORIES]
 #   model speed of the current tree against BASE_REV, before/after (ci/bench-speed.sh).
 set -euo pipefail
@@ -103,6 +104,7 @@ if want engines; then
     if [ -n "${BUGS:-}" ] && [[ ",$BUGS," != *",$name,"* ]]; then continue; fi
     for trial in $(seq 1 "$trials"); do
       for engine in libfuzzer afl afl-state; do
+        [[ ",${ENGINES:-libfuzzer,afl,afl-state}," == *",$engine,"* ]] || continue
         env_args=(ISRFUZZ_RULES="$rules:complete" ISRFUZZ_UNTIL="$inv")
         case $engine in
           libfuzzer) read -r secs execs crashed < <(libfuzzer_run kraft_diff "$budget" "$trial" "${env_args[@]}") ;;
