@@ -3,6 +3,8 @@
 //! every step. Uses `model` and `rules`; nothing here searches or writes files, except
 //! `History::load`, which reads one.
 
+pub mod agree;
+pub mod focused;
 pub mod history;
 pub mod invariants;
 pub mod oracle;

@@ -6,8 +6,9 @@
 //! and hard-linked into place; its name carries the content hash, and a name that exists
 //! with other content is never overwritten: the finding takes the next free name.
 
+use crate::check::focused::run_focused;
 use crate::check::history::{Expectation, History};
-use crate::check::oracle::{self, Violation};
+use crate::check::oracle::{self, SideRun, Violation};
 use crate::error::Error;
 use crate::findings::attribution::attributed;
 use crate::findings::minimize::minimize;
@@ -111,15 +112,15 @@ impl Sink {
         Ok(Some(file))
     }
 
-    /// Whether the violation `v` of `history` under `rules` is a known finding (by its
-    /// mechanism, docs/findings.md Triage).
-    pub fn is_known(&self, history: &History, rules: &RuleSet, v: &Violation) -> bool {
-        triage::is_known(&self.known, history, rules, v)
+    /// Whether the violation `v` of `run` (a side of a run of `history`) is a known
+    /// finding (by its mechanism, docs/findings.md Triage).
+    pub fn is_known(&self, history: &History, run: &SideRun, v: &Violation) -> bool {
+        triage::is_known(&self.known, history, run, v)
     }
 
     /// The known finding the violation is, if any.
-    pub fn known_as(&self, history: &History, rules: &RuleSet, v: &Violation) -> Option<&Known> {
-        triage::known_as(&self.known, history, rules, v)
+    pub fn known_as(&self, history: &History, run: &SideRun, v: &Violation) -> Option<&Known> {
+        triage::known_as(&self.known, history, run, v)
     }
 
     /// Treat this finding as known from now on (one regression per pair and invariant).
@@ -142,7 +143,9 @@ impl Sink {
 
     /// Whether `history` shows a *new* violation of `invariant` on `side`: one that side
     /// owns (attribution: the later side does not show it too) and that is not known. The
-    /// predicate every minimization keeps true.
+    /// predicate every minimization keeps true. It judges that invariant alone
+    /// (`check::focused`), the violating side first; a history on which the model panics
+    /// is not one.
     pub fn is_new(
         &self,
         pair: [RuleSet; 2],
@@ -150,13 +153,27 @@ impl Sink {
         invariant: &str,
         history: &History,
     ) -> bool {
-        let verdict = oracle::run(history, sides_of(&pair), false);
-        let run = &verdict.sides[side];
-        attributed(&verdict, side, invariant)
-            && run
-                .violations
-                .iter()
-                .any(|v| v.invariant == invariant && !self.is_known(history, &run.rules, v))
+        let sides = sides_of(&pair);
+        let decisions = self.needs_decisions(invariant);
+        let Some(own) = run_focused(history, sides[side], invariant, decisions) else {
+            return false;
+        };
+        let new = own
+            .violations
+            .iter()
+            .any(|v| v.invariant == invariant && !self.is_known(history, &own, v));
+        new && sides[side + 1..].iter().all(|&later| {
+            run_focused(history, later, invariant, false).is_some_and(|r| !r.violates(invariant))
+        })
+    }
+
+    /// Whether a known finding of `invariant` names rule decisions (triage then needs the
+    /// vacuity counters of the run).
+    fn needs_decisions(&self, invariant: &str) -> bool {
+        self.known.iter().any(|k| {
+            k.invariant == invariant
+                && !(k.mechanism.decisions.is_empty() && k.mechanism.without_decisions.is_empty())
+        })
     }
 
     /// Annotate and write a history that is already as short as it gets (exhaust's
@@ -210,7 +227,7 @@ impl Sink {
                     .iter()
                     .any(|f| f.side == s && f.invariant == v.invariant);
                 let shared = !attributed(&verdict, s, v.invariant);
-                if seen || shared || self.is_known(history, &side.rules, v) {
+                if seen || shared || self.is_known(history, side, v) {
                     continue;
                 }
                 out.push(self.promote(pair, s, v.invariant, history)?);

@@ -9,9 +9,10 @@
 
 use crate::check::history::History;
 use crate::check::invariants::{self, Check, INVARIANTS};
-use crate::check::oracle::{self, Violation};
+use crate::check::oracle::{self, SideRun, Violation};
 use crate::error::Error;
 use crate::rules::{Family, RuleSet};
+use std::cell::OnceCell;
 use std::path::Path;
 
 /// Where the known findings of this repository live (relative to its root).
@@ -96,29 +97,39 @@ impl Mechanism {
             && self.without_decisions.is_empty())
     }
 
-    /// Whether the violation `v` of `history` under `rules` has this mechanism.
-    pub fn holds(&self, history: &History, rules: &RuleSet, v: &Violation) -> bool {
+    /// Whether the violation `v` has this mechanism; `trace` gives the trace up to its
+    /// step, asked for only when a condition needs it.
+    pub fn holds<'t>(&self, v: &Violation, trace: &dyn Fn() -> &'t Trace) -> bool {
         if !self.detail.as_deref().is_none_or(|d| v.detail.contains(d)) {
             return false;
         }
         if !self.needs_trace() {
             return true;
         }
-        let trace = Trace::up_to(history, rules, v.step);
-        self.events.iter().all(|e| trace.events.contains(e))
-            && !self.without_events.iter().any(|e| trace.events.contains(e))
-            && self.decisions.iter().all(|d| trace.decisions.contains(d))
+        let trace = trace();
+        self.events
+            .iter()
+            .all(|e| trace.events.contains(&e.as_str()))
+            && !self
+                .without_events
+                .iter()
+                .any(|e| trace.events.contains(&e.as_str()))
+            && self
+                .decisions
+                .iter()
+                .all(|d| trace.decisions.contains(&d.as_str()))
             && !self
                 .without_decisions
                 .iter()
-                .any(|d| trace.decisions.contains(d))
+                .any(|d| trace.decisions.contains(&d.as_str()))
     }
 }
 
 /// What happened up to a step: the event kinds, and the decisions that fired.
+#[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Trace {
-    pub events: Vec<String>,
-    pub decisions: Vec<String>,
+    pub events: Vec<&'static str>,
+    pub decisions: Vec<&'static str>,
 }
 
 impl Trace {
@@ -131,15 +142,24 @@ impl Trace {
             expect: Vec::new(),
             ..history.clone()
         };
-        let mut events: Vec<String> = prefix.events.iter().map(op_name).collect();
-        events.sort();
-        events.dedup();
         let run = oracle::run(&prefix, &[*rules], false);
+        Trace::of_run(&prefix, &run.sides[0], step)
+    }
+
+    /// The same trace read off a run of the whole history, without a replay: a decision
+    /// fired by `step` iff its first firing (`SideRun::first_fired`) is at `step` or
+    /// before. The sometimes-properties count steps only, never healing, so a prefix's
+    /// run fires exactly those (a test compares the two on generated histories).
+    pub fn of_run(history: &History, run: &SideRun, step: usize) -> Trace {
+        let end = (step + 1).min(history.events.len());
+        let mut events: Vec<&'static str> = history.events[..end].iter().map(|e| e.op()).collect();
+        events.sort_unstable();
+        events.dedup();
         let decisions = INVARIANTS
             .iter()
-            .zip(&run.sides[0].sometimes)
-            .filter(|(i, n)| matches!(i.check, Check::Sometimes(_)) && **n > 0)
-            .map(|(i, _)| i.id.to_string())
+            .zip(&run.first_fired)
+            .filter(|(i, &first)| matches!(i.check, Check::Sometimes(_)) && (first as usize) < end)
+            .map(|(i, _)| i.id)
             .collect();
         Trace { events, decisions }
     }
@@ -147,18 +167,19 @@ impl Trace {
 
 /// The `op` name of an event in the history format (`alter_diskless_switch`).
 pub fn op_name(e: &crate::model::Event) -> String {
-    serde_json::to_value(e)
-        .ok()
-        .and_then(|v| v.get("op").and_then(|o| o.as_str()).map(str::to_string))
-        .unwrap_or_default()
+    e.op().to_string()
 }
 
 impl Known {
-    /// Whether the violation `v` of `history` under `rules` is this finding.
-    pub fn matches(&self, history: &History, rules: &RuleSet, v: &Violation) -> bool {
-        self.invariant == v.invariant
-            && self.covers(rules)
-            && self.mechanism.holds(history, rules, v)
+    /// Whether the violation `v` under `rules` is this finding, `trace` giving the trace
+    /// up to its step (see [`Mechanism::holds`]).
+    pub fn matches<'t>(
+        &self,
+        rules: &RuleSet,
+        v: &Violation,
+        trace: &dyn Fn() -> &'t Trace,
+    ) -> bool {
+        self.invariant == v.invariant && self.covers(rules) && self.mechanism.holds(v, trace)
     }
 
     /// Whether a violation under `rules` can be this finding (its scope, [`Known::scope`]).
@@ -170,19 +191,22 @@ impl Known {
     }
 }
 
-/// The first of `known` that matches the violation.
+/// The first of `known` that matches the violation `v` of `run` (a side of a run of
+/// `history`). The trace is read off `run` once, when a mechanism first needs it.
 pub fn known_as<'a>(
     known: &'a [Known],
     history: &History,
-    rules: &RuleSet,
+    run: &SideRun,
     v: &Violation,
 ) -> Option<&'a Known> {
-    known.iter().find(|k| k.matches(history, rules, v))
+    let trace = OnceCell::new();
+    let trace = || trace.get_or_init(|| Trace::of_run(history, run, v.step));
+    known.iter().find(|k| k.matches(&run.rules, v, &trace))
 }
 
 /// Whether any of `known` matches the violation.
-pub fn is_known(known: &[Known], history: &History, rules: &RuleSet, v: &Violation) -> bool {
-    known_as(known, history, rules, v).is_some()
+pub fn is_known(known: &[Known], history: &History, run: &SideRun, v: &Violation) -> bool {
+    known_as(known, history, run, v).is_some()
 }
 
 /// Read a known-findings file (`corpus/known.json`); rule sets must parse.

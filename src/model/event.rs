@@ -227,6 +227,33 @@ pub enum Event {
 }
 
 impl Event {
+    /// Its `op` name in the history format (`alter_diskless_switch`), the serde tag
+    /// (a test checks the two agree for every kind).
+    pub fn op(&self) -> &'static str {
+        match self {
+            Event::CreatePartition { .. } => "create_partition",
+            Event::Reassign { .. } => "reassign",
+            Event::CancelReassignment { .. } => "cancel_reassignment",
+            Event::AlterPartition { .. } => "alter_partition",
+            Event::FenceBroker { .. } => "fence_broker",
+            Event::UnfenceBroker { .. } => "unfence_broker",
+            Event::ControlledShutdown { .. } => "controlled_shutdown",
+            Event::ElectLeaders { .. } => "elect_leaders",
+            Event::ListReassignments => "list_reassignments",
+            Event::Produce { .. } => "produce",
+            Event::AdvanceTime { .. } => "advance_time",
+            Event::FollowerFetch { .. } => "follower_fetch",
+            Event::SwitchStart { .. } => "switch_start",
+            Event::SealCommit { .. } => "seal_commit",
+            Event::AlterDisklessSwitch { .. } => "alter_diskless_switch",
+            Event::StallBroker { .. } => "stall_broker",
+            Event::ResumeBroker { .. } => "resume_broker",
+            Event::RestartBroker { .. } => "restart_broker",
+            Event::DeleteRecords { .. } => "delete_records",
+            Event::FlushBroker { .. } => "flush_broker",
+        }
+    }
+
     /// The partition the event addresses, if it addresses one.
     pub fn partition(&self) -> Option<usize> {
         match *self {

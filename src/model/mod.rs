@@ -145,6 +145,7 @@ pub trait Rules {
 
 /// What `changePartitionReassignment` hands the builder. `None`: setter not called
 /// (the builder keeps the current value).
+#[derive(PartialEq, Eq, Debug)]
 pub struct AlterPlan {
     pub replicas: Vec<BrokerId>,
     pub adding: Option<Vec<BrokerId>>,

@@ -33,12 +33,10 @@ pub fn record(
     let mut out = Vec::new();
     for (invariant, history) in &report.violations {
         let run = oracle::run(history, &[rules], false);
-        let violation = run.sides[0]
-            .violations
-            .iter()
-            .find(|v| v.invariant == *invariant);
+        let side = &run.sides[0];
+        let violation = side.violations.iter().find(|v| v.invariant == *invariant);
         let ops = history.events.len() - start.setup.len();
-        if let Some(k) = violation.and_then(|v| sink.known_as(history, &rules, v)) {
+        if let Some(k) = violation.and_then(|v| sink.known_as(history, side, v)) {
             out.push(Counterexample {
                 invariant,
                 ops,

@@ -179,7 +179,7 @@ fn new_violation(history: &History, verdict: &Verdict) -> Option<Crash> {
     let right = verdict.sides.get(1);
     left.violations.iter().find_map(|v| {
         let also_right = right.is_some_and(|r| r.violates(v.invariant));
-        let is_known = triage::is_known(known, history, &left.rules, v);
+        let is_known = triage::is_known(known, history, left, v);
         let wanted = until.is_none_or(|u| u.iter().any(|id| id == v.invariant));
         (!also_right && !is_known && wanted).then_some(Crash {
             side: left.rules,

@@ -198,7 +198,7 @@ fn absorb(
                 continue;
             }
             let elapsed = start.elapsed();
-            if let Some(k) = sink.known_as(&history, &side.rules, v) {
+            if let Some(k) = sink.known_as(&history, side, v) {
                 let id = if k.id.is_empty() { "promoted" } else { &k.id };
                 report
                     .summary

@@ -153,11 +153,22 @@ pub fn quiescent_pending(known: impl Fn(&str) -> bool) -> bool {
 /// Add one to `counts[n]` for each `Sometimes` property `INVARIANTS[n]` that fired on
 /// `view` (`counts` is indexed like `INVARIANTS`).
 pub fn count_sometimes(view: &StepView, counts: &mut [u32]) {
+    count_sometimes_from(view, counts, &mut [], 0);
+}
+
+/// [`count_sometimes`], noting in `first` (when it is as long as `counts`) the step
+/// `step` for each property that fires for the first time.
+pub fn count_sometimes_from(view: &StepView, counts: &mut [u32], first: &mut [u32], step: u32) {
     let fired = |c: &Check| match *c {
         Check::Sometimes(fired) => fired(view).then_some(()),
         _ => None,
     };
     for (n, _, ()) in run_each(|_| false, fired) {
+        if counts[n] == 0 {
+            if let Some(f) = first.get_mut(n) {
+                *f = step;
+            }
+        }
         counts[n] += 1;
     }
 }

@@ -1,0 +1,71 @@
+//! A run that judges one invariant: the predicate minimization keeps true asks only
+//! whether one side violates one invariant (and the other does not), so it need not
+//! check the rest, nor go on past the violation, nor heal for a step invariant.
+//!
+//! What it reports for that invariant is what [`oracle::run`] reports: the first
+//! violation, with its step and detail, and the vacuity counters' first firings up to it
+//! (triage reads its decisions off them). A test compares the two on generated histories.
+//! Unlike `oracle::run`, a run on which the model panics yields `None`: a candidate
+//! history that makes the model panic is a harness bug, never a smaller witness.
+
+use crate::check::history::History;
+use crate::check::invariants::{count_sometimes_from, Check, Invariant, StepView, INVARIANTS};
+use crate::check::oracle::{self, SideRun, Violation};
+use crate::model::{apply, Cluster};
+use crate::rules::RuleSet;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Run `history` under `rules` judging `invariant` only. `decisions`: count the vacuity
+/// properties too (triage needs them when a known finding of this invariant names
+/// decisions). `None` when the invariant is unknown or the model panicked.
+pub fn run_focused(
+    history: &History,
+    rules: RuleSet,
+    invariant: &str,
+    decisions: bool,
+) -> Option<SideRun> {
+    let entry = INVARIANTS.iter().find(|i| i.id == invariant)?;
+    let mut run = oracle::empty_side(rules);
+    catch_unwind(AssertUnwindSafe(|| {
+        let mut state = Cluster::new(&history.brokers, history.broker_config)
+            .with_elr(history.eligible_leader_replicas);
+        let mut prev = state.clone();
+        for (step, event) in history.events.iter().enumerate() {
+            prev.clone_from(&state);
+            let outcome = apply(&mut state, event, &rules);
+            let view = StepView {
+                prev: &prev,
+                next: &state,
+                event,
+                outcome: &outcome,
+                rules: &rules,
+            };
+            if decisions {
+                count_sometimes_from(&view, &mut run.sometimes, &mut run.first_fired, step as u32);
+            }
+            if let Check::Step(check) = entry.check {
+                if let Some(detail) = check(&view) {
+                    run.violations.push(violation(entry, step, detail));
+                    return;
+                }
+            }
+        }
+        if let Check::Quiescent(check) = entry.check {
+            oracle::heal(&mut state, &rules);
+            if let Some(detail) = check(&state, &rules) {
+                run.violations
+                    .push(violation(entry, history.events.len(), detail));
+            }
+        }
+    }))
+    .ok()?;
+    Some(run)
+}
+
+fn violation(entry: &Invariant, step: usize, detail: String) -> Violation {
+    Violation {
+        invariant: entry.id,
+        step,
+        detail,
+    }
+}

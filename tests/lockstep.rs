@@ -1,0 +1,146 @@
+//! Lockstep sharing (src/check/agree.rs): two sides share one state while their rules
+//! answer alike. A two-sided verdict must be exactly the two one-sided ones put together,
+//! every step's state and outcome included, with the first divergence where the recorded
+//! states first differ; on generated histories, under pairs of both families, and with
+//! histories that split, split late and never split among them.
+
+use isrfuzz::check::history::History;
+use isrfuzz::check::oracle::{self, SideRun};
+use isrfuzz::rules::RuleSet;
+use isrfuzz::search::generate::decode_guided;
+use isrfuzz::search::rng::Rng;
+
+fn same_side(two: &SideRun, one: &SideRun) {
+    assert_eq!(two.rules, one.rules);
+    assert_eq!(two.violations, one.violations);
+    assert_eq!(two.sometimes, one.sometimes);
+    assert_eq!(two.first_fired, one.first_fired);
+    assert_eq!(two.steps.len(), one.steps.len());
+    for (a, b) in two.steps.iter().zip(&one.steps) {
+        assert_eq!(a.outcome, b.outcome);
+        assert!(a.state == b.state);
+    }
+}
+
+/// The first step whose recorded states or outcomes differ between two one-sided runs.
+fn first_difference(a: &SideRun, b: &SideRun) -> Option<usize> {
+    a.steps
+        .iter()
+        .zip(&b.steps)
+        .position(|(x, y)| !x.state.same_kafka_state(&y.state) || x.outcome != y.outcome)
+}
+
+#[test]
+fn a_two_sided_run_is_its_two_one_sided_runs() {
+    let pairs = [
+        "trunk:complete",
+        "trunk+inkless-complete:complete",
+        "transients-tracked+inkless-main:complete",
+        "pr756+pr760:complete",
+        "complete+truncation=hw:complete",
+        "complete:complete",
+    ];
+    let (mut split, mut never_split, mut late) = (0, 0, 0);
+    let mut buf = Vec::new();
+    for (k, pair) in pairs.iter().enumerate() {
+        let sides = RuleSet::parse_pair(pair).unwrap();
+        for seed in 0..150u64 {
+            Rng::new(seed * 31 + k as u64).fill(&mut buf);
+            let history: History = decode_guided(&buf, &sides[(seed % 2) as usize]);
+            let two = oracle::run(&history, &sides, true);
+            let a = oracle::run(&history, &sides[..1], true);
+            let b = oracle::run(&history, &sides[1..], true);
+            assert_eq!(two.harness_bug, None);
+            same_side(&two.sides[0], &a.sides[0]);
+            same_side(&two.sides[1], &b.sides[0]);
+            let diverged = first_difference(&a.sides[0], &b.sides[0]);
+            assert_eq!(two.first_divergence, diverged, "{pair} seed {seed}");
+            match diverged {
+                None => never_split += 1,
+                Some(step) => {
+                    split += 1;
+                    late += usize::from(step > 3);
+                }
+            }
+        }
+    }
+    assert!(
+        split > 50 && never_split > 50 && late > 20,
+        "{split} {never_split} {late}"
+    );
+}
+
+/// A run that judges one invariant (src/check/focused.rs, minimization's predicate)
+/// reports for it what the full run does: the same first violation (step and detail), and
+/// the same first firings of the vacuity properties up to it; under rule sets that break
+/// step and quiescence invariants, on histories where some break and some hold.
+#[test]
+fn a_focused_run_reports_what_the_full_run_does() {
+    use isrfuzz::check::focused::run_focused;
+    use isrfuzz::check::invariants::{Kind, INVARIANTS};
+    let (mut violated, mut held, mut fired) = (0, 0, 0);
+    let mut buf = Vec::new();
+    for (k, rules) in [
+        "trunk",
+        "pr756+pr760",
+        "inkless-main",
+        "complete+truncation=hw",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let rules = RuleSet::parse(rules).unwrap();
+        for seed in 0..60u64 {
+            Rng::new(seed * 7 + k as u64).fill(&mut buf);
+            let history = decode_guided(&buf, &rules);
+            let full = &oracle::run(&history, &[rules], false).sides[0];
+            for inv in INVARIANTS.iter().filter(|i| i.kind != Kind::Sometimes) {
+                let one = run_focused(&history, rules, inv.id, true).unwrap();
+                let expected: Vec<_> = full
+                    .violations
+                    .iter()
+                    .filter(|v| v.invariant == inv.id)
+                    .collect();
+                assert_eq!(
+                    one.violations.iter().collect::<Vec<_>>(),
+                    expected,
+                    "{}",
+                    inv.id
+                );
+                let end = expected.first().map_or(usize::MAX, |v| v.step);
+                let upto = |f: &[u32]| {
+                    let kept = |&s: &u32| if s as usize <= end { s } else { u32::MAX };
+                    f.iter().map(kept).collect::<Vec<_>>()
+                };
+                assert_eq!(
+                    upto(&one.first_fired),
+                    upto(&full.first_fired),
+                    "{}",
+                    inv.id
+                );
+                fired += upto(&one.first_fired)
+                    .iter()
+                    .filter(|&&s| s != u32::MAX)
+                    .count();
+                if expected.is_empty() {
+                    held += 1;
+                } else {
+                    violated += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        violated > 100 && held > 1000 && fired > 1000,
+        "{violated} {held} {fired}"
+    );
+}
+
+/// An invariant the list does not have gives no focused run.
+#[test]
+fn a_focused_run_of_an_unknown_invariant_is_none() {
+    let history = decode_guided(&[1, 2, 3], &RuleSet::complete());
+    assert!(
+        isrfuzz::check::focused::run_focused(&history, RuleSet::complete(), "G99", true).is_none()
+    );
+}
