@@ -9,7 +9,10 @@
 //! history that makes the model panic is a harness bug, never a smaller witness.
 
 use crate::check::history::History;
-use crate::check::invariants::{count_sometimes_from, Check, Invariant, StepView, INVARIANTS};
+use crate::check::invariants::{
+    count_sometimes_from, quiescent_violation_of, step_violation_of, Invariant, Kind, StepView,
+    INVARIANTS,
+};
 use crate::check::oracle::{self, SideRun, Violation};
 use crate::model::{apply, Cluster};
 use crate::rules::RuleSet;
@@ -43,18 +46,16 @@ pub fn run_focused(
             if decisions {
                 count_sometimes_from(&view, &mut run.sometimes, &mut run.first_fired, step as u32);
             }
-            if let Check::Step(check) = entry.check {
-                if let Some(detail) = check(&view) {
-                    run.violations.push(violation(entry, step, detail));
-                    return;
-                }
+            if let Some(detail) = step_violation_of(entry, &view) {
+                run.violations.push(violation(entry, step, detail));
+                return;
             }
         }
-        if let Check::Quiescent(check) = entry.check {
+        if entry.kind == Kind::EventuallyAtQuiescence {
             oracle::heal(&mut state, &rules);
-            if let Some(detail) = check(&state, &rules) {
-                run.violations
-                    .push(violation(entry, history.events.len(), detail));
+            if let Some(detail) = quiescent_violation_of(entry, &state, &rules) {
+                let end = history.events.len();
+                run.violations.push(violation(entry, end, detail));
             }
         }
     }))

@@ -174,12 +174,45 @@ fn longest_preset_run(items: &[&str], i: usize) -> Option<(usize, String)> {
 /// (`trunk+inkless-main`).
 impl fmt::Display for RuleSet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if *self == RuleSet::complete() {
+        f.write_str(&remembered_name(self))
+    }
+}
+
+/// Names computed so far (finding the closest presets costs tens of microseconds, and a
+/// campaign names the same few rule sets for every finding it writes); at most
+/// `NAMES_REMEMBERED_MAX` of them, then names are computed each time.
+const NAMES_REMEMBERED_MAX: usize = 4096;
+
+fn remembered_name(rules: &RuleSet) -> String {
+    thread_local! {
+        static NAMES: std::cell::RefCell<std::collections::HashMap<RuleSet, String>> =
+            Default::default();
+    }
+    NAMES.with(|names| {
+        if let Some(name) = names.borrow().get(rules) {
+            return name.clone();
+        }
+        let name = Name(rules).to_string();
+        let mut names = names.borrow_mut();
+        if names.len() < NAMES_REMEMBERED_MAX {
+            names.insert(*rules, name.clone());
+        }
+        name
+    })
+}
+
+/// The name as computed, without remembering.
+struct Name<'a>(&'a RuleSet);
+
+impl fmt::Display for Name<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let this = self.0;
+        if *this == RuleSet::complete() {
             return f.write_str("complete");
         }
         let complete = RuleSet::complete();
-        let k = closest_preset(self, Family::Kraft, COMPLETE_KRAFT);
-        let i = closest_preset(self, Family::Inkless, COMPLETE_INKLESS);
+        let k = closest_preset(this, Family::Kraft, COMPLETE_KRAFT);
+        let i = closest_preset(this, Family::Inkless, COMPLETE_INKLESS);
         let mut parts: Vec<String> = Vec::new();
         let mut base = if k.name == COMPLETE_KRAFT || i.name == COMPLETE_INKLESS {
             parts.push("complete".to_string());
@@ -193,8 +226,8 @@ impl fmt::Display for RuleSet {
                 base.take_preset(p);
             }
         }
-        for rule in RULES.iter().filter(|r| (r.get)(&base) != (r.get)(self)) {
-            parts.push(format!("{}={}", rule.id, rule.variant_of(self).name));
+        for rule in RULES.iter().filter(|r| (r.get)(&base) != (r.get)(this)) {
+            parts.push(format!("{}={}", rule.id, rule.variant_of(this).name));
         }
         f.write_str(&parts.join("+"))
     }

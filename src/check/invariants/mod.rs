@@ -122,6 +122,23 @@ pub fn step_violations_except<'a>(
     run_each(known, check).map(|(_, id, detail)| (id, detail))
 }
 
+/// One entry's step check alone (`None` for another kind), for a run that judges one
+/// invariant (`check::focused`).
+pub fn step_violation_of(entry: &Invariant, view: &StepView) -> Option<String> {
+    match entry.check {
+        Check::Step(check) => check(view),
+        _ => None,
+    }
+}
+
+/// One entry's quiescence check alone (`None` for another kind).
+pub fn quiescent_violation_of(entry: &Invariant, c: &Cluster, rules: &RuleSet) -> Option<String> {
+    match entry.check {
+        Check::Quiescent(check) => check(c, rules),
+        _ => None,
+    }
+}
+
 /// Every quiescence invariant `c` violates, with its detail, in list order.
 pub fn quiescent_violations<'a>(
     c: &'a Cluster,
