@@ -123,9 +123,8 @@ fn fired(history: &str, corrupt: impl FnOnce(&mut Cluster, &mut Cluster)) -> Str
             next,
             event: last,
             outcome: &outcome,
-            rules: &rules,
         };
-        let fired: Vec<String> = step_violations(&v)
+        let fired: Vec<String> = step_violations(&v, &rules)
             .map(|(id, d)| format!("{id} ({d})"))
             .collect();
         fired.join("\n")

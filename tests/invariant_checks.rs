@@ -38,9 +38,8 @@ fn fired_both(
             next,
             event: last,
             outcome,
-            rules: &rules,
         };
-        step_violations(&v).map(named).collect()
+        step_violations(&v, &rules).map(named).collect()
     };
     assert_eq!(
         view(&prev, &next, &outcome),

@@ -11,8 +11,8 @@ use isrfuzz::rules::RuleSet;
 use isrfuzz::search::generate::decode_guided;
 use isrfuzz::search::rng::Rng;
 
-fn step_verdicts(view: &StepView) -> Vec<&'static str> {
-    step_violations(view).map(|(id, _)| id).collect()
+fn step_verdicts(view: &StepView, rules: &RuleSet) -> Vec<&'static str> {
+    step_violations(view, rules).map(|(id, _)| id).collect()
 }
 
 /// An order-preserving renaming with gaps: b ↦ 10·b + 3.
@@ -45,20 +45,24 @@ fn order_preserving_renaming_commutes_with_every_step() {
                 steps += 1;
                 assert_eq!(pi.cluster(&a), b, "state after {e} in {h:?}");
                 assert_eq!(out_a.is_rejected(), out_b.is_rejected(), "outcome of {e}");
-                let va = step_verdicts(&StepView {
-                    prev: &prev_a,
-                    next: &a,
-                    event: e,
-                    outcome: &out_a,
-                    rules: &rules,
-                });
-                let vb = step_verdicts(&StepView {
-                    prev: &prev_b,
-                    next: &b,
-                    event: &pe,
-                    outcome: &out_b,
-                    rules: &rules,
-                });
+                let va = step_verdicts(
+                    &StepView {
+                        prev: &prev_a,
+                        next: &a,
+                        event: e,
+                        outcome: &out_a,
+                    },
+                    &rules,
+                );
+                let vb = step_verdicts(
+                    &StepView {
+                        prev: &prev_b,
+                        next: &b,
+                        event: &pe,
+                        outcome: &out_b,
+                    },
+                    &rules,
+                );
                 assert_eq!(va, vb, "verdicts after {e} in {h:?}");
                 violations_seen += va.len() as u64;
             }

@@ -41,12 +41,11 @@ pub fn run_focused(
                 next: &state,
                 event,
                 outcome: &outcome,
-                rules: &rules,
             };
             if decisions {
                 count_sometimes_from(&view, &mut run.sometimes, &mut run.first_fired, step as u32);
             }
-            if let Some(detail) = step_violation_of(entry, &view) {
+            if let Some(detail) = step_violation_of(entry, &view, &rules) {
                 run.violations.push(violation(entry, step, detail));
                 return;
             }

@@ -8,7 +8,8 @@
 use crate::check::agree::Agreeing;
 use crate::check::history::{ExpectedViolation, History};
 use crate::check::invariants::{
-    count_sometimes_from, quiescent_violations, step_violations_except, StepView, INVARIANTS,
+    count_sometimes_memo, quiescent_violations, step_violations_memo, StepMemo, StepView,
+    INVARIANTS,
 };
 use crate::model::{apply, BrokerState, Cluster, Event, Outcome, Rules, NO_LEADER};
 use crate::rules::RuleSet;
@@ -194,9 +195,11 @@ fn step_shared(
     let (first, second) = (runs[0].rules, runs[1].rules);
     let agreeing = Agreeing::new(&first, &second);
     let outcome = apply(&mut states[0], at.event, &agreeing);
-    judge(&mut runs[0], &prevs[0], &states[0], &outcome, at);
+    // One step, one memo: side 1 reads what side 0's rule-free checks found.
+    let memo = &mut StepMemo::default();
+    judge(&mut runs[0], &prevs[0], &states[0], &outcome, at, memo);
     if agreeing.agreed() {
-        judge(&mut runs[1], &prevs[0], &states[0], &outcome, at);
+        judge(&mut runs[1], &prevs[0], &states[0], &outcome, at, memo);
         return None;
     }
     let (before, own_prev) = prevs.split_at_mut(1);
@@ -214,21 +217,28 @@ fn step_side(
     apply: ApplyFn,
 ) -> Outcome {
     let outcome = apply(state, at.event, &run.rules);
-    judge(run, prev, state, &outcome, at);
+    judge(run, prev, state, &outcome, at, &mut StepMemo::default());
     outcome
 }
 
-/// Every step invariant and vacuity counter on (prev, next) under the side's rules.
-fn judge(run: &mut SideRun, prev: &Cluster, next: &Cluster, outcome: &Outcome, at: &At) {
+/// Every step invariant and vacuity counter on (prev, next) under the side's rules;
+/// `memo` holds what the rule-free checks found on this step for another side.
+fn judge(
+    run: &mut SideRun,
+    prev: &Cluster,
+    next: &Cluster,
+    outcome: &Outcome,
+    at: &At,
+    memo: &mut StepMemo,
+) {
     let view = StepView {
         prev,
         next,
         event: at.event,
         outcome,
-        rules: &run.rules,
     };
     // Collected first: the filter reads the violations the push extends.
-    let found: Vec<_> = step_violations_except(&view, |id| run.violates(id)).collect();
+    let found = step_violations_memo(&view, &run.rules, |id| run.violates(id), memo);
     let step = at.step;
     let at_step = |(invariant, detail)| Violation {
         invariant,
@@ -236,7 +246,8 @@ fn judge(run: &mut SideRun, prev: &Cluster, next: &Cluster, outcome: &Outcome, a
         detail,
     };
     run.violations.extend(found.into_iter().map(at_step));
-    count_sometimes_from(&view, &mut run.sometimes, &mut run.first_fired, step as u32);
+    let (counts, first) = (&mut run.sometimes, &mut run.first_fired);
+    count_sometimes_memo(&view, counts, first, step as u32, memo);
     if at.record {
         run.steps.push(StepRecord {
             outcome: outcome.clone(),

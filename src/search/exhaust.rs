@@ -527,9 +527,8 @@ fn transition(
         next: &state,
         event: op,
         outcome: &outcome,
-        rules,
     };
-    let violated = step_violations_except(&view, |id| known.contains(&id))
+    let violated = step_violations_except(&view, rules, |id| known.contains(&id))
         .map(|(id, _)| id)
         .collect();
     let rejected = outcome.is_rejected();

@@ -45,8 +45,8 @@ pub(super) fn s0_shape(s: &StepView) -> Option<String> {
     })
 }
 
-pub(super) fn s1_lists(s: &StepView) -> Option<String> {
-    let transients_allowed = s.rules.derivation.tracks_transients();
+pub(super) fn s1_lists(s: &StepView, rules: &RuleSet) -> Option<String> {
+    let transients_allowed = rules.derivation.tracks_transients();
     each_partition(s, |_, _, p, g| {
         if !contains_all(&p.replicas, &p.adding_replicas)
             || !contains_all(&p.replicas, &p.removing_replicas)
@@ -210,9 +210,10 @@ pub(super) fn g3_adding_not_original(s: &StepView) -> Option<String> {
 /// told; only the checks that need no ISR judge it (docs/model/reassignment.md#ends).
 fn each_end(
     s: &StepView,
+    rules: &RuleSet,
     check: impl Fn(&Partition, Option<&[i32]>, &Ghost) -> Option<String>,
 ) -> Option<String> {
-    ends(s).into_iter().find_map(|end| {
+    ends(s, rules).into_iter().find_map(|end| {
         let i = end.partition;
         check(end.record, end.isr.as_deref(), &s.next.ghosts[i]).map(|d| match end.how {
             How::Completion => format!("p{i}: {d}"),
@@ -258,7 +259,7 @@ struct End<'a> {
 /// ISR, except when the same record's election was unclean, which forcibly resets the ISR
 /// to the new leader afterwards (PartitionChangeBuilder.tryElection). That reset is the
 /// data loss the topic opted into, not a completion decision; see docs/findings.md F1.
-fn ends<'a>(s: &StepView<'a>) -> Vec<End<'a>> {
+fn ends<'a>(s: &StepView<'a>, rules: &RuleSet) -> Vec<End<'a>> {
     let mut out: Vec<End<'a>> = Vec::new();
     for e in s.outcome.effects() {
         let Some(info) = e.completion.as_ref() else {
@@ -288,7 +289,7 @@ fn ends<'a>(s: &StepView<'a>) -> Vec<End<'a>> {
         if !prev.is_reassigning() || next.is_reassigning() || reported || cancelled == Some(i) {
             continue;
         }
-        let (isr, how) = unreported_end_isr(s, i, prev, next);
+        let (isr, how) = unreported_end_isr(s, rules, i, prev, next);
         out.push(End {
             partition: i,
             record: next,
@@ -306,6 +307,7 @@ fn ends<'a>(s: &StepView<'a>) -> Vec<End<'a>> {
 /// ended on, unless an unclean election is visible (then `None`, as for F1).
 fn unreported_end_isr(
     s: &StepView,
+    rules: &RuleSet,
     i: usize,
     prev: &Partition,
     next: &Partition,
@@ -336,7 +338,7 @@ fn unreported_end_isr(
                 &prev.adding_replicas,
                 &prev.removing_replicas,
             );
-            if let Some((_, done)) = s.rules.maybe_complete(r, &isr, a, m) {
+            if let Some((_, done)) = rules.maybe_complete(r, &isr, a, m) {
                 decided = Some(done.clone());
                 isr = done;
             }
@@ -355,8 +357,8 @@ fn unreported_end_isr(
     ((!unclean).then(|| next.isr.to_vec()), how)
 }
 
-pub(super) fn g4_target_fidelity(s: &StepView) -> Option<String> {
-    each_end(s, |p, _, g| {
+pub(super) fn g4_target_fidelity(s: &StepView, rules: &RuleSet) -> Option<String> {
+    each_end(s, rules, |p, _, g| {
         (!same_set(&p.replicas, &g.target)).then(|| {
             format!(
                 "completed with replicas {} but T = {}",
@@ -367,8 +369,8 @@ pub(super) fn g4_target_fidelity(s: &StepView) -> Option<String> {
     })
 }
 
-pub(super) fn g5_safe_completion(s: &StepView) -> Option<String> {
-    each_end(s, |p, isr, g| {
+pub(super) fn g5_safe_completion(s: &StepView, rules: &RuleSet) -> Option<String> {
+    each_end(s, rules, |p, isr, g| {
         let isr = isr?;
         let out = without(&without(&g.target, &g.original), isr);
         (!out.is_empty()).then(|| {
@@ -400,13 +402,13 @@ pub(super) fn g6_cancel_restores(s: &StepView) -> Option<String> {
     })
 }
 
-pub(super) fn g7_one_step_liveness(s: &StepView) -> Option<String> {
+pub(super) fn g7_one_step_liveness(s: &StepView, rules: &RuleSet) -> Option<String> {
     each_partition(s, |_, _, p, g| {
         let ready = p.is_reassigning()
             && contains_all(&p.isr, &g.target)
             && !without(&p.isr, &p.removing_replicas).is_empty();
         let completes = || {
-            s.rules
+            rules
                 .maybe_complete(
                     &p.replicas,
                     &p.isr,
@@ -427,8 +429,8 @@ pub(super) fn g7_one_step_liveness(s: &StepView) -> Option<String> {
     })
 }
 
-pub(super) fn g8_rf_guard(s: &StepView) -> Option<String> {
-    each_end(s, |_, isr, g| {
+pub(super) fn g8_rf_guard(s: &StepView, rules: &RuleSet) -> Option<String> {
+    each_end(s, rules, |_, isr, g| {
         let isr = isr?;
         let shrinking = g.target.len() < g.original.len();
         (shrinking && !contains_all(isr, &g.target)).then(|| {

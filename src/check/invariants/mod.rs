@@ -58,18 +58,22 @@ pub(super) fn each_partition(
     })
 }
 
-/// One step as the invariants see it.
+/// One step as the invariants see it. It holds no rule set: a step check that reads the
+/// side's rules says so by its kind ([`Check::StepUnderRules`]), so two sides judged on the
+/// same step can share every other result ([`StepMemo`]).
 pub struct StepView<'a> {
     pub prev: &'a Cluster,
     pub next: &'a Cluster,
     pub event: &'a Event,
     pub outcome: &'a Outcome,
-    pub rules: &'a RuleSet,
 }
 
 pub enum Check {
     /// `Some(detail)` when violated.
     Step(fn(&StepView) -> Option<String>),
+    /// A step check that also reads the side's rules (the completion test, design A's
+    /// transients).
+    StepUnderRules(fn(&StepView, &RuleSet) -> Option<String>),
     Quiescent(fn(&Cluster, &RuleSet) -> Option<String>),
     /// `true` when the interesting thing happened in this step.
     Sometimes(fn(&StepView) -> bool),
@@ -102,31 +106,85 @@ fn run_each<'a, T>(
         .filter_map(move |(n, i)| run(&i.check).map(|t| (n, i.id, t)))
 }
 
-/// Every step invariant `view` violates, with its detail, in list order.
+/// Every step invariant `view` violates under `rules`, with its detail, in list order.
 pub fn step_violations<'a>(
     view: &'a StepView<'a>,
+    rules: &'a RuleSet,
 ) -> impl Iterator<Item = (&'static str, String)> + 'a {
-    step_violations_except(view, |_| false)
+    step_violations_except(view, rules, |_| false)
 }
 
 /// [`step_violations`] without running the invariants `known` names: a run reports only
 /// the first violation of each invariant, so one that already failed need not be checked.
 pub fn step_violations_except<'a>(
     view: &'a StepView<'a>,
+    rules: &'a RuleSet,
     known: impl Fn(&str) -> bool + 'a,
 ) -> impl Iterator<Item = (&'static str, String)> + 'a {
     let check = move |c: &Check| match *c {
         Check::Step(check) => check(view),
+        Check::StepUnderRules(check) => check(view, rules),
         _ => None,
     };
     run_each(known, check).map(|(_, id, detail)| (id, detail))
 }
 
+/// What the rule-free checks ([`Check::Step`], [`Check::Sometimes`]) found on one step,
+/// so that a second side judged on the same (prev, next, event, outcome), as the oracle's
+/// two sides are while they share a state, reads those results instead of running the
+/// checks again. Allocation-free unless a check fails.
+#[derive(Default)]
+pub struct StepMemo {
+    /// Bit n: the step check `INVARIANTS[n]` has run on this step.
+    ran: u128,
+    /// The details of those that ran and failed.
+    found: Vec<(usize, String)>,
+    /// Bit n: the vacuity property `INVARIANTS[n]` fired; `None` until counted once.
+    fired: Option<u128>,
+}
+
+/// The memo's bit sets hold one bit per entry of the list.
+const _: () = assert!(list::INVARIANTS_LEN <= 128);
+
+/// [`step_violations_except`], reading and filling `memo`: a rule-free check that ran on
+/// this step for another side is not run again.
+pub fn step_violations_memo(
+    view: &StepView,
+    rules: &RuleSet,
+    known: impl Fn(&str) -> bool,
+    memo: &mut StepMemo,
+) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    for (n, entry) in INVARIANTS.iter().enumerate() {
+        let found = match entry.check {
+            Check::Step(_) | Check::StepUnderRules(_) if known(entry.id) => None,
+            Check::Step(_) if memo.ran & 1 << n != 0 => memo
+                .found
+                .iter()
+                .find(|(m, _)| *m == n)
+                .map(|(_, d)| d.clone()),
+            Check::Step(check) => {
+                memo.ran |= 1 << n;
+                let found = check(view);
+                if let Some(d) = &found {
+                    memo.found.push((n, d.clone()));
+                }
+                found
+            }
+            Check::StepUnderRules(check) => check(view, rules),
+            _ => None,
+        };
+        out.extend(found.map(|d| (entry.id, d)));
+    }
+    out
+}
+
 /// One entry's step check alone (`None` for another kind), for a run that judges one
 /// invariant (`check::focused`).
-pub fn step_violation_of(entry: &Invariant, view: &StepView) -> Option<String> {
+pub fn step_violation_of(entry: &Invariant, view: &StepView, rules: &RuleSet) -> Option<String> {
     match entry.check {
         Check::Step(check) => check(view),
+        Check::StepUnderRules(check) => check(view, rules),
         _ => None,
     }
 }
@@ -176,11 +234,29 @@ pub fn count_sometimes(view: &StepView, counts: &mut [u32]) {
 /// [`count_sometimes`], noting in `first` (when it is as long as `counts`) the step
 /// `step` for each property that fires for the first time.
 pub fn count_sometimes_from(view: &StepView, counts: &mut [u32], first: &mut [u32], step: u32) {
-    let fired = |c: &Check| match *c {
-        Check::Sometimes(fired) => fired(view).then_some(()),
-        _ => None,
-    };
-    for (n, _, ()) in run_each(|_| false, fired) {
+    count_sometimes_memo(view, counts, first, step, &mut StepMemo::default());
+}
+
+/// [`count_sometimes_from`], reading and filling `memo` (the properties read no rules, so
+/// which fired on a step is the same for every side judged on it).
+pub fn count_sometimes_memo(
+    view: &StepView,
+    counts: &mut [u32],
+    first: &mut [u32],
+    step: u32,
+    memo: &mut StepMemo,
+) {
+    let fired = *memo.fired.get_or_insert_with(|| {
+        let fired = |c: &Check| match *c {
+            Check::Sometimes(fired) => fired(view).then_some(()),
+            _ => None,
+        };
+        run_each(|_| false, fired).fold(0u128, |bits, (n, _, ())| bits | 1 << n)
+    });
+    let mut bits = fired;
+    while bits != 0 {
+        let n = bits.trailing_zeros() as usize;
+        bits &= bits - 1;
         if counts[n] == 0 {
             if let Some(f) = first.get_mut(n) {
                 *f = step;
