@@ -25,7 +25,7 @@ use crate::findings::report;
 use crate::findings::triage::{self, Known};
 use crate::model::Cluster;
 use crate::rules::{RuleSet, PRESETS};
-use crate::search::generate::decode;
+use crate::search::generate::decode_padded;
 use std::sync::OnceLock;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -190,7 +190,8 @@ fn new_violation(history: &History, verdict: &Verdict) -> Option<Crash> {
 }
 
 /// The history an input stands for: a JSON history when the bytes are one (so the seed
-/// corpora can hold the counterexample histories of docs/model/reassignment.md#histories and docs/model/inkless.md#counterexamples as written), else the decoded bytes.
+/// corpora can hold the counterexample histories of docs/model/reassignment.md#histories and docs/model/inkless.md#counterexamples as written), else the decoded bytes, padded as
+/// `hunt` would draw them (`generate::decode_padded`).
 pub fn input_history(data: &[u8]) -> History {
     let json = (data.first() == Some(&b'{'))
         .then(|| {
@@ -199,7 +200,7 @@ pub fn input_history(data: &[u8]) -> History {
                 .and_then(|text| History::from_json(text).ok())
         })
         .flatten();
-    json.unwrap_or_else(|| decode(data))
+    json.unwrap_or_else(|| decode_padded(data))
 }
 
 /// The entry point both engines call. Panics with a readable report on a finding.

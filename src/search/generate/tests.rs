@@ -344,3 +344,49 @@ fn elr_on_histories_fill_an_elr_and_elect_from_it() {
         "only {elected} ELR-on histories elected from an ELR"
     );
 }
+
+/// The engines' padding (`decode_padded`): bytes at least `INPUT_BYTES_MAX` long decode
+/// as `decode` does; short ones decode to histories as long as `hunt`'s, deterministically
+/// and validly, keep steering the front of the history, and keep the last byte as the mode
+/// byte (ELR on for about half).
+#[test]
+fn padded_decoding_lengthens_short_inputs_only() {
+    for seed in 0..200 {
+        let long = bytes(seed, INPUT_BYTES_MAX + 1 + seed as usize);
+        assert_eq!(decode_padded(&long), decode(&long));
+    }
+    let (mut padded_events, mut raw_events, mut elr_on) = (0, 0, 0);
+    for seed in 0..1000u64 {
+        let short = bytes(seed, (seed % 8) as usize);
+        let h = decode_padded(&short);
+        h.validate().unwrap();
+        assert_eq!(h, decode_padded(&short), "deterministic");
+        padded_events += h.events.len();
+        raw_events += decode(&short).events.len();
+        elr_on += usize::from(h.eligible_leader_replicas);
+        if let Some(&last) = short.last() {
+            assert_eq!(
+                h.eligible_leader_replicas,
+                mode(&short, ElrMode::Drawn).1.elr
+            );
+            let mut other = short.clone();
+            *other.last_mut().unwrap() = last ^ 4;
+            let flipped = decode_padded(&other).eligible_leader_replicas;
+            assert_ne!(flipped, h.eligible_leader_replicas, "the mode byte decides");
+        }
+    }
+    // hunt's histories average about 15 events; seven bytes make at most a few.
+    assert!(
+        padded_events > 10 * 1000 && raw_events < 3 * 1000,
+        "{padded_events} {raw_events}"
+    );
+    assert!((400..=600).contains(&elr_on), "{elr_on}");
+    // The bytes steer the front: the same first bytes, another tail seed, same brokers.
+    let front = bytes(9, 40);
+    let (a, b) = (
+        decode_padded(&[&front[..], &[1]].concat()),
+        decode_padded(&[&front[..], &[9]].concat()),
+    );
+    assert_eq!(a.brokers, b.brokers);
+    assert_eq!(a.events[0], b.events[0]);
+}
