@@ -144,3 +144,43 @@ fn a_focused_run_of_an_unknown_invariant_is_none() {
         isrfuzz::check::focused::run_focused(&history, RuleSet::complete(), "G99", true).is_none()
     );
 }
+
+/// Drawing a history while judging it (`decode_judged`, what `hunt` does: the guide reads
+/// its side of the run) gives the history `decode_with` draws and the verdict
+/// `oracle::run` gives it, with either side as the guide and shorter bounds too.
+#[test]
+fn a_history_judged_as_it_is_drawn_is_the_same_history_and_verdict() {
+    use isrfuzz::search::generate::{decode_judged, decode_with, ElrMode, GEN_EVENTS_MAX};
+    let mut buf = Vec::new();
+    let mut violated = 0;
+    for (k, pair) in [
+        "trunk:complete",
+        "pr756+pr760:complete",
+        "complete:complete",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let pair = RuleSet::parse_pair(pair).unwrap();
+        let sides = if pair[0] == pair[1] {
+            &pair[..1]
+        } else {
+            &pair[..]
+        };
+        for seed in 0..120u64 {
+            Rng::new(seed * 5 + k as u64).fill(&mut buf);
+            let guide = (seed % 2) as usize % sides.len();
+            let events_max = [GEN_EVENTS_MAX, 7][(seed % 3 == 0) as usize];
+            let (h, v) = decode_judged(&buf, sides, guide, events_max, ElrMode::Drawn);
+            let alone = decode_with(&buf, &sides[guide], events_max, ElrMode::Drawn);
+            assert_eq!(h, alone, "{pair:?} seed {seed}");
+            let w = oracle::run(&alone, sides, false);
+            assert_eq!(v.fingerprint(), w.fingerprint(), "{pair:?} seed {seed}");
+            for (a, b) in v.sides.iter().zip(&w.sides) {
+                assert_eq!(a.first_fired, b.first_fired);
+            }
+            violated += usize::from(v.any_violation());
+        }
+    }
+    assert!(violated > 20, "{violated}");
+}

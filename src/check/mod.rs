@@ -7,4 +7,5 @@ pub mod agree;
 pub mod focused;
 pub mod history;
 pub mod invariants;
+pub mod lockstep;
 pub mod oracle;

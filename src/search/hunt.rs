@@ -6,14 +6,14 @@
 
 use crate::check::history::History;
 use crate::check::invariants::INVARIANTS;
-use crate::check::oracle::{self, Verdict};
+use crate::check::oracle::Verdict;
 use crate::error::Error;
 use crate::findings::attribution::attributed;
 use crate::findings::finding::sides_of;
 use crate::findings::summary::Summary;
 use crate::findings::{Finding, Sink};
 use crate::rules::RuleSet;
-use crate::search::generate::{decode_with, ElrMode, GEN_EVENTS_MAX};
+use crate::search::generate::{decode_judged, decode_with, ElrMode, GEN_EVENTS_MAX};
 use crate::search::rng::{Rng, INPUT_BYTES_MAX};
 use std::time::{Duration, Instant};
 
@@ -96,10 +96,11 @@ pub fn hunt(cfg: &Config, sink: &Sink, mut progress: impl FnMut(&Report)) -> Res
             continue;
         }
         let pair = cfg.pairs[(n as usize) % cfg.pairs.len()];
-        // Alternate the guide so each side's reachable states get explored.
-        let guide = &pair[((n / cfg.pairs.len() as u64) % 2) as usize];
-        let history = decode_with(&buf, guide, GEN_EVENTS_MAX, cfg.elr);
-        let verdict = oracle::run(&history, sides_of(&pair), false);
+        // Alternate the guide so each side's reachable states get explored; the history
+        // is judged as it is drawn (the guide reads its side of the run).
+        let sides = sides_of(&pair);
+        let guide = (((n / cfg.pairs.len() as u64) % 2) as usize).min(sides.len() - 1);
+        let (history, verdict) = decode_judged(&buf, sides, guide, GEN_EVENTS_MAX, cfg.elr);
         if let Err(e) = absorb(sink, &mut report, pair, history, verdict, start) {
             report.write_error = Some(e);
             break;

@@ -31,6 +31,8 @@ mod ops;
 mod tests;
 
 use crate::check::history::History;
+use crate::check::lockstep::Lockstep;
+use crate::check::oracle::Verdict;
 use crate::model::broker::Local;
 use crate::model::{apply, BrokerConfig, BrokerId, BrokerState, Cluster, Event, Partition};
 use crate::rules::RuleSet;
@@ -111,14 +113,57 @@ pub fn decode_bounded(data: &[u8], guide: &RuleSet, events_max: usize) -> Histor
 /// As `decode_bounded`, with ELR drawn or forced by `elr`. The guide model runs with the
 /// history's ELR setting.
 pub fn decode_with(data: &[u8], guide: &RuleSet, events_max: usize, elr: ElrMode) -> History {
+    let own = |brokers: &[BrokerId], elr: bool| Model::Own {
+        rules: *guide,
+        cluster: Cluster::new(brokers, BrokerConfig::default()).with_elr(elr),
+    };
+    draw(data, events_max, elr, own).0
+}
+
+/// As `decode_with` with `sides[guide]` as the guide, and the history judged under `sides`
+/// as it is drawn: the guide reads that side's state from the oracle's run
+/// (`check::lockstep`) instead of running a model of its own, so each event is applied
+/// once per side, not once more for the guide. The same history and the same verdict as
+/// `decode_with` then `oracle::run(history, sides, false)` (a test compares them); a model
+/// panic ends the history at the event that caused it, with the verdict's harness bug.
+pub fn decode_judged(
+    data: &[u8],
+    sides: &[RuleSet],
+    guide: usize,
+    events_max: usize,
+    elr: ElrMode,
+) -> (History, Verdict) {
+    let judged = |brokers: &[BrokerId], elr: bool| {
+        let config = BrokerConfig::default();
+        let run = Lockstep::new(brokers, config, elr, sides, false, apply);
+        Model::Judged {
+            run: Box::new(run),
+            side: guide,
+        }
+    };
+    let (history, model) = draw(data, events_max, elr, judged);
+    let Model::Judged { run, .. } = model else {
+        unreachable!("drawn with a judged model")
+    };
+    (history, run.finish())
+}
+
+/// The draw loop: the guide starts on the model `start` makes for the drawn brokers and
+/// ELR setting, then takes operations until the input or `events_max` runs out.
+fn draw(
+    data: &[u8],
+    events_max: usize,
+    elr: ElrMode,
+    start: impl FnOnce(&[BrokerId], bool) -> Model,
+) -> (History, Model) {
     let events_max = events_max.clamp(1, GEN_EVENTS_MAX);
     let (data, mode) = mode(data, elr);
     let mut u = Unstructured::new(data);
-    let mut g = Guide::start(&mut u, guide, mode);
+    let mut g = Guide::start(&mut u, start, mode);
     let weights = swarm_weights(&mut u);
     // Every iteration consumes input or adds an event; the cap makes termination obvious.
     for _ in 0..4 * GEN_EVENTS_MAX {
-        if g.events.len() >= events_max || u.is_empty() {
+        if g.events.len() >= events_max || u.is_empty() || g.model.stopped() {
             break;
         }
         let op = &OPS[pick_op(&g, &mut u, &weights)];
@@ -129,7 +174,7 @@ pub fn decode_with(data: &[u8], guide: &RuleSet, events_max: usize, elr: ElrMode
     let mut history = History::new(g.brokers, g.events);
     history.eligible_leader_replicas = mode.elr;
     history.format = history.written_format();
-    history
+    (history, g.model)
 }
 
 /// Decode what a coverage-guided engine hands over (`fuzz::input_history`): its bytes
@@ -163,12 +208,44 @@ fn fnv1a(data: &[u8]) -> u64 {
     })
 }
 
+/// Where the guide's state comes from: a model of its own under the guide rule set, or
+/// one side of a lockstep run that judges the history as it is drawn.
+#[derive(Clone)]
+enum Model {
+    Own { rules: RuleSet, cluster: Cluster },
+    Judged { run: Box<Lockstep>, side: usize },
+}
+
+impl Model {
+    fn cluster(&self) -> &Cluster {
+        match self {
+            Model::Own { cluster, .. } => cluster,
+            Model::Judged { run, side } => run.state(*side),
+        }
+    }
+
+    fn push(&mut self, event: &Event) {
+        match self {
+            Model::Own { rules, cluster } => {
+                apply(cluster, event, rules);
+            }
+            Model::Judged { run, .. } => {
+                run.step(event);
+            }
+        }
+    }
+
+    /// A judged run stops at a model panic, and the history with it.
+    fn stopped(&self) -> bool {
+        matches!(self, Model::Judged { run, .. } if run.stopped())
+    }
+}
+
 /// The guide model: what the preconditions read and the constructors draw from. Every
 /// generated event is applied to it under the guide rule set.
 #[derive(Clone)]
 struct Guide {
-    rules: RuleSet,
-    cluster: Cluster,
+    model: Model,
     brokers: Vec<BrokerId>,
     events: Vec<Event>,
     /// Fence, controlled-shutdown, stall and restart events so far.
@@ -180,12 +257,15 @@ struct Guide {
 impl Guide {
     /// Draws the broker count and the initial partition. Exhausted input gives the
     /// starting state of the reassignment scenarios: brokers [1,2,3], replicas [1,2,3].
-    fn start(u: &mut Unstructured, rules: &RuleSet, mode: Mode) -> Guide {
+    fn start(
+        u: &mut Unstructured,
+        model: impl FnOnce(&[BrokerId], bool) -> Model,
+        mode: Mode,
+    ) -> Guide {
         let n = u.int(GEN_BROKERS_MIN as usize, GEN_BROKERS_MAX as usize) as i32;
         let brokers: Vec<BrokerId> = (1..=n).collect();
         let mut g = Guide {
-            rules: *rules,
-            cluster: Cluster::new(&brokers, BrokerConfig::default()).with_elr(mode.elr),
+            model: model(&brokers, mode.elr),
             brokers,
             events: Vec::new(),
             faults: 0,
@@ -209,8 +289,13 @@ impl Guide {
         g
     }
 
+    /// The state after the events so far.
+    fn cluster(&self) -> &Cluster {
+        self.model.cluster()
+    }
+
     fn push(&mut self, event: Event) {
-        apply(&mut self.cluster, &event, &self.rules);
+        self.model.push(&event);
         self.events.push(event);
     }
 
@@ -234,17 +319,17 @@ impl Guide {
     }
 
     fn partitions_where(&self, eligible: impl Fn(&Cluster, &Partition) -> bool) -> Vec<usize> {
-        let c = &self.cluster;
+        let c = self.cluster();
         (0..c.partitions.len())
             .filter(|&i| eligible(c, &c.partitions[i]))
             .collect()
     }
 
     fn any_partition(&self, eligible: fn(&Cluster, &Partition) -> bool) -> bool {
-        self.cluster
+        self.cluster()
             .partitions
             .iter()
-            .any(|p| eligible(&self.cluster, p))
+            .any(|p| eligible(self.cluster(), p))
     }
 
     /// One of the partitions `eligible` accepts, or none if it accepts none.
@@ -257,7 +342,7 @@ impl Guide {
     }
 
     fn brokers_in(&self, states: &[BrokerState]) -> Vec<BrokerId> {
-        let c = &self.cluster;
+        let c = self.cluster();
         c.brokers
             .iter()
             .filter(|(_, s)| states.contains(s))
@@ -266,7 +351,10 @@ impl Guide {
     }
 
     fn any_broker_in(&self, states: &[BrokerState]) -> bool {
-        self.cluster.brokers.iter().any(|(_, s)| states.contains(s))
+        self.cluster()
+            .brokers
+            .iter()
+            .any(|(_, s)| states.contains(s))
     }
 
     fn broker_in(&self, u: &mut Unstructured, states: &[BrokerState]) -> Option<BrokerId> {
@@ -274,13 +362,13 @@ impl Guide {
     }
 
     fn any_local(&self, eligible: fn(&Local) -> bool) -> bool {
-        let rt = &self.cluster.runtime.partitions;
+        let rt = &self.cluster().runtime.partitions;
         rt.iter().any(|p| p.locals.iter().any(eligible))
     }
 
     /// Partitions with at least one replica whose local state `eligible` accepts.
     fn partitions_with_local(&self, eligible: fn(&Local) -> bool) -> Vec<usize> {
-        let rt = &self.cluster.runtime.partitions;
+        let rt = &self.cluster().runtime.partitions;
         (0..rt.len())
             .filter(|&i| rt[i].locals.iter().any(eligible))
             .collect()

@@ -49,7 +49,7 @@ pub(super) const OPS: &[OpSpec] = &[
     op("seal_commit",           |g| g.any_partition(seal_pending),                 seal_commit),
     op("alter_diskless_switch", |g| g.any_partition(switching_diskless),           alter_switch),
     op("stall_broker",          Guide::faults_left,                                stall),
-    op("resume_broker",         |g| !g.cluster.runtime.stalled.is_empty(),         resume),
+    op("resume_broker",         |g| !g.cluster().runtime.stalled.is_empty(),         resume),
     op("restart_broker",        Guide::faults_left,                                restart),
     op("delete_records",        |g| g.any_partition(deletable),                    delete_records),
     op("flush_broker",          |_| true,                                          flush),
@@ -196,11 +196,11 @@ fn cancel(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
 /// Valid: the leader plus any active replicas; "everyone caught up" is a likely pick.
 fn alter_partition(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
     let partition = g.partition(u, has_leader)?;
-    let p = g.cluster.partitions[partition].clone();
+    let p = g.cluster().partitions[partition].clone();
     let caught_up = u.int(0, 3) == 0;
     let mut isr = vec![p.leader];
     for &r in &p.replicas {
-        if r != p.leader && g.cluster.is_active(r) && (caught_up || u.flag()) {
+        if r != p.leader && g.cluster().is_active(r) && (caught_up || u.flag()) {
             isr.push(r);
         }
     }
@@ -245,7 +245,7 @@ fn shutdown(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
 fn elect(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
     let invalid = g.invalid_on_purpose(u);
     let partition = g.partition(u, |c, p| invalid || election_needed(c, p))?;
-    let election = if g.cluster.partitions[partition].leader < 0 {
+    let election = if g.cluster().partitions[partition].leader < 0 {
         ElectionType::Unclean
     } else {
         ElectionType::Preferred
@@ -263,7 +263,7 @@ fn create(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
         .brokers
         .iter()
         .copied()
-        .filter(|&b| g.cluster.is_active(b))
+        .filter(|&b| g.cluster().is_active(b))
         .collect();
     let pool = if active.is_empty() || g.invalid_on_purpose(u) {
         g.brokers.clone()
@@ -294,7 +294,7 @@ fn produce(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
 
 /// Steps around the follower lag limit, so ISR shrinks happen and sometimes do not.
 fn advance_time(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
-    let lag = g.cluster.runtime.config.replica_lag_time_max_ms;
+    let lag = g.cluster().runtime.config.replica_lag_time_max_ms;
     Some(Event::AdvanceTime {
         ms: u.pick(&[lag / 2, lag, 2 * lag, lag / 4]).max(1),
     })
@@ -302,7 +302,7 @@ fn advance_time(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
 
 fn fetch(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
     let partition = u.one_of(&g.partitions_with_local(fetching_classic))?;
-    let fetchers: Vec<BrokerId> = g.cluster.runtime.partitions[partition]
+    let fetchers: Vec<BrokerId> = g.cluster().runtime.partitions[partition]
         .locals
         .iter()
         .filter(|l| fetching_classic(l))
@@ -328,8 +328,8 @@ fn seal_commit(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
 /// Moves the seal to none, pending, half the current seal, or the leader's log end.
 fn alter_switch(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
     let partition = g.partition(u, switching_diskless)?;
-    let current = g.cluster.partitions[partition].seal;
-    let leader_leo = g.cluster.runtime.partitions[partition]
+    let current = g.cluster().partitions[partition].seal;
+    let leader_leo = g.cluster().runtime.partitions[partition]
         .locals
         .iter()
         .map(|l| l.leo())
@@ -348,7 +348,7 @@ fn alter_switch(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
 fn stall(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
     let broker = u.pick(&g.brokers);
     g.faults += 1;
-    Some(if g.cluster.runtime.stalled.contains(&broker) {
+    Some(if g.cluster().runtime.stalled.contains(&broker) {
         Event::ResumeBroker { broker }
     } else {
         Event::StallBroker { broker }
@@ -356,7 +356,7 @@ fn stall(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
 }
 
 fn resume(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
-    let broker = u.pick(&g.cluster.runtime.stalled);
+    let broker = u.pick(&g.cluster().runtime.stalled);
     Some(Event::ResumeBroker { broker })
 }
 
@@ -377,7 +377,7 @@ fn restart(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
 fn delete_records(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
     let invalid = g.invalid_on_purpose(u);
     let partition = g.partition(u, deletable)?;
-    let hw = leader_log(&g.cluster, &g.cluster.partitions[partition]).map_or(0, |l| l.hw);
+    let hw = leader_log(g.cluster(), &g.cluster().partitions[partition]).map_or(0, |l| l.hw);
     let offset = if invalid {
         hw + 1
     } else {

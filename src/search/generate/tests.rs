@@ -7,6 +7,14 @@ use crate::check::invariants::INVARIANTS;
 use crate::check::oracle;
 use std::collections::HashSet;
 
+/// A guide model of its own under `rules`, as `decode_with` makes.
+fn own(rules: RuleSet) -> impl FnOnce(&[BrokerId], bool) -> Model {
+    move |brokers, elr| Model::Own {
+        rules,
+        cluster: Cluster::new(brokers, BrokerConfig::default()).with_elr(elr),
+    }
+}
+
 /// SplitMix64: a fixed, dependency-free byte source for tests.
 fn bytes(seed: u64, len: usize) -> Vec<u8> {
     let mut x = seed;
@@ -168,7 +176,7 @@ fn drive(
 ) -> Guide {
     let (data, m) = mode(data, ElrMode::Drawn);
     let mut u = Unstructured::new(data);
-    let mut g = Guide::start(&mut u, &RuleSet::trunk(), m);
+    let mut g = Guide::start(&mut u, own(RuleSet::trunk()), m);
     let weights = swarm_weights(&mut u);
     for _ in 0..4 * GEN_EVENTS_MAX {
         if g.events.len() >= GEN_EVENTS_MAX || u.is_empty() {
@@ -187,14 +195,14 @@ fn drive(
 #[test]
 fn list_reassignments_stays_index_zero_and_harmless() {
     let mut u = Unstructured::new(&[]);
-    let mut g = Guide::start(&mut u, &RuleSet::trunk(), mode(&[], ElrMode::Drawn).1);
+    let mut g = Guide::start(&mut u, own(RuleSet::trunk()), mode(&[], ElrMode::Drawn).1);
     assert_eq!(OPS[0].name, "list_reassignments");
     assert!((OPS[0].applies)(&g));
-    let before = g.cluster.clone();
+    let before = g.cluster().clone();
     let event = (OPS[0].build)(&mut g, &mut u).unwrap();
     assert_eq!(event, Event::ListReassignments);
     g.push(event);
-    assert_eq!(g.cluster, before);
+    assert_eq!(*g.cluster(), before);
 }
 
 #[test]
