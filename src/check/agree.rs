@@ -46,106 +46,46 @@ impl<'a> Agreeing<'a> {
     }
 }
 
-impl Rules for Agreeing<'_> {
-    fn plan_reassignment(&self, part: &Partition, target: &[BrokerId]) -> AlterPlan {
-        self.answer(|r| r.plan_reassignment(part, target))
-    }
+/// `Rules` for `Agreeing`: every hook asks `answer`, once per signature below.
+macro_rules! agreeing_hooks {
+    ($($hook:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
+        impl Rules for Agreeing<'_> {
+            $(fn $hook(&self, $($arg: $ty),*) -> $ret {
+                self.answer(|r| Rules::$hook(r, $($arg),*))
+            })*
+        }
+    };
+}
 
-    fn maybe_complete(
-        &self,
+agreeing_hooks! {
+    plan_reassignment(part: &Partition, target: &[BrokerId]) -> AlterPlan;
+    maybe_complete(
         replicas: &[BrokerId],
         isr: &[BrokerId],
         adding: &[BrokerId],
-        removing: &[BrokerId],
-    ) -> Option<(Vec<BrokerId>, Vec<BrokerId>)> {
-        self.answer(|r| Rules::maybe_complete(r, replicas, isr, adding, removing))
-    }
-
-    fn isr_shrink_cap(&self, part: &Partition) -> Option<i64> {
-        self.answer(|r| r.isr_shrink_cap(part))
-    }
-
-    fn out_of_sync(
-        &self,
-        rec: &ReplicaState,
-        leader_leo: i64,
-        cap: i64,
-        now_ms: i64,
-        lag_max_ms: i64,
-    ) -> bool {
-        self.answer(|r| r.out_of_sync(rec, leader_leo, cap, now_ms, lag_max_ms))
-    }
-
-    fn catch_up_fetch_on_delta(&self, leader_moved: bool, new_leader_epoch: bool) -> bool {
-        self.answer(|r| r.catch_up_fetch_on_delta(leader_moved, new_leader_epoch))
-    }
-
-    fn divert_consolidating_follower(&self, leader_moved: bool, new_leader_epoch: bool) -> bool {
-        self.answer(|r| r.divert_consolidating_follower(leader_moved, new_leader_epoch))
-    }
-
-    fn evicts_consolidation_on_divert(&self) -> bool {
-        self.answer(|r| r.evicts_consolidation_on_divert())
-    }
-
-    fn follower_reads_local_log(
-        &self,
-        consolidating: bool,
-        seal: i64,
-        fetch_offset: i64,
-        leader_leo: i64,
-    ) -> bool {
-        self.answer(|r| r.follower_reads_local_log(consolidating, seal, fetch_offset, leader_leo))
-    }
-
-    fn at_seal_fetch(&self, fetch_offset: i64, seal: i64, leader_leo: i64) -> AtSealAnswer {
-        self.answer(|r| r.at_seal_fetch(fetch_offset, seal, leader_leo))
-    }
-
-    fn in_sync_for_expansion(
-        &self,
+        removing: &[BrokerId]
+    ) -> Option<(Vec<BrokerId>, Vec<BrokerId>)>;
+    isr_shrink_cap(part: &Partition) -> Option<i64>;
+    out_of_sync(rec: &ReplicaState, leader_leo: i64, cap: i64, now_ms: i64, lag_max_ms: i64)
+        -> bool;
+    catch_up_fetch_on_delta(leader_moved: bool, new_leader_epoch: bool) -> bool;
+    divert_consolidating_follower(leader_moved: bool, new_leader_epoch: bool) -> bool;
+    evicts_consolidation_on_divert() -> bool;
+    follower_reads_local_log(consolidating: bool, seal: i64, fetch_offset: i64, leader_leo: i64)
+        -> bool;
+    at_seal_fetch(fetch_offset: i64, seal: i64, leader_leo: i64) -> AtSealAnswer;
+    in_sync_for_expansion(
         rec: &ReplicaState,
         at_seal_branch: bool,
         seal: i64,
         leader_hw: i64,
-        leader_epoch_start_offset: i64,
-    ) -> bool {
-        self.answer(|r| {
-            r.in_sync_for_expansion(
-                rec,
-                at_seal_branch,
-                seal,
-                leader_hw,
-                leader_epoch_start_offset,
-            )
-        })
-    }
-
-    fn isr_gated_routing(&self) -> bool {
-        self.answer(|r| r.isr_gated_routing())
-    }
-
-    fn one_step_reassignment(&self, part: &Partition) -> bool {
-        self.answer(|r| r.one_step_reassignment(part))
-    }
-
-    fn unfence_adds_to_isr(&self, part: &Partition) -> bool {
-        self.answer(|r| r.unfence_adds_to_isr(part))
-    }
-
-    fn truncate_on_new_leader(&self, leader_moved: bool, hw: i64) -> Option<i64> {
-        self.answer(|r| r.truncate_on_new_leader(leader_moved, hw))
-    }
-
-    fn truncates_before_fetch(&self, leader_moved: bool, new_leader_epoch: bool) -> bool {
-        self.answer(|r| r.truncates_before_fetch(leader_moved, new_leader_epoch))
-    }
-
-    fn truncate_before_fetch(&self, follower: &Log, follower_hw: i64, leader: &Log) -> i64 {
-        self.answer(|r| r.truncate_before_fetch(follower, follower_hw, leader))
-    }
-
-    fn diverging_fetch(&self, follower: &Log, follower_hw: i64, leader: &Log) -> Option<i64> {
-        self.answer(|r| r.diverging_fetch(follower, follower_hw, leader))
-    }
+        leader_epoch_start_offset: i64
+    ) -> bool;
+    isr_gated_routing() -> bool;
+    one_step_reassignment(part: &Partition) -> bool;
+    unfence_adds_to_isr(part: &Partition) -> bool;
+    truncate_on_new_leader(leader_moved: bool, hw: i64) -> Option<i64>;
+    truncates_before_fetch(leader_moved: bool, new_leader_epoch: bool) -> bool;
+    truncate_before_fetch(follower: &Log, follower_hw: i64, leader: &Log) -> i64;
+    diverging_fetch(follower: &Log, follower_hw: i64, leader: &Log) -> Option<i64>;
 }

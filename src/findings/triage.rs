@@ -107,21 +107,13 @@ impl Mechanism {
             return true;
         }
         let trace = trace();
-        self.events
-            .iter()
-            .all(|e| trace.events.contains(&e.as_str()))
-            && !self
-                .without_events
-                .iter()
-                .any(|e| trace.events.contains(&e.as_str()))
-            && self
-                .decisions
-                .iter()
-                .all(|d| trace.decisions.contains(&d.as_str()))
-            && !self
-                .without_decisions
-                .iter()
-                .any(|d| trace.decisions.contains(&d.as_str()))
+        // All of `wanted` occur in `seen`, none of `unwanted` does.
+        let fits = |wanted: &[String], unwanted: &[String], seen: &[&str]| {
+            wanted.iter().all(|w| seen.contains(&w.as_str()))
+                && !unwanted.iter().any(|u| seen.contains(&u.as_str()))
+        };
+        fits(&self.events, &self.without_events, &trace.events)
+            && fits(&self.decisions, &self.without_decisions, &trace.decisions)
     }
 }
 
