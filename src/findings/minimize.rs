@@ -28,23 +28,29 @@ pub fn minimize(history: &History, fails: impl Fn(&History) -> bool) -> History 
 /// it and renumbers the partitions created after it.
 pub fn without_event(h: &History, i: usize) -> History {
     let mut out = h.clone();
-    let removed = out.events.remove(i);
-    if !matches!(removed, Event::CreatePartition { .. }) {
-        return out;
-    }
+    remove_event(&mut out, i);
+    out
+}
+
+/// [`without_event`] in place (a window of removals copies the history once, not once per
+/// event).
+fn remove_event(h: &mut History, i: usize) {
     let gone = h.events[..i]
         .iter()
         .filter(|e| matches!(e, Event::CreatePartition { .. }))
         .count();
-    out.events.retain(|e| e.partition() != Some(gone));
-    for e in &mut out.events {
+    let removed = h.events.remove(i);
+    if !matches!(removed, Event::CreatePartition { .. }) {
+        return;
+    }
+    h.events.retain(|e| e.partition() != Some(gone));
+    for e in &mut h.events {
         if let Some(p) = e.partition_mut() {
             if *p > gone {
                 *p -= 1;
             }
         }
     }
-    out
 }
 
 /// ddmin-style: try removing contiguous windows, largest first, so that events which are
@@ -60,7 +66,7 @@ fn drop_events(best: &mut History, accept: &impl Fn(&History) -> bool) {
             }
             let mut candidate = best.clone();
             for i in (start..start + size).rev() {
-                candidate = without_event(&candidate, i);
+                remove_event(&mut candidate, i);
             }
             if accept(&candidate) {
                 *best = candidate;
