@@ -203,15 +203,16 @@ fn judge(
         event: at.event,
         outcome,
     };
-    // Collected first: the filter reads the violations the push extends.
-    let found = step_violations_memo(&view, &run.rules, |id| run.violates(id), memo);
+    let found = step_violations_memo(&view, &run.rules, run.violated, memo);
     let step = at.step;
-    let at_step = |(invariant, detail)| Violation {
-        invariant,
-        step,
-        detail,
-    };
-    run.violations.extend(found.into_iter().map(at_step));
+    for (n, invariant, detail) in found {
+        run.violated |= 1 << n;
+        run.violations.push(Violation {
+            invariant,
+            step,
+            detail,
+        });
+    }
     let (counts, first) = (&mut run.sometimes, &mut run.first_fired);
     count_sometimes_memo(&view, counts, first, step as u32, memo);
     if at.record {

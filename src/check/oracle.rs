@@ -7,7 +7,7 @@
 //! and reported as `Verdict::harness_bug`, never as a divergence or a violation.
 
 use crate::check::history::{ExpectedViolation, History};
-use crate::check::invariants::INVARIANTS;
+use crate::check::invariants::{IdSet, INVARIANTS};
 use crate::check::lockstep::Lockstep;
 use crate::model::{apply, BrokerState, Cluster, Event, Outcome, Rules, NO_LEADER};
 use crate::rules::RuleSet;
@@ -39,6 +39,9 @@ pub struct SideRun {
     pub first_fired: Vec<u32>,
     /// Filled only when recording.
     pub steps: Vec<StepRecord>,
+    /// The invariants `violations` names, as a set of list entries (the step loop skips
+    /// them without comparing ids).
+    pub(crate) violated: IdSet,
 }
 
 impl SideRun {
@@ -101,6 +104,7 @@ pub fn empty_side(rules: RuleSet) -> SideRun {
         sometimes: vec![0; INVARIANTS.len()],
         first_fired: vec![u32::MAX; INVARIANTS.len()],
         steps: Vec::new(),
+        violated: 0,
     }
 }
 

@@ -135,36 +135,41 @@ pub fn step_violations_except<'a>(
 /// checks again. Allocation-free unless a check fails.
 #[derive(Default)]
 pub struct StepMemo {
-    /// Bit n: the step check `INVARIANTS[n]` has run on this step.
-    ran: u128,
+    /// The step checks that have run on this step.
+    ran: IdSet,
     /// The details of those that ran and failed.
     found: Vec<(usize, String)>,
-    /// Bit n: the vacuity property `INVARIANTS[n]` fired; `None` until counted once.
-    fired: Option<u128>,
+    /// The vacuity properties that fired; `None` until counted once.
+    fired: Option<IdSet>,
 }
 
-/// The memo's bit sets hold one bit per entry of the list.
-const _: () = assert!(list::INVARIANTS_LEN <= 128);
+/// A set of entries of the list, bit n standing for `INVARIANTS[n]`.
+pub type IdSet = u64;
+
+/// Every set of entries fits an [`IdSet`].
+const _: () = assert!(list::INVARIANTS_LEN <= IdSet::BITS as usize);
 
 /// [`step_violations_except`], reading and filling `memo`: a rule-free check that ran on
-/// this step for another side is not run again.
+/// this step for another side is not run again. `known`: the entries not to run (those
+/// this side already violated). Yields each violated entry's index, id and detail.
 pub fn step_violations_memo(
     view: &StepView,
     rules: &RuleSet,
-    known: impl Fn(&str) -> bool,
+    known: IdSet,
     memo: &mut StepMemo,
-) -> Vec<(&'static str, String)> {
+) -> Vec<(usize, &'static str, String)> {
     let mut out = Vec::new();
     for (n, entry) in INVARIANTS.iter().enumerate() {
+        let bit: IdSet = 1 << n;
         let found = match entry.check {
-            Check::Step(_) | Check::StepUnderRules(_) if known(entry.id) => None,
-            Check::Step(_) if memo.ran & 1 << n != 0 => memo
+            Check::Step(_) | Check::StepUnderRules(_) if known & bit != 0 => None,
+            Check::Step(_) if memo.ran & bit != 0 => memo
                 .found
                 .iter()
                 .find(|(m, _)| *m == n)
                 .map(|(_, d)| d.clone()),
             Check::Step(check) => {
-                memo.ran |= 1 << n;
+                memo.ran |= bit;
                 let found = check(view);
                 if let Some(d) = &found {
                     memo.found.push((n, d.clone()));
@@ -174,7 +179,7 @@ pub fn step_violations_memo(
             Check::StepUnderRules(check) => check(view, rules),
             _ => None,
         };
-        out.extend(found.map(|d| (entry.id, d)));
+        out.extend(found.map(|d| (n, entry.id, d)));
     }
     out
 }
@@ -251,7 +256,7 @@ pub fn count_sometimes_memo(
             Check::Sometimes(fired) => fired(view).then_some(()),
             _ => None,
         };
-        run_each(|_| false, fired).fold(0u128, |bits, (n, _, ())| bits | 1 << n)
+        run_each(|_| false, fired).fold(0, |bits: IdSet, (n, _, ())| bits | 1 << n)
     });
     let mut bits = fired;
     while bits != 0 {
