@@ -92,7 +92,7 @@ pub fn by_id(id: &str) -> Option<&'static Invariant> {
     INVARIANTS.iter().find(|i| i.id == id)
 }
 
-/// The one loop over the list: for each entry, in list order, that `skip` does not name,
+/// The loop over the list: for each entry, in list order, that `skip` does not name,
 /// `run` applies the entry's check (`None` when the check is of another kind or found
 /// nothing). Yields the entry's index in `INVARIANTS`, its id and what `run` returned.
 fn run_each<'a, T>(
@@ -159,10 +159,14 @@ pub fn step_violations_memo(
     memo: &mut StepMemo,
 ) -> Vec<(usize, &'static str, String)> {
     let mut out = Vec::new();
-    for (n, entry) in INVARIANTS.iter().enumerate() {
+    // The step entries left to run, in list order (lowest bit first).
+    let mut todo = kinds().step & !known;
+    while todo != 0 {
+        let n = todo.trailing_zeros() as usize;
         let bit: IdSet = 1 << n;
+        todo &= !bit;
+        let entry = &INVARIANTS[n];
         let found = match entry.check {
-            Check::Step(_) | Check::StepUnderRules(_) if known & bit != 0 => None,
             Check::Step(_) if memo.ran & bit != 0 => memo
                 .found
                 .iter()
@@ -182,6 +186,28 @@ pub fn step_violations_memo(
         out.extend(found.map(|d| (n, entry.id, d)));
     }
     out
+}
+
+/// The entries of each kind of check, as sets (computed once from the list).
+struct Kinds {
+    /// `Check::Step` and `Check::StepUnderRules`.
+    step: IdSet,
+    sometimes: IdSet,
+}
+
+fn kinds() -> &'static Kinds {
+    static KINDS: std::sync::OnceLock<Kinds> = std::sync::OnceLock::new();
+    KINDS.get_or_init(|| {
+        let of = |keep: fn(&Check) -> bool| {
+            (INVARIANTS.iter().enumerate())
+                .filter(|(_, i)| keep(&i.check))
+                .fold(0, |set: IdSet, (n, _)| set | 1 << n)
+        };
+        Kinds {
+            step: of(|c| matches!(c, Check::Step(_) | Check::StepUnderRules(_))),
+            sometimes: of(|c| matches!(c, Check::Sometimes(_))),
+        }
+    })
 }
 
 /// One entry's step check alone (`None` for another kind), for a run that judges one
@@ -252,11 +278,15 @@ pub fn count_sometimes_memo(
     memo: &mut StepMemo,
 ) {
     let fired = *memo.fired.get_or_insert_with(|| {
-        let fired = |c: &Check| match *c {
-            Check::Sometimes(fired) => fired(view).then_some(()),
-            _ => None,
-        };
-        run_each(|_| false, fired).fold(0, |bits: IdSet, (n, _, ())| bits | 1 << n)
+        let (mut todo, mut fired) = (kinds().sometimes, 0);
+        while todo != 0 {
+            let n = todo.trailing_zeros() as usize;
+            todo &= todo - 1;
+            if let Check::Sometimes(check) = INVARIANTS[n].check {
+                fired |= IdSet::from(check(view)) << n;
+            }
+        }
+        fired
     });
     let mut bits = fired;
     while bits != 0 {
