@@ -6,7 +6,8 @@
 #    complete alone (--seed 7 --max-histories $HISTORIES);
 #  - libfuzzer: exec/s of kraft_diff and of trivial (the engine's own cost), $FUZZ_SECONDS
 #    (default 10) each, `cargo fuzz build --sanitizer none` as ci/bench.sh; kraft_diff on complete:complete
-#    so that it never stops;
+#    so that it never stops; and kraft_diff's exec/s replaying a fixed corpus of 3,000
+#    600-byte inputs once (`-runs=0`; inputs past 512 bytes are never padded, python3 makes them);
 #  - afl (only if asked): the same under AFL++ (cargo-afl);
 #  - exhaust: wall and CPU time of `exhaust --rules complete --depth 6` from the `kraft`
 #    start (where the reassignment histories begin) pinned to the one core, and its wall
@@ -168,6 +169,25 @@ libfuzzer_rate() { # binary -> execs/s over $fuzz_s seconds from an empty corpus
   [ -n "$execs" ] || { echo "error: no libFuzzer stats from $1" >&2; tail -n 5 "$work/lf.log" >&2; exit 1; }
   echo "$execs $e $s" | awk '{printf "%.0f", $1 / ($2 - $3)}'
 }
+# A fixed corpus: 3,000 inputs of 600 bytes from a seeded stream. Past 512 bytes no input is
+# padded, so every build that decodes alike runs the same histories on it.
+fixed_corpus() {
+  mkdir -p "$work/fixed"
+  python3 - "$work/fixed" <<'PY'
+import random, sys
+r = random.Random(1)
+for i in range(3000):
+    open(f"{sys.argv[1]}/in{i:05d}", "wb").write(bytes(r.getrandbits(8) for _ in range(600)))
+PY
+}
+libfuzzer_replay() { # binary -> execs/s running every input of the fixed corpus once
+  local s e
+  s=$(date +%s.%N)
+  ISRFUZZ_RULES=complete:complete pin "$1" -runs=0 "$work/fixed" > "$work/lfr.log" 2>&1 || true
+  e=$(date +%s.%N)
+  grep -q INITED "$work/lfr.log" || { echo "error: $1 did not replay the corpus" >&2; tail -n 5 "$work/lfr.log" >&2; exit 1; }
+  echo "3000 $e $s" | awk '{printf "%.0f", $1 / ($2 - $3)}'
+}
 afl_rate() { # binary -> execs/s over $fuzz_s seconds from one seed, start-up included
   rm -rf "$work/afl"; mkdir -p "$work/afl/in"; printf 'seed' > "$work/afl/in/seed"
   local s e execs
@@ -189,6 +209,10 @@ for engine in libfuzzer afl; do
         else v=$(afl_rate "$(dir_of "$side")/afl_$t"); fi
         row "$side" "$engine-$t" "$r" "$v" execs/s ok
       done
+      if [ "$engine" = libfuzzer ]; then
+        [ -d "$work/fixed" ] || fixed_corpus
+        row "$side" libfuzzer-kraft_diff-replay "$r" "$(libfuzzer_replay "$(dir_of "$side")/kraft_diff")" execs/s ok
+      fi
     done
   done
 done

@@ -137,6 +137,11 @@ pub(crate) const MEASURES: &[Measure] = &[
         "libFuzzer `trivial`, exec/s",
         Goal::None,
     ),
+    m(
+        "libfuzzer-kraft_diff-replay",
+        "libFuzzer `kraft_diff` replaying 3,000 fixed 600-byte inputs (never padded), exec/s",
+        Goal::None,
+    ),
     share(
         "libfuzzer-kraft_diff",
         "libFuzzer `kraft_diff` / `trivial`",
