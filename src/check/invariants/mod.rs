@@ -14,8 +14,10 @@
 //! AlterPartition the broker side sent during the step, and a record that cleared adding and
 //! removing without the completion test (docs/model/reassignment.md#ends).
 //!
-//! Layout: this file holds the types and the one loop over the list, which the oracle,
-//! `exhaust` and the tests all run; `list.rs` holds the one list (its order is the order
+//! Layout: this file holds the types and the walks over the list, which the oracle,
+//! `exhaust` and the tests all run (`run_each`; the oracle's memoized step loop, which
+//! lets two sides judged on one step share every rule-free result; the one-entry forms of
+//! the focused run); `list.rs` holds the one list (its order is the order
 //! violations and `sometimes` counts are reported in). The checks live by family: `kraft.rs` (S0–S3, G1–G9,
 //! E1, V1–V8), `inkless.rs` (INV-1..INV-9, INV-4b, E2, V9–V12), `data.rs` (the data
 //! plane: D1–D5, V13–V17) and `elr.rs` (eligible leader replicas: ELR1–ELR5, V18–V20).
