@@ -10,8 +10,8 @@
 
 use crate::check::history::History;
 use crate::check::invariants::{
-    count_sometimes_from, quiescent_violation_of, step_violation_of, Invariant, Kind, StepView,
-    INVARIANTS,
+    by_id, count_sometimes_from, quiescent_violation_of, step_violation_of, Invariant, Kind,
+    StepView,
 };
 use crate::check::oracle::{self, SideRun, Violation};
 use crate::model::{apply, Cluster};
@@ -27,7 +27,7 @@ pub fn run_focused(
     invariant: &str,
     decisions: bool,
 ) -> Option<SideRun> {
-    let entry = INVARIANTS.iter().find(|i| i.id == invariant)?;
+    let entry = by_id(invariant)?;
     let mut run = oracle::empty_side(rules);
     catch_unwind(AssertUnwindSafe(|| {
         let mut state = Cluster::new(&history.brokers, history.broker_config)

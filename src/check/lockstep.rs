@@ -25,6 +25,8 @@ pub struct Lockstep {
     /// Each side's state before the step, copied into last step's copy (no allocation
     /// unless a list grew).
     prevs: Vec<Cluster>,
+    /// The step's outcome on each side (a buffer kept across steps).
+    outcomes: Vec<Outcome>,
     shared: bool,
     first_divergence: Option<usize>,
     /// Steps taken.
@@ -50,6 +52,7 @@ impl Lockstep {
             runs: sides.iter().map(|&rules| empty_side(rules)).collect(),
             prevs: states.clone(),
             states,
+            outcomes: Vec::with_capacity(2),
             shared: sides.len() == 2,
             first_divergence: None,
             steps: 0,
@@ -90,21 +93,20 @@ impl Lockstep {
             record: self.record,
         };
         let (runs, states, prevs) = (&mut self.runs, &mut self.states, &mut self.prevs);
-        let outcomes = if self.shared {
-            let Some(outcomes) = step_shared(runs, states, prevs, &at, self.apply) else {
+        let outcomes = &mut self.outcomes;
+        outcomes.clear();
+        if self.shared {
+            if step_shared(runs, states, prevs, &at, self.apply, outcomes) {
                 return; // one state, one outcome: nothing differs
-            };
-            outcomes
+            }
         } else {
-            let mut outcomes = Vec::with_capacity(runs.len());
             for ((run, state), prev) in runs.iter_mut().zip(states.iter_mut()).zip(prevs) {
                 prev.clone_from(state);
                 outcomes.push(step_side(run, prev, state, &at, self.apply));
             }
-            outcomes
-        };
+        }
         // Only the first divergence is reported: once found, the states are not compared.
-        if self.first_divergence.is_none() && differ(states, &outcomes) {
+        if self.first_divergence.is_none() && differ(states, outcomes) {
             self.first_divergence = Some(step);
         }
         // Equal whole states (ghosts and broker side included) behave alike from here
@@ -147,16 +149,17 @@ struct At<'a> {
 }
 
 /// One step of two sides that share side 0's state: side 0 takes it, asking side 1's
-/// rules too. `None` while they agree (both judged on the one next state, in the order
+/// rules too. `true` while they agree (both judged on the one next state, in the order
 /// two separate steps would be); else they split here: side 1 takes the step on its own
-/// from the state before it, and the two outcomes are returned.
+/// from the state before it, and the two outcomes go to `outcomes`.
 fn step_shared(
     runs: &mut [SideRun],
     states: &mut [Cluster],
     prevs: &mut [Cluster],
     at: &At,
     apply: ApplyFn,
-) -> Option<Vec<Outcome>> {
+    outcomes: &mut Vec<Outcome>,
+) -> bool {
     prevs[0].clone_from(&states[0]);
     let (first, second) = (runs[0].rules, runs[1].rules);
     let agreeing = Agreeing::new(&first, &second);
@@ -166,7 +169,7 @@ fn step_shared(
     judge(&mut runs[0], &prevs[0], &states[0], &outcome, at, memo);
     if agreeing.agreed() {
         judge(&mut runs[1], &prevs[0], &states[0], &outcome, at, memo);
-        return None;
+        return true;
     }
     let (before, own_prev) = prevs.split_at_mut(1);
     states[1].clone_from(&before[0]);
@@ -178,7 +181,8 @@ fn step_shared(
     let fresh = &mut StepMemo::default();
     let memo = if same_view { memo } else { fresh };
     judge(&mut runs[1], &prevs[1], &states[1], &other, at, memo);
-    Some(vec![outcome, other])
+    outcomes.extend([outcome, other]);
+    false
 }
 
 fn step_side(

@@ -39,8 +39,8 @@ pub struct SideRun {
     pub first_fired: Vec<u32>,
     /// Filled only when recording.
     pub steps: Vec<StepRecord>,
-    /// The invariants `violations` names, as a set of list entries (the step loop skips
-    /// them without comparing ids).
+    /// The step invariants `violations` names, as a set of list entries (the step loop
+    /// skips them without comparing ids; quiescence, judged once at the end, is not in it).
     pub(crate) violated: IdSet,
 }
 

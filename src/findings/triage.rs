@@ -157,11 +157,6 @@ impl Trace {
     }
 }
 
-/// The `op` name of an event in the history format (`alter_diskless_switch`).
-pub fn op_name(e: &crate::model::Event) -> String {
-    e.op().to_string()
-}
-
 impl Known {
     /// Whether the violation `v` under `rules` is this finding, `trace` giving the trace
     /// up to its step (see [`Mechanism::holds`]).
@@ -176,29 +171,11 @@ impl Known {
 
     /// Whether a violation under `rules` can be this finding (its scope, [`Known::scope`]).
     pub fn covers(&self, rules: &RuleSet) -> bool {
-        parsed(&self.rules).is_some_and(|k| match self.scope {
+        RuleSet::parse(&self.rules).is_ok_and(|k| match self.scope {
             None => k == *rules,
             Some(s) => k.same_rules_of(rules, s.family()),
         })
     }
-}
-
-/// `RuleSet::parse` of a known finding's rule set, remembered: triage asks it for every
-/// violation met, and a name takes tens of microseconds to parse. Bounded by the distinct
-/// names of the known findings a process loads.
-fn parsed(name: &str) -> Option<RuleSet> {
-    thread_local! {
-        static PARSED: std::cell::RefCell<std::collections::HashMap<String, Option<RuleSet>>> =
-            Default::default();
-    }
-    PARSED.with(|cache| {
-        if let Some(&r) = cache.borrow().get(name) {
-            return r;
-        }
-        let r = RuleSet::parse(name).ok();
-        cache.borrow_mut().insert(name.to_string(), r);
-        r
-    })
 }
 
 /// The first of `known` that matches the violation `v` of `run` (a side of a run of

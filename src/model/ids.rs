@@ -104,12 +104,6 @@ impl PartialEq for IdList {
 
 impl Eq for IdList {}
 
-impl PartialEq<[BrokerId]> for IdList {
-    fn eq(&self, other: &[BrokerId]) -> bool {
-        self.as_slice() == other
-    }
-}
-
 impl PartialEq<Vec<BrokerId>> for IdList {
     fn eq(&self, other: &Vec<BrokerId>) -> bool {
         self.as_slice() == other.as_slice()
@@ -163,12 +157,6 @@ impl From<&Vec<BrokerId>> for IdList {
 impl<const N: usize> From<[BrokerId; N]> for IdList {
     fn from(ids: [BrokerId; N]) -> IdList {
         IdList::from(ids.as_slice())
-    }
-}
-
-impl From<IdList> for Vec<BrokerId> {
-    fn from(ids: IdList) -> Vec<BrokerId> {
-        ids.to_vec()
     }
 }
 

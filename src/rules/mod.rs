@@ -74,7 +74,9 @@ impl RuleSet {
     }
 
     pub fn complete() -> RuleSet {
-        RuleSet::parse("complete").expect("the complete presets exist")
+        // Parsed once: callers ask for it on every name and attribution.
+        static COMPLETE: std::sync::OnceLock<RuleSet> = std::sync::OnceLock::new();
+        *COMPLETE.get_or_init(|| RuleSet::parse("complete").expect("the complete presets exist"))
     }
 
     /// `PartitionReassignmentReplicas.maybeCompleteReassignment` under this rule set.

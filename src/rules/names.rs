@@ -146,13 +146,17 @@ fn check_size(text: &str) -> Result<(), String> {
 /// `rule=variant` such as `completion=4.3+`): no run longer than this can name anything,
 /// so parsing is linear in the number of items.
 fn run_max() -> usize {
-    let presets = PRESETS.iter().map(|p| p.name.split('+').count());
-    let variants = RULES.iter().flat_map(|r| {
-        r.variants
-            .iter()
-            .map(move |v| format!("{}={}", r.id, v.name).split('+').count())
-    });
-    presets.chain(variants).chain([1]).max().unwrap_or(1)
+    // Computed once: every item of every name parsed asks for it.
+    static RUN_MAX: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *RUN_MAX.get_or_init(|| {
+        let presets = PRESETS.iter().map(|p| p.name.split('+').count());
+        let variants = RULES.iter().flat_map(|r| {
+            r.variants
+                .iter()
+                .map(move |v| format!("{}={}", r.id, v.name).split('+').count())
+        });
+        presets.chain(variants).chain([1]).max().unwrap_or(1)
+    })
 }
 
 /// The longest run of items from `items[i]` that names a preset or `complete`: the end of
@@ -174,45 +178,12 @@ fn longest_preset_run(items: &[&str], i: usize) -> Option<(usize, String)> {
 /// (`trunk+inkless-main`).
 impl fmt::Display for RuleSet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&remembered_name(self))
-    }
-}
-
-/// Names computed so far (finding the closest presets costs tens of microseconds, and a
-/// campaign names the same few rule sets for every finding it writes); at most
-/// `NAMES_REMEMBERED_MAX` of them, then names are computed each time.
-const NAMES_REMEMBERED_MAX: usize = 4096;
-
-fn remembered_name(rules: &RuleSet) -> String {
-    thread_local! {
-        static NAMES: std::cell::RefCell<std::collections::HashMap<RuleSet, String>> =
-            Default::default();
-    }
-    NAMES.with(|names| {
-        if let Some(name) = names.borrow().get(rules) {
-            return name.clone();
-        }
-        let name = Name(rules).to_string();
-        let mut names = names.borrow_mut();
-        if names.len() < NAMES_REMEMBERED_MAX {
-            names.insert(*rules, name.clone());
-        }
-        name
-    })
-}
-
-/// The name as computed, without remembering.
-struct Name<'a>(&'a RuleSet);
-
-impl fmt::Display for Name<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let this = self.0;
-        if *this == RuleSet::complete() {
+        if *self == RuleSet::complete() {
             return f.write_str("complete");
         }
         let complete = RuleSet::complete();
-        let k = closest_preset(this, Family::Kraft, COMPLETE_KRAFT);
-        let i = closest_preset(this, Family::Inkless, COMPLETE_INKLESS);
+        let k = closest_preset(self, Family::Kraft, COMPLETE_KRAFT);
+        let i = closest_preset(self, Family::Inkless, COMPLETE_INKLESS);
         let mut parts: Vec<String> = Vec::new();
         let mut base = if k.name == COMPLETE_KRAFT || i.name == COMPLETE_INKLESS {
             parts.push("complete".to_string());
@@ -226,8 +197,8 @@ impl fmt::Display for Name<'_> {
                 base.take_preset(p);
             }
         }
-        for rule in RULES.iter().filter(|r| (r.get)(&base) != (r.get)(this)) {
-            parts.push(format!("{}={}", rule.id, rule.variant_of(this).name));
+        for rule in RULES.iter().filter(|r| (r.get)(&base) != (r.get)(self)) {
+            parts.push(format!("{}={}", rule.id, rule.variant_of(self).name));
         }
         f.write_str(&parts.join("+"))
     }

@@ -423,13 +423,18 @@ impl Bfs<'_> {
         self.report.violations.iter().any(|(v, _)| *v == id)
     }
 
+    /// The invariants found so far (checked no more: only a shortest witness is kept).
+    fn known_ids(&self) -> Vec<&'static str> {
+        self.report.violations.iter().map(|(v, _)| *v).collect()
+    }
+
     fn found(&self) -> bool {
         self.until.is_some_and(|id| self.known(id))
     }
 
     /// Compute `batch` on `jobs` threads, in order; then mark the states new to it.
     fn expand_batch(&self, batch: &[(usize, Event)], jobs: usize) -> Vec<Transition> {
-        let known: Vec<&'static str> = self.report.violations.iter().map(|(v, _)| *v).collect();
+        let known = self.known_ids();
         let (arena, seen, rules) = (&self.arena, &self.seen, self.rules);
         let one = |(from, op): &(usize, Event)| {
             let mut t = transition(&arena[*from].0, *from, op, rules, &known);
@@ -463,7 +468,7 @@ impl Bfs<'_> {
         if !quiescent_pending(|id| self.known(id)) {
             return batch.iter().map(|_| Vec::new()).collect();
         }
-        let known: Vec<&'static str> = self.report.violations.iter().map(|(v, _)| *v).collect();
+        let known = self.known_ids();
         let rules = self.rules;
         in_parallel(batch, jobs, |t| {
             if t.novelty != Novelty::Fresh {

@@ -21,11 +21,21 @@ impl Rng {
 
     /// Refill `buf` with 1..=[`INPUT_BYTES_MAX`] random bytes.
     pub fn fill(&mut self, buf: &mut Vec<u8>) {
-        let len = (self.next_u64() as usize) % INPUT_BYTES_MAX + 1;
+        let len = self.input_len();
         buf.clear();
+        self.extend_to(buf, len);
+        buf.truncate(len);
+    }
+
+    /// The length of one input, 1..=[`INPUT_BYTES_MAX`].
+    pub fn input_len(&mut self) -> usize {
+        (self.next_u64() as usize) % INPUT_BYTES_MAX + 1
+    }
+
+    /// Append random bytes, eight at a time, until `buf` holds at least `len`.
+    pub fn extend_to(&mut self, buf: &mut Vec<u8>, len: usize) {
         while buf.len() < len {
             buf.extend_from_slice(&self.next_u64().to_le_bytes());
         }
-        buf.truncate(len);
     }
 }

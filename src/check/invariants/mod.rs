@@ -109,26 +109,26 @@ fn run_each<'a, T>(
 }
 
 /// Every step invariant `view` violates under `rules`, with its detail, in list order.
-pub fn step_violations<'a>(
-    view: &'a StepView<'a>,
-    rules: &'a RuleSet,
-) -> impl Iterator<Item = (&'static str, String)> + 'a {
+pub fn step_violations(
+    view: &StepView,
+    rules: &RuleSet,
+) -> impl Iterator<Item = (&'static str, String)> {
     step_violations_except(view, rules, |_| false)
 }
 
 /// [`step_violations`] without running the invariants `known` names: a run reports only
 /// the first violation of each invariant, so one that already failed need not be checked.
-pub fn step_violations_except<'a>(
-    view: &'a StepView<'a>,
-    rules: &'a RuleSet,
-    known: impl Fn(&str) -> bool + 'a,
-) -> impl Iterator<Item = (&'static str, String)> + 'a {
-    let check = move |c: &Check| match *c {
-        Check::Step(check) => check(view),
-        Check::StepUnderRules(check) => check(view, rules),
-        _ => None,
-    };
-    run_each(known, check).map(|(_, id, detail)| (id, detail))
+/// The same walk as the oracle's ([`step_violations_memo`]), with a memo of its own.
+pub fn step_violations_except(
+    view: &StepView,
+    rules: &RuleSet,
+    known: impl Fn(&str) -> bool,
+) -> impl Iterator<Item = (&'static str, String)> {
+    let known = (INVARIANTS.iter().enumerate())
+        .filter(|(_, i)| known(i.id))
+        .fold(0, |set: IdSet, (n, _)| set | 1 << n);
+    let found = step_violations_memo(view, rules, known, &mut StepMemo::default());
+    found.into_iter().map(|(_, id, detail)| (id, detail))
 }
 
 /// What the rule-free checks ([`Check::Step`], [`Check::Sometimes`]) found on one step,

@@ -5,6 +5,7 @@ use super::ops::{pick_op, swarm_weights, OpSpec, OPS};
 use super::*;
 use crate::check::invariants::INVARIANTS;
 use crate::check::oracle;
+use crate::search::rng::INPUT_BYTES_MAX;
 use std::collections::HashSet;
 
 /// A guide model of its own under `rules`, as `decode_with` makes.
