@@ -437,6 +437,12 @@ fn alter_isr(c: &mut Cluster, rules: &dyn Rules, p: usize, isr: Vec<BrokerId>) -
 /// (`LogManager.shutdown` → `UnifiedLog.flush`) and keeps it; a power loss keeps what
 /// `survives` says, never less than the recovery point (`LogLoader.recoverLog` recovers
 /// from it). It applies the current registrations when it is next up.
+///
+/// The process's produce purgatory goes with it (`ReplicaManager.shutdown` shuts
+/// `delayedProducePurgatory` down; core/src/main/scala/kafka/server/ReplicaManager.scala,
+/// confluentinc/kafka 06d492d813): an acks=all produce it was holding is never
+/// acknowledged, even when the same broker leads again in the same event and its new high
+/// watermark later passes the offsets (by then other records may stand there).
 pub fn reset_process(c: &mut Cluster, broker: BrokerId, loss: Option<Survives>) {
     let now = c.runtime.now_ms;
     for (rt, ghost) in c.runtime.partitions.iter_mut().zip(&mut c.ghosts) {
@@ -444,6 +450,7 @@ pub fn reset_process(c: &mut Cluster, broker: BrokerId, loss: Option<Survives>) 
         if rt.leader.as_ref().is_some_and(|l| l.broker == broker) {
             rt.leader = None;
         }
+        rt.pending_acks.retain(|a| a.leader != broker);
         if let Some(local) = rt.local_mut(broker) {
             let mut log = std::mem::take(&mut local.log);
             match loss {
