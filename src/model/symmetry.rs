@@ -13,6 +13,12 @@
 //! commutes with every step (`apply(π s, π e) = π apply(s, e)`), so ids matter only
 //! through equality and order, never through their values.
 //!
+//! With ELR on, values matter too: the controller's target ELR is listed in
+//! `java.util.HashSet<Integer>` order (`model::builder`), bucket order, which is the ids'
+//! order only below the set's 16 buckets. [`Renaming::cluster`] lists a renamed ELR in id
+//! order, so it is exact for renamings into ids below 16; the symmetry test checks those
+//! with ELR on and pins that a renaming into larger ids does not commute.
+//!
 //! Architecture Invariant: a renaming is a bijection on the cluster's registered brokers
 //! and leaves negative ids (`NO_LEADER`, "none") alone.
 
