@@ -4,9 +4,9 @@
 
 mod common;
 
+use isrfuzz::check::history::History;
 use isrfuzz::check::invariants::{step_violations, StepView};
 use isrfuzz::model::symmetry::Renaming;
-use isrfuzz::check::history::History;
 use isrfuzz::model::{apply, Cluster};
 use isrfuzz::rules::RuleSet;
 use isrfuzz::search::generate::{decode_with, ElrMode, GEN_EVENTS_MAX};
@@ -32,7 +32,13 @@ fn spread(ids: &[i32]) -> Renaming {
 fn odd(h: &History) -> Renaming {
     let mut ids: Vec<i32> = h.brokers.clone();
     for e in &h.events {
-        ids.extend(e.clone().broker_ids_mut().into_iter().map(|b| *b).filter(|&b| b >= 0));
+        ids.extend(
+            e.clone()
+                .broker_ids_mut()
+                .into_iter()
+                .map(|b| *b)
+                .filter(|&b| b >= 0),
+        );
     }
     ids.sort_unstable();
     ids.dedup();
@@ -106,7 +112,10 @@ fn order_preserving_renaming_below_16_commutes_with_elr_on() {
     let (steps, violations_seen, elr_multi) = commutes(ElrMode::On, odd).unwrap();
     assert!(steps > 5_000, "{steps} steps");
     assert!(violations_seen > 0);
-    assert!(elr_multi > 1_000, "{elr_multi} steps with an ELR of two or more");
+    assert!(
+        elr_multi > 1_000,
+        "{elr_multi} steps with an ELR of two or more"
+    );
 }
 
 /// The negative space: with ELR on, renaming into ids of 16 and more does not commute,
@@ -154,4 +163,3 @@ fn swapping_ids_is_not_a_symmetry() {
     }
     assert_eq!(pi.cluster(&plain), c);
 }
-

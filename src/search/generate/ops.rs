@@ -83,13 +83,17 @@ pub(super) fn swarm_weights(u: &mut Unstructured) -> [u32; OPS.len()] {
 
 /// Index into [`OPS`] of an applicable operation, drawn by weight.
 pub(super) fn pick_op(g: &Guide, u: &mut Unstructured, weights: &[u32; OPS.len()]) -> usize {
-    let live: Vec<(usize, u32)> = (0..OPS.len())
-        .filter(|&i| weights[i] > 0 && (OPS[i].applies)(g))
-        .map(|i| (i, weights[i]))
-        .collect();
-    let total: u32 = live.iter().map(|(_, w)| w).sum();
+    // Each draw's weights on the stack (this runs once per event): an operation that does
+    // not apply weighs 0, which the walk below skips as the filtered list did.
+    let mut live = [0u32; OPS.len()];
+    for (i, w) in live.iter_mut().enumerate() {
+        if weights[i] > 0 && (OPS[i].applies)(g) {
+            *w = weights[i];
+        }
+    }
+    let total: u32 = live.iter().sum();
     let mut pick = u.int(0, total as usize - 1) as u32;
-    for (i, w) in live {
+    for (i, &w) in live.iter().enumerate().filter(|(_, &w)| w > 0) {
         if pick < w {
             return i;
         }
