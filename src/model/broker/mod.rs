@@ -537,8 +537,15 @@ pub fn caught_up_by_assertion(
             l.log.increment_start(leader_log.start());
             l.hw = l.hw.max(l.log.start());
             if l.leo() < target {
-                // Classic records below the seal that the leader lost (docs/model/inkless.md).
-                l.log.append(part.leader_epoch.max(0), target - l.leo());
+                // Classic records below the seal that the leader lost: they come back the
+                // way a consolidating leader rebuilds them, stamped E_d (never a later epoch:
+                // the prefix predates the seal, and a consolidation append of E_d would drop
+                // a later epoch's entry and leave these records with none,
+                // docs/model/brokers.md#asserted-catch-up). An entry assigned at the end
+                // with no records goes first, as in `expiration::consolidate`.
+                let leo = l.leo();
+                l.log.truncate_to(leo);
+                l.log.append(diskless_epoch(part), target - leo);
             }
             l.in_sync_ms = c.runtime.now_ms;
         }
