@@ -3,6 +3,9 @@
 # Fails if fixed_holds or decode crash (a hole in the complete rules, or a harness bug),
 # or if kraft_diff does NOT crash with the KAFKA-21419 divergence (the harness still bites).
 # Usage: ci/fuzz-smoke.sh [seconds-per-target]     (installs cargo-fuzz if missing)
+# libFuzzer's seed is fixed (SMOKE_SEED, default 1), so a run is a prefix of one fixed
+# sequence of inputs whatever the machine's speed: a crash here replays on any machine
+# with the same seed (campaigns, not this smoke, are where new inputs come from).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 budget=${1:-30}
@@ -18,7 +21,7 @@ for t in decode fixed_holds inkless_diff cluster kraft_diff; do
   case "$t" in decode|fixed_holds) seeds=("corpus/$t") ;; esac
   set +e
   cargo fuzz run --sanitizer none "$t" "$work/$t" "${seeds[@]}" -- \
-    -max_total_time="$budget" -use_value_profile=1 -artifact_prefix="$work/$t-" \
+    -max_total_time="$budget" -seed="${SMOKE_SEED:-1}" -use_value_profile=1 -artifact_prefix="$work/$t-" \
     > "$work/$t.log" 2>&1
   set -e
   crashes=$(find "$work" -maxdepth 1 -name "$t-crash-*" | wc -l)
