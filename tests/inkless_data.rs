@@ -194,3 +194,27 @@ fn check_current_leader_epoch_fences_a_classic_fetcher_left_by_a_re_route() {
         "#]],
     );
 }
+
+// ---- An aborted switch has no diskless log: the control plane gets one only for a
+// ---- born-diskless topic (`ControllerApis.createTopicsDiskless`) or from the leader once a
+// ---- seal commits (`ReplicaManager.initDisklessLogOnControlPlane`), aiven/inkless main
+// ---- b1fcb5f6f7.
+
+/// The produce after the abort is answered UNKNOWN_TOPIC_OR_PARTITION (`nonexistent_log`)
+/// and consolidation fetches nothing (`DisklessLeaderEndPoint.fetch`): leader 2 keeps record
+/// 0 with its epoch 1 and its high watermark. The model used to take the produce into a
+/// diskless log at 0 and consolidate [1, 11) stamped 0 after it, which dropped epoch 1's
+/// entry (`corpus/regressions/aborted-switch-has-no-diskless-log.json`).
+#[test]
+fn an_aborted_switch_takes_no_produce_and_consolidates_nothing() {
+    check(
+        "create 1; reassign 2; time 30000; produce 1 acks=all; switch consolidating; \
+         alter-switch -1; produce 10; time 30000",
+        &["complete"],
+        expect![[r#"
+            complete: holds
+              seal=-1 le=2 isr=[2]
+              2*: e1@0 e2@1 ..1 hw 1 C
+        "#]],
+    );
+}

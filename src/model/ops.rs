@@ -115,7 +115,14 @@ fn produce(c: &mut Cluster, index: usize, records: i64, acks: Acks) -> Result<Ou
         ));
     }
     if part.diskless {
-        c.runtime.partitions[index].diskless_end += records;
+        let end = &mut c.runtime.partitions[index].diskless_end;
+        if *end == broker::NO_DISKLESS_LOG {
+            return Err((
+                ErrorCode::UnknownTopicOrPartition,
+                "an aborted switch has no diskless log",
+            ));
+        }
+        *end += records;
         return Ok(Outcome::accepted(Vec::new()));
     }
     broker::append(c, index, records, acks)?;
@@ -196,7 +203,10 @@ fn alter_diskless_switch(c: &mut Cluster, index: usize, seal: i64) -> Result<Out
     }
     match (current, seal) {
         (SEAL_NONE, _) => return invalid("the partition is not part of a switch"),
-        (SEAL_PENDING, SEAL_NONE) => commit_seal(c, index, SEAL_NONE, -1, false),
+        (SEAL_PENDING, SEAL_NONE) => {
+            c.runtime.partitions[index].diskless_end = broker::NO_DISKLESS_LOG;
+            commit_seal(c, index, SEAL_NONE, -1, false);
+        }
         (SEAL_PENDING, SEAL_PENDING) => commit_seal(c, index, SEAL_PENDING, -1, true),
         (SEAL_PENDING, s) => {
             c.runtime.partitions[index].diskless_end = s;

@@ -2,7 +2,8 @@
 //! (consolidation appends, follower fetches) and the `isr-expiration` task (rules `shrink`
 //! and `lag`).
 
-use super::{alter_isr, diskless_epoch, follower_fetch, is_up, lost_prefix, refresh_in_sync, Note};
+use super::{alter_isr, append_diskless, diskless_epoch, follower_fetch, is_up, lost_prefix};
+use super::{refresh_in_sync, Note, NO_DISKLESS_LOG};
 use crate::model::{BrokerId, Cluster, Rules, NO_LEADER};
 
 /// Advance the clock by `ms`, in steps that stop at every run of the ISR-expiration task
@@ -114,6 +115,12 @@ fn background(c: &mut Cluster, rules: &dyn Rules, notes: &mut Vec<Note>) {
 /// E3: every replica on the consolidation fetcher appends up to the diskless log end;
 /// its high watermark follows the diskless one. Never touches the leader's records.
 fn consolidate(c: &mut Cluster, p: usize) {
+    // An aborted switch has no diskless log: the fetch from object storage fails
+    // (`DisklessLeaderEndPoint.fetch`, UNKNOWN_TOPIC_OR_PARTITION), and nothing is appended
+    // or raises a high watermark.
+    if c.runtime.partitions[p].diskless_end == NO_DISKLESS_LOG {
+        return;
+    }
     // By position: appending from object storage adds or drops no replica.
     for i in 0..c.runtime.partitions[p].locals.len() {
         let b = c.runtime.partitions[p].locals[i].broker;
@@ -131,9 +138,7 @@ fn consolidate(c: &mut Cluster, p: usize) {
             // (`LeaderEpochFileCache.assign`); the model's log is also the records' epochs,
             // so only the empty entry goes and the consolidated records keep E_d
             // (docs/model/inkless.md#differences-from-upstream).
-            let leo = local.leo();
-            local.log.truncate_to(leo);
-            local.log.append(epoch, end - leo);
+            append_diskless(&mut local.log, epoch, end);
         }
         if local.fetchers.consolidation {
             local.hw = end.min(local.leo());

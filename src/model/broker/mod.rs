@@ -243,7 +243,8 @@ pub struct PartitionRuntime {
     /// One entry per broker hosting a replica, sorted by broker.
     pub locals: Vec<Local>,
     pub leader: Option<LeaderState>,
-    /// End of the diskless log in object storage (offsets from the seal up).
+    /// End of the diskless log in object storage (offsets from the seal up), or
+    /// [`NO_DISKLESS_LOG`].
     pub diskless_end: i64,
     /// acks=all produce requests waiting for the high watermark (`DelayedProduce`).
     pub pending_acks: Vec<PendingAck>,
@@ -380,6 +381,34 @@ pub fn truncate_to_seal(config: &BrokerConfig, p: &Partition, local: &mut Local)
     local.log.truncate_to(seal);
     local.hw = local.hw.min(seal);
     Some(leo)
+}
+
+/// `diskless_end` of a partition the control plane has no diskless log for: an aborted
+/// switch. The control plane gets a log when a born-diskless topic is created
+/// (`ControllerApis.createTopicsDiskless`) or from the leader once a seal commits
+/// (`ReplicaManager.initDisklessLogOnControlPlane`, seal ≥ 0 only; aiven/inkless main
+/// `b1fcb5f6f7`); an abort undoes a pending switch, before either. Produce is answered
+/// UNKNOWN_TOPIC_OR_PARTITION (`nonexistent_log`) and a consolidation fetch appends nothing.
+pub const NO_DISKLESS_LOG: i64 = -1;
+
+/// Append the diskless log's records from `log`'s end up to `to`, stamped `epoch` (E_d, 0 born
+/// diskless), as a consolidation append does. An entry assigned at the end with no records
+/// goes first: the older epoch would drop it (`LeaderEpochFileCache.assign`).
+fn append_diskless(log: &mut Log, epoch: i32, to: i64) {
+    let leo = log.end();
+    log.truncate_to(leo);
+    // Architecture Invariant: every entry left holds records, and the model's log is also
+    // the records' epochs, so an older epoch appended after one would drop it and leave its
+    // records with another epoch or none (distorting D1–D5 and `Log::copy_from`). Upstream
+    // records below a diskless end predate the seal, in epochs below E_d: a model path that
+    // gets here with a later one is a harness bug, as the aborted switch's phantom diskless
+    // log was (docs/findings.md).
+    assert!(
+        log.latest_epoch() <= epoch,
+        "a diskless append of epoch {epoch} at {leo} would drop {:?}, which holds records",
+        log.entries().last()
+    );
+    log.append(epoch, to - leo);
 }
 
 /// The epoch stamped on records appended from object storage: the diskless leader epoch
@@ -541,11 +570,8 @@ pub fn caught_up_by_assertion(
                 // way a consolidating leader rebuilds them, stamped E_d (never a later epoch:
                 // the prefix predates the seal, and a consolidation append of E_d would drop
                 // a later epoch's entry and leave these records with none,
-                // docs/model/brokers.md#asserted-catch-up). An entry assigned at the end
-                // with no records goes first, as in `expiration::consolidate`.
-                let leo = l.leo();
-                l.log.truncate_to(leo);
-                l.log.append(diskless_epoch(part), target - leo);
+                // docs/model/brokers.md#asserted-catch-up).
+                append_diskless(&mut l.log, diskless_epoch(part), target);
             }
             l.in_sync_ms = c.runtime.now_ms;
         }
