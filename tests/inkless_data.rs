@@ -218,3 +218,47 @@ fn an_aborted_switch_takes_no_produce_and_consolidates_nothing() {
         "#]],
     );
 }
+
+// ---- A follower fetch the leader's local log answers carries the last fetched epoch on a
+// ---- diskless topic too: `ReplicaManager.fetchMessages` sends a pending switch's fetch,
+// ---- and one below a committed seal, to `readFromLog` → `Partition.fetchRecords` →
+// ---- `readRecords` (aiven/inkless main b1fcb5f6f7), whose diverging epoch the follower
+// ---- applies in `AbstractFetcherThread.truncateOnFetchResponse` (no diskless case).
+
+/// Pending switch: 2 led epoch 1 with an empty log and took record 0 (epoch 1), never
+/// replicated; the switch bumps the epoch and fencing 2 elects 3 (5 records, epoch 0). Back,
+/// 2 fetches at 1 with last fetched epoch 1, which 3's log ends at 5 with epoch 0: a
+/// diverging epoch, and 2 cuts to 0 before it copies [0, 5). The model used to skip the
+/// check on every diskless partition, and 2 kept record 0 of epoch 1 under the high
+/// watermark and rejoined the ISR.
+#[test]
+fn read_records_answers_a_diverging_epoch_on_a_pending_switch() {
+    check(
+        "brokers 1,2,3; create 1,2; reassign 2,3; produce 5 acks=all; fetch 3; produce 1; \
+         switch consolidating; fence 2; unfence 2; time 15000",
+        &["complete"],
+        expect![[r#"
+            complete: holds
+              seal=-2 le=3 isr=[3, 2]
+              2: e0@0 ..5 hw 5 c3 rec 5
+              3*: e0@0 e3@5 ..5 hw 5
+        "#]],
+    );
+}
+
+/// The same follower once 3 has committed the seal at 5: 2's fetch at 1 is below it, read
+/// from the local log (rule `seal-fetch`), and diverges the same way.
+#[test]
+fn read_records_answers_a_diverging_epoch_below_a_committed_seal() {
+    check(
+        "brokers 1,2,3; create 1,2; reassign 2,3; produce 5 acks=all; fetch 3; produce 1; \
+         switch consolidating; fence 2; seal; unfence 2; time 15000",
+        &["complete"],
+        expect![[r#"
+            complete: holds
+              seal=5 le=3 isr=[3, 2]
+              2: e0@0 ..5 hw 5 C rec 5
+              3*: e0@0 e3@5 ..5 hw 5 C
+        "#]],
+    );
+}

@@ -211,9 +211,11 @@ fn out_of_range(
     true
 }
 
-/// A classic follower's log is first reconciled with its leader's (rule `truncation`): in
-/// the Truncating state it cuts before fetching; with the fetch-path check a diverging
-/// answer ends the fetch (`None`).
+/// A follower's log is first reconciled with its leader's (rule `truncation`) whenever the
+/// leader's local log answers: classic topics, a pending switch, a fetch below a committed
+/// seal (`ReplicaManager.fetchMessages` sends all three to `readFromLog` →
+/// `Partition.fetchRecords`, aiven/inkless b1fcb5f6f7). In the Truncating state it cuts
+/// before fetching; with the fetch-path check a diverging answer ends the fetch (`None`).
 fn truncation_round(
     c: &mut Cluster,
     rules: &dyn Rules,
@@ -222,7 +224,7 @@ fn truncation_round(
     req: FetchRequest,
     notes: &mut Vec<Note>,
 ) -> Option<FetchRequest> {
-    if !req.local_path || c.partitions[p].diskless {
+    if !req.local_path {
         return Some(req);
     }
     let mut req = req;
