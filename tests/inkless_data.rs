@@ -262,3 +262,67 @@ fn read_records_answers_a_diverging_epoch_below_a_committed_seal() {
         "#]],
     );
 }
+
+// ---- The at-seal validation reads through `Partition.fetchRecords` at the seal with the
+// ---- follower's last fetched epoch (`ReplicaManager.fetchMessages`, aiven/inkless main
+// ---- b1fcb5f6f7 and 5f22fac12b; #760 82c0e1a2e5 admits only without a diverging epoch), so
+// ---- `readRecords` can answer a diverging epoch there too: not recorded, no admission, and
+// ---- the follower truncates (`AbstractFetcherThread.truncateOnFetchResponse`).
+
+/// 2 led epoch 1 with an empty log and took 6 records nobody replicated; fenced while the
+/// switch is pending, 3 (5 records of epoch 0) leads and commits the seal at 5, and 2's log
+/// is cut to the seal at its delta. 2 fetches at 5, at the seal: 3's log ends epoch ≤ 1 at
+/// 5 with epoch 0, a diverging epoch; 2 cuts to 0 and is not recorded. Its next fetches
+/// copy [0, 5) below the seal, then validate at the seal and admit it. The model used to
+/// record it at the seal unchecked and admit it with [0, 5) of epoch 1.
+#[test]
+fn at_seal_validation_answers_a_diverging_epoch() {
+    let history = "brokers 1,2,3; create 1,2; reassign 2,3; produce 5 acks=all; fetch 3; \
+                   produce 6; switch; fence 2; seal; unfence 2; fetch 2";
+    check(
+        history,
+        &["inkless-main", "complete"],
+        expect![[r#"
+            inkless-main: holds
+              seal=5 le=3 isr=[3]
+              2: ..0 hw 0 c3 rec -1
+              3*: e0@0 e3@5 ..5 hw 5
+            complete: holds
+              seal=5 le=3 isr=[3]
+              2: ..0 hw 0 c3 rec -1
+              3*: e0@0 e3@5 ..5 hw 5
+        "#]],
+    );
+    check(
+        &format!("{history}; fetch 2; fetch 2"),
+        &["complete"],
+        expect![[r#"
+            complete: holds
+              seal=5 le=3 isr=[3, 2]
+              2: e0@0 ..5 hw 5 c3 rec 5
+              3*: e0@0 e3@5 ..5 hw 5
+        "#]],
+    );
+}
+
+/// The same on a consolidating topic, where the at-seal branch answers a fetch at the seal
+/// under either `seal-fetch` variant (the leader's log ends at the seal) once #760 keeps the
+/// follower, out of the ISR, on the classic fetcher.
+#[test]
+fn at_seal_validation_answers_a_diverging_epoch_when_consolidating() {
+    check(
+        "brokers 1,2,3; create 1,2; reassign 2,3; produce 5 acks=all; fetch 3; produce 6; \
+         switch consolidating; fence 2; seal; unfence 2; fetch 2",
+        &["complete", "complete+seal-fetch=local-log"],
+        expect![[r#"
+            complete: holds
+              seal=5 le=3 isr=[3]
+              2: ..0 hw 0 c3 rec -1
+              3*: e0@0 e3@5 ..5 hw 5 C
+            complete+seal-fetch=local-log: holds
+              seal=5 le=3 isr=[3]
+              2: ..0 hw 0 c3 rec -1
+              3*: e0@0 e3@5 ..5 hw 5 C
+        "#]],
+    );
+}

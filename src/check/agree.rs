@@ -87,5 +87,6 @@ agreeing_hooks! {
     truncate_on_new_leader(leader_moved: bool, hw: i64) -> Option<i64>;
     truncates_before_fetch(leader_moved: bool, new_leader_epoch: bool) -> bool;
     truncate_before_fetch(follower: &Log, follower_hw: i64, leader: &Log) -> i64;
-    diverging_fetch(follower: &Log, follower_hw: i64, leader: &Log) -> Option<i64>;
+    diverging_fetch(follower: &Log, follower_hw: i64, fetch_offset: i64, leader: &Log)
+        -> Option<i64>;
 }

@@ -133,12 +133,14 @@ pub trait Rules {
         follower_hw: i64,
         leader: &log::Log,
     ) -> i64;
-    /// Rule `truncation`: `Some(offset)` when the leader answers this fetch with a
-    /// diverging epoch and the follower cuts its log to `offset`.
+    /// Rule `truncation`: `Some(offset)` when the leader answers a fetch at `fetch_offset`
+    /// (the follower's log end, or the seal for an at-seal validation) with a diverging
+    /// epoch and the follower cuts its log to `offset`.
     fn diverging_fetch(
         &self,
         follower: &log::Log,
         follower_hw: i64,
+        fetch_offset: i64,
         leader: &log::Log,
     ) -> Option<i64>;
 }

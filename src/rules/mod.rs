@@ -140,8 +140,15 @@ impl Rules for RuleSet {
         self.truncation.before_fetch(follower, follower_hw, leader)
     }
 
-    fn diverging_fetch(&self, follower: &Log, follower_hw: i64, leader: &Log) -> Option<i64> {
-        self.truncation.on_fetch(follower, follower_hw, leader)
+    fn diverging_fetch(
+        &self,
+        follower: &Log,
+        follower_hw: i64,
+        fetch_offset: i64,
+        leader: &Log,
+    ) -> Option<i64> {
+        self.truncation
+            .on_fetch(follower, follower_hw, fetch_offset, leader)
     }
 
     fn catch_up_fetch_on_delta(&self, leader_moved: bool, new_leader_epoch: bool) -> bool {

@@ -100,18 +100,34 @@ impl Truncation {
     }
 
     /// The fetch-path check: `Some(offset)` when the leader answers a diverging epoch for
-    /// this fetch (no records) and the follower truncates to `offset`.
-    pub fn on_fetch(self, follower: &Log, follower_hw: i64, leader: &Log) -> Option<i64> {
+    /// a fetch at `fetch_offset` (no records) and the follower truncates to `offset`. The
+    /// fetch offset is the follower's log end, except for an at-seal validation, which reads
+    /// at the seal (docs/model/inkless.md#at-seal-fetch).
+    pub fn on_fetch(
+        self,
+        follower: &Log,
+        follower_hw: i64,
+        fetch_offset: i64,
+        leader: &Log,
+    ) -> Option<i64> {
         match self {
             Truncation::Hw | Truncation::Kip101 | Truncation::Kip279 => None,
-            Truncation::FetchDivergence => fetch_divergence(follower, follower_hw, leader),
+            Truncation::FetchDivergence => {
+                fetch_divergence(follower, follower_hw, fetch_offset, leader)
+            }
         }
     }
 }
 
 /// Partition.readRecords: a fetch with a last fetched epoch the leader's log does not end the
-/// same way is answered with the leader's (epoch, end offset) for it; the follower truncates.
-fn fetch_divergence(follower: &Log, follower_hw: i64, leader: &Log) -> Option<i64> {
+/// same way (an older epoch, or an end below the fetch offset) is answered with the leader's
+/// (epoch, end offset) for it; the follower truncates.
+fn fetch_divergence(
+    follower: &Log,
+    follower_hw: i64,
+    fetch_offset: i64,
+    leader: &Log,
+) -> Option<i64> {
     let last_fetched_epoch = follower.latest_epoch();
     if last_fetched_epoch == UNDEFINED_EPOCH {
         return None; // nothing fetched yet: no epoch to check
@@ -122,7 +138,6 @@ fn fetch_divergence(follower: &Log, follower_hw: i64, leader: &Log) -> Option<i6
         // model's out-of-range path takes it.
         return None;
     }
-    let fetch_offset = follower.end();
     if epoch >= last_fetched_epoch && end >= fetch_offset {
         return None;
     }
@@ -188,7 +203,7 @@ mod tests {
             let before = t
                 .truncates_before_fetch(true, true)
                 .then(|| t.before_fetch(&follower, hw, &leader));
-            let on_fetch = t.on_fetch(&follower, hw, &leader);
+            let on_fetch = t.on_fetch(&follower, hw, follower.end(), &leader);
             (at_delta, before, on_fetch)
         };
         assert_eq!(cut(Truncation::Hw), (Some(1), None, None));
@@ -217,7 +232,7 @@ mod tests {
         assert_eq!(Truncation::Kip101.before_fetch(&follower, 0, &leader), 4);
         assert_eq!(Truncation::Kip279.before_fetch(&follower, 0, &leader), 3);
         assert_eq!(
-            Truncation::FetchDivergence.on_fetch(&follower, 0, &leader),
+            Truncation::FetchDivergence.on_fetch(&follower, 0, follower.end(), &leader),
             Some(3)
         );
     }
@@ -228,12 +243,16 @@ mod tests {
         let follower = log(&[(1, 0), (2, 3)], 5);
         for t in Truncation::ALL {
             assert_eq!(t.before_fetch(&follower, 2, &leader), 5, "{t:?}");
-            assert_eq!(t.on_fetch(&follower, 2, &leader), None, "{t:?}");
+            assert_eq!(
+                t.on_fetch(&follower, 2, follower.end(), &leader),
+                None,
+                "{t:?}"
+            );
         }
         // A follower ahead of its leader in the same epoch is cut back to the leader's end.
         let ahead = log(&[(1, 0), (2, 3)], 9);
         assert_eq!(
-            Truncation::FetchDivergence.on_fetch(&ahead, 2, &leader),
+            Truncation::FetchDivergence.on_fetch(&ahead, 2, ahead.end(), &leader),
             Some(7)
         );
     }

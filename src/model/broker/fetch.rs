@@ -159,7 +159,7 @@ fn at_seal_out_of_range(
     let (leader_log, f) = follower_and_leader_log(c, p, r, leader);
     let leader_end = leader_log.end();
     let to = rules
-        .diverging_fetch(&f.log, f.hw, leader_log)
+        .diverging_fetch(&f.log, f.hw, f.log.end(), leader_log)
         .map_or(leader_end, |d| d.min(leader_end));
     cut(f, to, p, notes);
 }
@@ -216,6 +216,9 @@ fn out_of_range(
 /// seal (`ReplicaManager.fetchMessages` sends all three to `readFromLog` →
 /// `Partition.fetchRecords`, aiven/inkless b1fcb5f6f7). In the Truncating state it cuts
 /// before fetching; with the fetch-path check a diverging answer ends the fetch (`None`).
+/// A validated at-seal answer goes through `Partition.fetchRecords` too, at the seal with
+/// the follower's last fetched epoch, and can diverge the same way: the follower is not
+/// recorded (docs/model/inkless.md#at-seal-fetch).
 fn truncation_round(
     c: &mut Cluster,
     rules: &dyn Rules,
@@ -225,13 +228,16 @@ fn truncation_round(
     notes: &mut Vec<Note>,
 ) -> Option<FetchRequest> {
     if !req.local_path {
-        return Some(req);
+        let validated = req.at_seal == AtSealAnswer::Validated;
+        let at = req.seal;
+        return (!validated || !diverged(c, rules, p, r, req.leader, at, notes)).then_some(req);
     }
     let mut req = req;
     if truncate_first(c, rules, p, r, req.leader, notes) {
         req = fetch_request(c, rules, p, r).expect("truncation keeps the fetch possible");
     }
-    (!diverged(c, rules, p, r, req.leader, notes)).then_some(req)
+    let at = req.fetch_offset;
+    (!diverged(c, rules, p, r, req.leader, at, notes)).then_some(req)
 }
 
 /// The Truncating state (rule `truncation`, KIP-101 and KIP-279 generations): before its
@@ -257,20 +263,21 @@ fn truncate_first(
     cut(f, to, p, notes)
 }
 
-/// The fetch-path check (rule `truncation`, today's generation): a fetch whose last fetched
-/// epoch the leader's log does not end the same way gets a diverging epoch instead of
-/// records; the follower truncates and the leader records nothing (`Partition.fetchRecords`
-/// updates the follower's state only without a diverging epoch).
+/// The fetch-path check (rule `truncation`, today's generation): a fetch at `fetch_offset`
+/// whose last fetched epoch the leader's log does not end the same way gets a diverging
+/// epoch instead of records; the follower truncates and the leader records nothing
+/// (`Partition.fetchRecords` updates the follower's state only without a diverging epoch).
 fn diverged(
     c: &mut Cluster,
     rules: &dyn Rules,
     p: usize,
     r: BrokerId,
     leader: BrokerId,
+    fetch_offset: i64,
     notes: &mut Vec<Note>,
 ) -> bool {
     let (leader_log, f) = follower_and_leader_log(c, p, r, leader);
-    let Some(to) = rules.diverging_fetch(&f.log, f.hw, leader_log) else {
+    let Some(to) = rules.diverging_fetch(&f.log, f.hw, fetch_offset, leader_log) else {
         return false;
     };
     cut(f, to, p, notes);

@@ -510,7 +510,7 @@ fn reconciled_end(rules: &dyn Rules, log: &Log, hw: i64, leader: &Log) -> i64 {
     const ROUNDS_MAX: usize = 64;
     let mut log = log.clone();
     for _ in 0..ROUNDS_MAX {
-        let Some(to) = rules.diverging_fetch(&log, hw, leader) else {
+        let Some(to) = rules.diverging_fetch(&log, hw, log.end(), leader) else {
             break;
         };
         // A cut at the end still drops an epoch assigned there: progress either way.
