@@ -256,4 +256,17 @@ mod tests {
             Some(7)
         );
     }
+
+    /// The check reads at the fetch offset, not the follower's end: the leader's epoch 1
+    /// ends at 5 (epoch 3 follows); a follower holding epoch 1 up to 8 diverges when it
+    /// fetches at its end, and not when it is validated at a seal of 5.
+    #[test]
+    fn the_fetch_offset_decides_the_divergence() {
+        let mut leader = log(&[(1, 0)], 5);
+        leader.append(3, 2);
+        let follower = log(&[(1, 0)], 8);
+        let t = Truncation::FetchDivergence;
+        assert_eq!(t.on_fetch(&follower, 0, follower.end(), &leader), Some(5));
+        assert_eq!(t.on_fetch(&follower, 0, 5, &leader), None);
+    }
 }

@@ -2,8 +2,10 @@
 //! (consolidation appends, follower fetches) and the `isr-expiration` task (rules `shrink`
 //! and `lag`).
 
-use super::{alter_isr, append_diskless, diskless_epoch, follower_fetch, is_up, lost_prefix};
-use super::{refresh_in_sync, Note, NO_DISKLESS_LOG};
+use super::{
+    alter_isr, append_diskless, diskless_epoch, follower_fetch, is_up, lost_prefix,
+    refresh_in_sync, Note, NO_DISKLESS_LOG,
+};
 use crate::model::{BrokerId, Cluster, Rules, NO_LEADER};
 
 /// Advance the clock by `ms`, in steps that stop at every run of the ISR-expiration task
