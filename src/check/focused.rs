@@ -45,7 +45,8 @@ pub fn run_focused(
             if decisions {
                 count_sometimes_from(&view, &mut run.sometimes, &mut run.first_fired, step as u32);
             }
-            if let Some(detail) = step_violation_of(entry, &view, &rules) {
+            // Every step before this one held the invariant (the run stops at a violation).
+            if let Some(detail) = step_violation_of(entry, &view, &rules, step > 0) {
                 run.violations.push(violation(entry, step, detail));
                 return;
             }

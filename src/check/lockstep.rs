@@ -213,7 +213,10 @@ fn judge(
         event: at.event,
         outcome,
     };
-    let found = step_violations_memo(&view, &run.rules, run.violated, memo);
+    // The side was judged on `prev` at its last step (the first step's `prev` is the empty
+    // start, with no partition to skip).
+    let prev_judged = at.step > 0;
+    let found = step_violations_memo(&view, &run.rules, run.violated, prev_judged, memo);
     let step = at.step;
     for (n, invariant, detail) in found {
         run.violated |= 1 << n;

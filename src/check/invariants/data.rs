@@ -8,31 +8,26 @@
 //! Records below `Ghost::deleted_below` were deleted on purpose (DeleteRecords) and are
 //! asked of no replica.
 
-use super::StepView;
-use crate::model::broker::{Local, Note, PartitionRuntime};
+use super::{part_view, PartView, Scope, StepView};
+use crate::model::broker::{Local, Note};
 use crate::model::log::Log;
-use crate::model::{AckedRun, BrokerState, Cluster, Ghost, Partition};
+use crate::model::{AckedRun, Cluster, Ghost};
 use crate::rules::RuleSet;
 
-/// Classic partitions, with whether their guarantees still hold: an unclean election or
-/// an unclean shutdown that lost committed records gives them up (Kafka accepts both).
-pub(super) fn classic(
-    c: &Cluster,
-) -> impl Iterator<Item = (usize, &Partition, &PartitionRuntime, &Ghost, bool)> {
-    c.partitions
-        .iter()
-        .zip(&c.runtime.partitions)
-        .zip(&c.ghosts)
-        .enumerate()
-        .filter(|(_, ((p, _), _))| !p.diskless)
-        .map(|(i, ((p, rt), g))| (i, p, rt, g, !g.unclean_election && !g.committed_lost))
+/// Whether a partition's guarantees still hold: an unclean election or an unclean
+/// shutdown that lost committed records gives them up (Kafka accepts both).
+fn guarantees_hold(g: &Ghost) -> bool {
+    !g.unclean_election && !g.committed_lost
 }
 
-/// Classic partitions whose guarantees still hold.
-fn judged(c: &Cluster) -> impl Iterator<Item = (usize, &Partition, &PartitionRuntime, &Ghost)> {
-    classic(c)
-        .filter(|t| t.4)
-        .map(|(i, p, rt, g, _)| (i, p, rt, g))
+/// A classic partition whose guarantees still hold: what D1–D3 and D5 judge.
+fn judged(v: &PartView) -> bool {
+    !v.partition.diskless && guarantees_hold(v.ghost)
+}
+
+/// Every partition of a whole state, as views (for the quiescence checks).
+fn views<'a>(c: &'a Cluster, scope: &'a Scope<'a>) -> impl Iterator<Item = PartView<'a>> + 'a {
+    (0..c.partitions.len()).map(move |i| part_view(c, scope, i))
 }
 
 /// The part of `run` at or above `from` (records below it were deleted on purpose).
@@ -86,80 +81,83 @@ pub(super) fn first_missing<'a>(
 }
 
 /// D1: some replica still holds every acknowledged record.
-pub(super) fn d1_acked_kept(v: &StepView) -> Option<String> {
-    judged(v.next).find_map(|(i, _, rt, g)| {
-        kept_acked(g).find_map(|run| {
-            let o = first_missing(rt.locals.iter().map(|l| &l.log), &run)?;
-            Some(format!(
-                "p{i}: acknowledged record {o} (epoch {}) is on no replica",
-                run.epoch
-            ))
-        })
+pub(super) fn d1_acked_kept(v: &PartView) -> Option<String> {
+    if !judged(v) {
+        return None;
+    }
+    kept_acked(v.ghost).find_map(|run| {
+        let o = first_missing(v.runtime.locals.iter().map(|l| &l.log), &run)?;
+        Some(format!(
+            "acknowledged record {o} (epoch {}) is on no replica",
+            run.epoch
+        ))
     })
 }
 
 /// The leader a client would read from: active and hosting a replica. (A RECOVERING one
 /// comes only from an unclean election, after which the partition is not judged.)
-fn serving_leader<'a>(c: &Cluster, p: &Partition, rt: &'a PartitionRuntime) -> Option<&'a Local> {
-    c.is_active(p.leader).then(|| rt.local(p.leader)).flatten()
+fn serving_leader<'a>(v: &PartView<'a>) -> Option<&'a Local> {
+    let leader = v.partition.leader;
+    v.scope
+        .is_active(leader)
+        .then(|| v.runtime.local(leader))
+        .flatten()
 }
 
 /// D2: the live leader holds every acknowledged record.
-pub(super) fn d2_leader_holds_acked(v: &StepView) -> Option<String> {
-    let c = v.next;
-    judged(c).find_map(|(i, p, rt, g)| {
-        let leader = serving_leader(c, p, rt)?;
-        kept_acked(g).find_map(|run| {
-            let o = first_missing(std::iter::once(&leader.log), &run)?;
-            Some(format!(
-                "p{i}: leader {} lacks acknowledged record {o} (epoch {}); its log {}",
-                p.leader,
-                run.epoch,
-                leader.log.describe()
-            ))
-        })
+pub(super) fn d2_leader_holds_acked(v: &PartView) -> Option<String> {
+    if !judged(v) {
+        return None;
+    }
+    let leader = serving_leader(v)?;
+    kept_acked(v.ghost).find_map(|run| {
+        let o = first_missing(std::iter::once(&leader.log), &run)?;
+        Some(format!(
+            "leader {} lacks acknowledged record {o} (epoch {}); its log {}",
+            v.partition.leader,
+            run.epoch,
+            leader.log.describe()
+        ))
     })
 }
 
-/// D3: two replicas hold the same records below both their high watermarks.
-pub(super) fn d3_log_matching(v: &StepView) -> Option<String> {
-    log_mismatch(v.next, true)
+/// D3: two replicas hold the same records below both their high watermarks. Partitions
+/// whose guarantees were given up are skipped (a step may be mid-repair; at quiescence,
+/// D4, none is).
+pub(super) fn d3_log_matching(v: &PartView) -> Option<String> {
+    judged(v).then(|| log_mismatch(v)).flatten()
 }
 
 /// Replicas on running brokers: a fenced broker's log is compared once it is back and has
 /// had the chance to truncate (its stale tail is not a divergence anyone can read).
 fn live_locals<'a>(
-    c: &'a Cluster,
+    scope: &'a Scope<'a>,
     locals: &'a [Local],
 ) -> impl Iterator<Item = (usize, &'a Local)> + Clone + 'a {
-    locals.iter().enumerate().filter(|(_, l)| {
-        matches!(
-            c.broker_state(l.broker),
-            Some(BrokerState::Active | BrokerState::ControlledShutdown)
-        )
-    })
+    locals
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| scope.is_up(l.broker))
 }
 
-/// Two live replicas that differ below both high watermarks; `only_judged`: skip partitions
-/// whose guarantees were given up (a step may be mid-repair; at quiescence none is).
-fn log_mismatch(c: &Cluster, only_judged: bool) -> Option<String> {
-    classic(c).find_map(|(i, _, rt, _, held)| {
-        if only_judged && !held {
-            return None;
-        }
-        live_locals(c, &rt.locals).find_map(|(k, a)| {
-            live_locals(c, &rt.locals[k + 1..]).find_map(|(_, b)| {
-                let committed = a.hw.min(a.leo()).min(b.hw).min(b.leo());
-                let at = a.log.diverges_from(&b.log);
-                (at < committed).then(|| {
-                    format!(
-                        "p{i}: {} ({}) and {} ({}) differ at {at}, below both high watermarks",
-                        a.broker,
-                        a.log.describe(),
-                        b.broker,
-                        b.log.describe()
-                    )
-                })
+/// Two live replicas of a classic partition that differ below both high watermarks.
+fn log_mismatch(v: &PartView) -> Option<String> {
+    if v.partition.diskless {
+        return None;
+    }
+    let locals = &v.runtime.locals;
+    live_locals(v.scope, locals).find_map(|(k, a)| {
+        live_locals(v.scope, &locals[k + 1..]).find_map(|(_, b)| {
+            let committed = a.hw.min(a.leo()).min(b.hw).min(b.leo());
+            let at = a.log.diverges_from(&b.log);
+            (at < committed).then(|| {
+                format!(
+                    "{} ({}) and {} ({}) differ at {at}, below both high watermarks",
+                    a.broker,
+                    a.log.describe(),
+                    b.broker,
+                    b.log.describe()
+                )
             })
         })
     })
@@ -167,51 +165,55 @@ fn log_mismatch(c: &Cluster, only_judged: bool) -> Option<String> {
 
 /// D4: once healed, every replica holds every acknowledged record, and the logs match.
 pub(super) fn d4_acked_everywhere(c: &Cluster, _rules: &RuleSet) -> Option<String> {
-    let missing = judged(c).find_map(|(i, p, rt, g)| {
-        let live = rt.locals.iter().filter(|l| p.replicas.contains(&l.broker));
+    let scope = Scope::of(c);
+    let missing = views(c, &scope).filter(judged).find_map(|v| {
+        let live = (v.runtime.locals.iter()).filter(|l| v.partition.replicas.contains(&l.broker));
         live.into_iter().find_map(|l| {
-            kept_acked(g).find_map(|run| {
+            kept_acked(v.ghost).find_map(|run| {
                 let o = first_missing(std::iter::once(&l.log), &run)?;
                 Some(format!(
-                    "p{i}: replica {} lacks acknowledged record {o} (epoch {}) at quiescence",
-                    l.broker, run.epoch
+                    "p{}: replica {} lacks acknowledged record {o} (epoch {}) at quiescence",
+                    v.index, l.broker, run.epoch
                 ))
             })
         })
     });
-    missing.or_else(|| log_mismatch(c, false))
+    let mismatch =
+        || views(c, &scope).find_map(|v| log_mismatch(&v).map(|d| format!("p{}: {d}", v.index)));
+    missing.or_else(mismatch)
 }
 
 /// D5: a record a consumer could read (the serving leader's high watermark passed it) is
 /// never replaced: the serving leader holds it unless it is below the leader's log start,
 /// and so does every live replica whose high watermark passes it (above its log start).
-pub(super) fn d5_consistent_read(v: &StepView) -> Option<String> {
-    let c = v.next;
-    judged(c).find_map(|(i, p, rt, g)| {
-        // The leader must hold every read record; another replica those its HW passes.
-        // (The leader is judged once, whole: its HW-bounded check is a part of that.)
-        let leader = serving_leader(c, p, rt);
-        let led = leader.map(|l| l.broker);
-        let leader = leader.map(|l| (l, i64::MAX));
-        let live = live_locals(c, &rt.locals)
-            .filter(move |(_, l)| Some(l.broker) != led)
-            .map(|(_, l)| (l, l.hw.min(l.leo())));
-        leader.into_iter().chain(live).find_map(|(l, below)| {
-            let from = g.deleted_below.max(l.log.start());
-            g.read.iter().find_map(|run| {
-                let run = from_offset(run, from)?;
-                let run = AckedRun {
-                    end: run.end.min(below),
-                    ..run
-                };
-                let o = first_missing(std::iter::once(&l.log), &run)?;
-                Some(format!(
-                    "p{i}: record {o} (epoch {}) was read below the high watermark, but replica {} holds {}",
-                    run.epoch,
-                    l.broker,
-                    l.log.describe()
-                ))
-            })
+pub(super) fn d5_consistent_read(v: &PartView) -> Option<String> {
+    if !judged(v) {
+        return None;
+    }
+    let g = v.ghost;
+    // The leader must hold every read record; another replica those its HW passes.
+    // (The leader is judged once, whole: its HW-bounded check is a part of that.)
+    let leader = serving_leader(v);
+    let led = leader.map(|l| l.broker);
+    let leader = leader.map(|l| (l, i64::MAX));
+    let live = live_locals(v.scope, &v.runtime.locals)
+        .filter(move |(_, l)| Some(l.broker) != led)
+        .map(|(_, l)| (l, l.hw.min(l.leo())));
+    leader.into_iter().chain(live).find_map(|(l, below)| {
+        let from = g.deleted_below.max(l.log.start());
+        g.read.iter().find_map(|run| {
+            let run = from_offset(run, from)?;
+            let run = AckedRun {
+                end: run.end.min(below),
+                ..run
+            };
+            let o = first_missing(std::iter::once(&l.log), &run)?;
+            Some(format!(
+                "record {o} (epoch {}) was read below the high watermark, but replica {} holds {}",
+                run.epoch,
+                l.broker,
+                l.log.describe()
+            ))
         })
     })
 }

@@ -2,51 +2,48 @@
 //! ELR1–ELR5, and the vacuity checks V18–V20. With the ELR feature off the lists stay empty and every check holds. The
 //! entries that name these checks are in the one list in `list.rs`.
 
-use super::data::{classic, first_missing, kept_acked};
-use super::{each_partition, StepView};
+use super::data::{first_missing, kept_acked};
+use super::{PartView, StepView};
 use crate::model::builder::effective_min_isr;
 use crate::model::event::Ids;
 use crate::model::{contains_all, BrokerId, Partition, NO_LEADER};
 
 /// ELR1: ELR ⊆ replicas.
-pub(super) fn elr1_within_replicas(s: &StepView) -> Option<String> {
-    each_partition(s, |_, _, p, _| {
-        (!contains_all(&p.replicas, &p.elr)).then(|| {
-            format!(
-                "elr {} ⊄ replicas {} (isr {})",
-                Ids(&p.elr),
-                Ids(&p.replicas),
-                Ids(&p.isr)
-            )
-        })
+pub(super) fn elr1_within_replicas(v: &PartView) -> Option<String> {
+    let p = v.partition;
+    (!contains_all(&p.replicas, &p.elr)).then(|| {
+        format!(
+            "elr {} ⊄ replicas {} (isr {})",
+            Ids(&p.elr),
+            Ids(&p.replicas),
+            Ids(&p.isr)
+        )
     })
 }
 
 /// ELR2: ELR ∩ ISR = ∅.
-pub(super) fn elr2_disjoint_from_isr(s: &StepView) -> Option<String> {
-    each_partition(s, |_, _, p, _| {
-        let both: Vec<i32> = p
-            .elr
-            .iter()
-            .copied()
-            .filter(|b| p.isr.contains(b))
-            .collect();
-        (!both.is_empty())
-            .then(|| format!("elr {} ∩ isr {} = {}", Ids(&p.elr), Ids(&p.isr), Ids(&both)))
-    })
+pub(super) fn elr2_disjoint_from_isr(v: &PartView) -> Option<String> {
+    let p = v.partition;
+    let both: Vec<i32> = p
+        .elr
+        .iter()
+        .copied()
+        .filter(|b| p.isr.contains(b))
+        .collect();
+    (!both.is_empty())
+        .then(|| format!("elr {} ∩ isr {} = {}", Ids(&p.elr), Ids(&p.isr), Ids(&both)))
 }
 
 /// ELR3: |ISR| ≥ effective min ISR ⇒ ELR = ∅.
-pub(super) fn elr3_empty_at_min_isr(s: &StepView) -> Option<String> {
-    each_partition(s, |_, _, p, _| {
-        let min_isr = effective_min_isr(p);
-        (p.isr.len() as i64 >= min_isr && !p.elr.is_empty()).then(|| {
-            format!(
-                "isr {} has the effective min ISR of {min_isr} members yet elr {}",
-                Ids(&p.isr),
-                Ids(&p.elr)
-            )
-        })
+pub(super) fn elr3_empty_at_min_isr(v: &PartView) -> Option<String> {
+    let p = v.partition;
+    let min_isr = effective_min_isr(p);
+    (p.isr.len() as i64 >= min_isr && !p.elr.is_empty()).then(|| {
+        format!(
+            "isr {} has the effective min ISR of {min_isr} members yet elr {}",
+            Ids(&p.isr),
+            Ids(&p.elr)
+        )
     })
 }
 
@@ -62,29 +59,25 @@ fn leader_candidates(p: &Partition) -> impl Iterator<Item = BrokerId> + '_ {
 /// a power loss too (`Ghost::committed_lost` does not exempt): taking a broker that shut
 /// down uncleanly out of the ISR and the ELR is what ELR adds. An unclean election gives
 /// the guarantee up, as for D1–D4.
-pub(super) fn elr4_candidates_hold_acked(s: &StepView) -> Option<String> {
-    let c = s.next;
-    if !c.elr {
+pub(super) fn elr4_candidates_hold_acked(v: &PartView) -> Option<String> {
+    let (p, g) = (v.partition, v.ghost);
+    if !v.scope.elr || p.diskless || g.unclean_election {
         return None;
     }
-    classic(c)
-        .filter(|(_, _, _, g, _)| !g.unclean_election)
-        .find_map(|(i, p, rt, g, _)| {
-            leader_candidates(p).find_map(|b| {
-                let Some(local) = rt.local(b) else {
-                    return Some(format!("p{i}: candidate {b} hosts no log of the partition"));
-                };
-                kept_acked(g).find_map(|run| {
-                    let o = first_missing(std::iter::once(&local.log), &run)?;
-                    let list = if p.isr.contains(&b) { "isr" } else { "elr" };
-                    Some(format!(
-                        "p{i}: {list} member {b} lacks acknowledged record {o} (epoch {}); its log {}",
-                        run.epoch,
-                        local.log.describe()
-                    ))
-                })
-            })
+    leader_candidates(p).find_map(|b| {
+        let Some(local) = v.runtime.local(b) else {
+            return Some(format!("candidate {b} hosts no log of the partition"));
+        };
+        kept_acked(g).find_map(|run| {
+            let o = first_missing(std::iter::once(&local.log), &run)?;
+            let list = if p.isr.contains(&b) { "isr" } else { "elr" };
+            Some(format!(
+                "{list} member {b} lacks acknowledged record {o} (epoch {}); its log {}",
+                run.epoch,
+                local.log.describe()
+            ))
         })
+    })
 }
 
 /// ELR5: with ELR on, a partition left with no leader, no ISR and no ELR keeps exactly its

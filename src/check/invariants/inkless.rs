@@ -3,58 +3,53 @@
 //! quiescence property E2 and the vacuity counters V9–V12. The entries that name these
 //! checks are in the one list in `mod.rs`.
 
-use super::StepView;
+use super::{part_view, PartView, Scope, StepView};
 use crate::model::broker::{consolidating, lost_prefix, LeaderState, Local};
 use crate::model::event::Ids;
-use crate::model::{BrokerId, BrokerState, Note, SEAL_NONE, SEAL_PENDING};
 use crate::model::{Cluster, Event, NO_LEADER};
+use crate::model::{Note, SEAL_NONE, SEAL_PENDING};
 use crate::rules::RuleSet;
-
-fn is_up(c: &Cluster, b: BrokerId) -> bool {
-    matches!(
-        c.broker_state(b),
-        Some(BrokerState::Active | BrokerState::ControlledShutdown)
-    )
-}
 
 /// The leader's local replica and leader state, when it leads with the current epoch and
 /// holds the prefix (a leader that lost it is INV-2's finding, not the others'), inside the ISR.
-fn live_leader(c: &Cluster, i: usize) -> Option<(&Local, &LeaderState)> {
-    let p = &c.partitions[i];
+fn live_leader<'a>(v: &PartView<'a>) -> Option<(&'a Local, &'a LeaderState)> {
+    let (p, rt) = (v.partition, v.runtime);
     // A leader outside the ISR is a broken registration, S0's to report: what the
     // brokers do under it says nothing about the Inkless rules (docs/findings.md F2).
-    if p.leader == NO_LEADER || !is_up(c, p.leader) || !p.isr.contains(&p.leader) {
+    if p.leader == NO_LEADER || !v.scope.is_up(p.leader) || !p.isr.contains(&p.leader) {
         return None;
     }
-    let rt = c.runtime.partitions.get(i)?;
     let state = rt
         .leader
         .as_ref()
         .filter(|s| s.broker == p.leader && s.leader_epoch == p.leader_epoch)?;
     let local = rt.local(p.leader)?;
-    (!lost_prefix(&c.runtime.config, p, local)).then_some((local, state))
+    (!lost_prefix(&v.scope.config, p, local)).then_some((local, state))
 }
 
-pub(super) fn inv1_lag_safety(s: &StepView) -> Option<String> {
-    let c = s.next;
-    let lag = c.runtime.config.replica_lag_time_max_ms;
-    (0..c.partitions.len()).find_map(|i| {
-        let p = &c.partitions[i];
-        if p.diskless && p.seal == SEAL_NONE {
-            return None;
-        }
-        let (lead, state) = live_leader(c, i)?;
-        let target = if p.seal >= 0 { p.seal } else { lead.leo() };
-        p.isr.iter().filter(|&&r| r != p.leader).find_map(|&r| {
-            let local = c.runtime.partitions[i].local(r)?;
-            let silent_ms = c.runtime.now_ms - local.in_sync_ms.max(state.epoch_since_ms);
-            (local.leo() < target && silent_ms >= 2 * lag).then(|| {
-                format!(
-                    "p{i}: follower {r} in isr {} at LEO {} < {target}, silent for {silent_ms} ms",
-                    Ids(&p.isr),
-                    local.leo()
-                )
-            })
+/// Whether partition `i` of a whole state has a [`live_leader`].
+fn has_live_leader(c: &Cluster, i: usize) -> bool {
+    let scope = Scope::of(c);
+    live_leader(&part_view(c, &scope, i)).is_some()
+}
+
+pub(super) fn inv1_lag_safety(v: &PartView) -> Option<String> {
+    let (p, scope) = (v.partition, v.scope);
+    let lag = scope.config.replica_lag_time_max_ms;
+    if p.diskless && p.seal == SEAL_NONE {
+        return None;
+    }
+    let (lead, state) = live_leader(v)?;
+    let target = if p.seal >= 0 { p.seal } else { lead.leo() };
+    p.isr.iter().filter(|&&r| r != p.leader).find_map(|&r| {
+        let local = v.runtime.local(r)?;
+        let silent_ms = scope.now_ms - local.in_sync_ms.max(state.epoch_since_ms);
+        (local.leo() < target && silent_ms >= 2 * lag).then(|| {
+            format!(
+                "follower {r} in isr {} at LEO {} < {target}, silent for {silent_ms} ms",
+                Ids(&p.isr),
+                local.leo()
+            )
         })
     })
 }
@@ -165,18 +160,16 @@ pub(super) fn inv4_leader_change_evidence(s: &StepView) -> Option<String> {
     })
 }
 
-pub(super) fn inv5_single_writer(s: &StepView) -> Option<String> {
-    let c = s.next;
-    c.runtime.partitions.iter().enumerate().find_map(|(i, rt)| {
-        let both = rt
-            .locals
-            .iter()
-            .find(|l| l.fetchers.classic && l.fetchers.consolidation)?;
-        Some(format!(
-            "p{i}: broker {} is on the classic and the consolidation fetcher",
-            both.broker
-        ))
-    })
+pub(super) fn inv5_single_writer(v: &PartView) -> Option<String> {
+    let both = v
+        .runtime
+        .locals
+        .iter()
+        .find(|l| l.fetchers.classic && l.fetchers.consolidation)?;
+    Some(format!(
+        "broker {} is on the classic and the consolidation fetcher",
+        both.broker
+    ))
 }
 
 pub(super) fn inv6_at_seal_response(s: &StepView) -> Option<String> {
@@ -222,7 +215,7 @@ pub(super) fn inv9_back_on_consolidation(c: &Cluster, _: &RuleSet) -> Option<Str
     (0..c.partitions.len()).find_map(|i| {
         let p = &c.partitions[i];
         let consolidating = consolidating(&c.runtime.config, p) && p.seal != SEAL_PENDING;
-        if !consolidating || live_leader(c, i).is_none() {
+        if !consolidating || !has_live_leader(c, i) {
             return None;
         }
         c.runtime.partitions[i]
@@ -243,7 +236,7 @@ pub(super) fn inv9_back_on_consolidation(c: &Cluster, _: &RuleSet) -> Option<Str
 pub(super) fn e2_readmission(c: &Cluster, _: &RuleSet) -> Option<String> {
     (0..c.partitions.len()).find_map(|i| {
         let p = &c.partitions[i];
-        if p.seal < 0 || live_leader(c, i).is_none() {
+        if p.seal < 0 || !has_live_leader(c, i) {
             return None;
         }
         c.runtime.partitions[i].locals.iter().find_map(|l| {

@@ -3,7 +3,7 @@
 //! quiescence property E1 and the vacuity counters V1–V8. The entries that name these
 //! checks are in the one list in `mod.rs`.
 
-use super::{each_partition, StepView};
+use super::{each_partition, PartView, StepView};
 use crate::model::broker::lost_prefix;
 use crate::model::event::Ids;
 use crate::model::{
@@ -12,71 +12,69 @@ use crate::model::{
 };
 use crate::rules::RuleSet;
 
-pub(super) fn s0_shape(s: &StepView) -> Option<String> {
-    each_partition(s, |_, _, p, _| {
-        // With ELR on the ISR may be empty (docs/model/reassignment.md#s0).
-        if p.replicas.is_empty() || (p.isr.is_empty() && !s.next.elr) {
-            return Some(format!(
-                "empty replicas {} or isr {}",
-                Ids(&p.replicas),
-                Ids(&p.isr)
-            ));
-        }
-        let lists = [
-            &p.replicas,
-            &p.isr,
-            &p.adding_replicas,
-            &p.removing_replicas,
-        ];
-        if lists.iter().any(|l| has_duplicates(l)) {
-            return Some("a list holds a broker twice".to_string());
-        }
-        if !contains_all(&p.replicas, &p.isr) {
-            return Some(format!(
-                "isr {} ⊄ replicas {}",
-                Ids(&p.isr),
-                Ids(&p.replicas)
-            ));
-        }
-        if p.leader != NO_LEADER && !p.isr.contains(&p.leader) {
-            return Some(format!("leader {} ∉ isr {}", p.leader, Ids(&p.isr)));
-        }
-        None
-    })
+pub(super) fn s0_shape(v: &PartView) -> Option<String> {
+    let p = v.partition;
+    // With ELR on the ISR may be empty (docs/model/reassignment.md#s0).
+    if p.replicas.is_empty() || (p.isr.is_empty() && !v.scope.elr) {
+        return Some(format!(
+            "empty replicas {} or isr {}",
+            Ids(&p.replicas),
+            Ids(&p.isr)
+        ));
+    }
+    let lists = [
+        &p.replicas,
+        &p.isr,
+        &p.adding_replicas,
+        &p.removing_replicas,
+    ];
+    if lists.iter().any(|l| has_duplicates(l)) {
+        return Some("a list holds a broker twice".to_string());
+    }
+    if !contains_all(&p.replicas, &p.isr) {
+        return Some(format!(
+            "isr {} ⊄ replicas {}",
+            Ids(&p.isr),
+            Ids(&p.replicas)
+        ));
+    }
+    if p.leader != NO_LEADER && !p.isr.contains(&p.leader) {
+        return Some(format!("leader {} ∉ isr {}", p.leader, Ids(&p.isr)));
+    }
+    None
 }
 
-pub(super) fn s1_lists(s: &StepView, rules: &RuleSet) -> Option<String> {
+pub(super) fn s1_lists(v: &PartView, rules: &RuleSet) -> Option<String> {
     let transients_allowed = rules.derivation.tracks_transients();
-    each_partition(s, |_, _, p, g| {
-        if !contains_all(&p.replicas, &p.adding_replicas)
-            || !contains_all(&p.replicas, &p.removing_replicas)
-        {
-            return Some(format!(
-                "adding {} or removing {} ⊄ replicas {}",
-                Ids(&p.adding_replicas),
-                Ids(&p.removing_replicas),
-                Ids(&p.replicas)
-            ));
-        }
-        let both: Vec<_> = p
-            .adding_replicas
-            .iter()
-            .copied()
-            .filter(|r| p.removing_replicas.contains(r))
-            .collect();
-        let bad = if transients_allowed {
-            both.iter().any(|r| g.original.contains(r))
-        } else {
-            !both.is_empty()
-        };
-        bad.then(|| {
-            format!(
-                "adding {} ∩ removing {} = {}",
-                Ids(&p.adding_replicas),
-                Ids(&p.removing_replicas),
-                Ids(&both)
-            )
-        })
+    let (p, g) = (v.partition, v.ghost);
+    if !contains_all(&p.replicas, &p.adding_replicas)
+        || !contains_all(&p.replicas, &p.removing_replicas)
+    {
+        return Some(format!(
+            "adding {} or removing {} ⊄ replicas {}",
+            Ids(&p.adding_replicas),
+            Ids(&p.removing_replicas),
+            Ids(&p.replicas)
+        ));
+    }
+    let both: Vec<_> = p
+        .adding_replicas
+        .iter()
+        .copied()
+        .filter(|r| p.removing_replicas.contains(r))
+        .collect();
+    let bad = if transients_allowed {
+        both.iter().any(|r| g.original.contains(r))
+    } else {
+        !both.is_empty()
+    };
+    bad.then(|| {
+        format!(
+            "adding {} ∩ removing {} = {}",
+            Ids(&p.adding_replicas),
+            Ids(&p.removing_replicas),
+            Ids(&both)
+        )
     })
 }
 
@@ -140,67 +138,63 @@ pub(super) fn s3_epochs(s: &StepView) -> Option<String> {
     })
 }
 
-pub(super) fn g1_composition(s: &StepView) -> Option<String> {
-    each_partition(s, |_, _, p, g| {
-        if !p.is_reassigning() {
-            return None;
-        }
-        let known =
-            |r: &i32| g.target.contains(r) || g.original.contains(r) || g.ever_targeted.contains(r);
-        let lower_ok =
-            contains_all(&p.replicas, &g.target) && contains_all(&p.replicas, &g.original);
-        if !lower_ok || !p.replicas.iter().all(known) {
-            return Some(format!(
-                "replicas {} vs T {} O {}",
-                Ids(&p.replicas),
-                Ids(&g.target),
-                Ids(&g.original)
-            ));
-        }
-        let surviving = without(&p.replicas, &p.removing_replicas);
-        (!same_set(&surviving, &g.target)).then(|| {
-            format!(
-                "replicas − removing = {} but T = {}",
-                Ids(&surviving),
-                Ids(&g.target)
-            )
-        })
+pub(super) fn g1_composition(v: &PartView) -> Option<String> {
+    let (p, g) = (v.partition, v.ghost);
+    if !p.is_reassigning() {
+        return None;
+    }
+    let known =
+        |r: &i32| g.target.contains(r) || g.original.contains(r) || g.ever_targeted.contains(r);
+    let lower_ok = contains_all(&p.replicas, &g.target) && contains_all(&p.replicas, &g.original);
+    if !lower_ok || !p.replicas.iter().all(known) {
+        return Some(format!(
+            "replicas {} vs T {} O {}",
+            Ids(&p.replicas),
+            Ids(&g.target),
+            Ids(&g.original)
+        ));
+    }
+    let surviving = without(&p.replicas, &p.removing_replicas);
+    (!same_set(&surviving, &g.target)).then(|| {
+        format!(
+            "replicas − removing = {} but T = {}",
+            Ids(&surviving),
+            Ids(&g.target)
+        )
     })
 }
 
-pub(super) fn g2_list_completeness(s: &StepView) -> Option<String> {
-    each_partition(s, |_, _, p, g| {
-        if !p.is_reassigning() {
-            return None;
-        }
-        let surviving_new = without(&without(&p.replicas, &p.removing_replicas), &g.original);
-        let missing = without(&surviving_new, &p.adding_replicas);
-        (!missing.is_empty()).then(|| {
-            format!(
-                "{} will survive, is not original {} and is not in adding {}",
-                Ids(&missing),
-                Ids(&g.original),
-                Ids(&p.adding_replicas)
-            )
-        })
+pub(super) fn g2_list_completeness(v: &PartView) -> Option<String> {
+    let (p, g) = (v.partition, v.ghost);
+    if !p.is_reassigning() {
+        return None;
+    }
+    let surviving_new = without(&without(&p.replicas, &p.removing_replicas), &g.original);
+    let missing = without(&surviving_new, &p.adding_replicas);
+    (!missing.is_empty()).then(|| {
+        format!(
+            "{} will survive, is not original {} and is not in adding {}",
+            Ids(&missing),
+            Ids(&g.original),
+            Ids(&p.adding_replicas)
+        )
     })
 }
 
-pub(super) fn g3_adding_not_original(s: &StepView) -> Option<String> {
-    each_partition(s, |_, _, p, g| {
-        let both: Vec<_> = p
-            .adding_replicas
-            .iter()
-            .copied()
-            .filter(|r| g.original.contains(r))
-            .collect();
-        (p.is_reassigning() && !both.is_empty()).then(|| {
-            format!(
-                "adding {} holds original replicas {}",
-                Ids(&p.adding_replicas),
-                Ids(&both)
-            )
-        })
+pub(super) fn g3_adding_not_original(v: &PartView) -> Option<String> {
+    let (p, g) = (v.partition, v.ghost);
+    let both: Vec<_> = p
+        .adding_replicas
+        .iter()
+        .copied()
+        .filter(|r| g.original.contains(r))
+        .collect();
+    (p.is_reassigning() && !both.is_empty()).then(|| {
+        format!(
+            "adding {} holds original replicas {}",
+            Ids(&p.adding_replicas),
+            Ids(&both)
+        )
     })
 }
 
@@ -402,30 +396,29 @@ pub(super) fn g6_cancel_restores(s: &StepView) -> Option<String> {
     })
 }
 
-pub(super) fn g7_one_step_liveness(s: &StepView, rules: &RuleSet) -> Option<String> {
-    each_partition(s, |_, _, p, g| {
-        let ready = p.is_reassigning()
-            && contains_all(&p.isr, &g.target)
-            && !without(&p.isr, &p.removing_replicas).is_empty();
-        let completes = || {
-            rules
-                .maybe_complete(
-                    &p.replicas,
-                    &p.isr,
-                    &p.adding_replicas,
-                    &p.removing_replicas,
-                )
-                .is_some()
-        };
-        (ready && !completes()).then(|| {
-            format!(
-                "T {} ⊆ isr {} yet adding {} removing {} never completes",
-                Ids(&g.target),
-                Ids(&p.isr),
-                Ids(&p.adding_replicas),
-                Ids(&p.removing_replicas)
+pub(super) fn g7_one_step_liveness(v: &PartView, rules: &RuleSet) -> Option<String> {
+    let (p, g) = (v.partition, v.ghost);
+    let ready = p.is_reassigning()
+        && contains_all(&p.isr, &g.target)
+        && !without(&p.isr, &p.removing_replicas).is_empty();
+    let completes = || {
+        rules
+            .maybe_complete(
+                &p.replicas,
+                &p.isr,
+                &p.adding_replicas,
+                &p.removing_replicas,
             )
-        })
+            .is_some()
+    };
+    (ready && !completes()).then(|| {
+        format!(
+            "T {} ⊆ isr {} yet adding {} removing {} never completes",
+            Ids(&g.target),
+            Ids(&p.isr),
+            Ids(&p.adding_replicas),
+            Ids(&p.removing_replicas)
+        )
     })
 }
 

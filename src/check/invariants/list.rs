@@ -40,7 +40,7 @@ const LIST: [Invariant; 55] = [
         statement: "replicas ≠ ∅, ISR ≠ ∅ (unless ELR is on), no duplicates in any list, ISR ⊆ replicas, leader ∈ ISR ∪ {-1}",
         rationale: "The registration's own shape. Brokers trust it blindly: a leader outside the ISR or an ISR member that is not a replica makes every other property meaningless, so this one guards the model as much as the rules.",
         source: "docs/model/reassignment.md#s0; Replicas.validateIsr; PartitionChangeBuilder.isValidNewLeader",
-        check: Check::Step(s0_shape),
+        check: Check::Partition(s0_shape),
     },
     Invariant {
         id: "S1",
@@ -48,7 +48,7 @@ const LIST: [Invariant; 55] = [
         statement: "adding ⊆ replicas, removing ⊆ replicas, adding ∩ removing = ∅ (design B: the overlap holds no original replica)",
         rationale: "PartitionRegistration does not enforce these, they are conventions every reader relies on. A replica in both lists can never satisfy the completion test (it is removed from I' but required in it), so the reassignment is stuck: docs/model/reassignment.md#history-3.",
         source: "docs/model/reassignment.md#s1, #history-3; PartitionRegistration (no enforcement)",
-        check: Check::StepUnderRules(s1_lists),
+        check: Check::PartitionUnderRules(s1_lists),
     },
     Invariant {
         id: "S2",
@@ -72,7 +72,7 @@ const LIST: [Invariant; 55] = [
         statement: "while reassigning: T ∪ O ⊆ set(replicas) ⊆ T ∪ O ∪ (every target of the chain), and set(replicas) − removing = T",
         rationale: "What stays after completion must be exactly what the operator asked for last. Keeping an old removing set when the new one is empty (the RF-up override, docs/model/reassignment.md#history-4) breaks the second half.",
         source: "docs/model/reassignment.md#g1, #history-4",
-        check: Check::Step(g1_composition),
+        check: Check::Partition(g1_composition),
     },
     Invariant {
         id: "G2",
@@ -80,7 +80,7 @@ const LIST: [Invariant; 55] = [
         statement: "list completeness: while reassigning, (replicas − removing) − O ⊆ adding",
         rationale: "Every non-original replica that will survive completion must be reported as adding, or `--list`, throttles and under-replication accounting treat it as caught up. This is KAFKA-21419's first symptom (history 1, step 2) and the drop-then-re-add hole of its proposed fix (history 5).",
         source: "docs/model/reassignment.md#g2, #history-1, #history-5; https://issues.apache.org/jira/browse/KAFKA-21419",
-        check: Check::Step(g2_list_completeness),
+        check: Check::Partition(g2_list_completeness),
     },
     Invariant {
         id: "G3",
@@ -88,7 +88,7 @@ const LIST: [Invariant; 55] = [
         statement: "while reassigning: adding ∩ O = ∅",
         rationale: "An original replica reported as adding would be removed by a cancel (revert drops adding replicas), losing a replica the partition had before the reassignment.",
         source: "docs/model/reassignment.md#g3; PartitionReassignmentRevert",
-        check: Check::Step(g3_adding_not_original),
+        check: Check::Partition(g3_adding_not_original),
     },
     Invariant {
         id: "G4",
@@ -120,7 +120,7 @@ const LIST: [Invariant; 55] = [
         statement: "liveness, one step: if reassigning, T ⊆ ISR and ISR − removing ≠ ∅, the next change completes it",
         rationale: "Once every target replica is in sync nothing should hold the reassignment open. Checked by running the completion rule on the current state, which is what any next build does first.",
         source: "docs/model/reassignment.md#g7, #history-3",
-        check: Check::StepUnderRules(g7_one_step_liveness),
+        check: Check::PartitionUnderRules(g7_one_step_liveness),
     },
     Invariant {
         id: "G8",
@@ -249,7 +249,7 @@ const LIST: [Invariant; 55] = [
         statement: "lag safety: on a classic, pending or switched partition with a live leader, no ISR follower below the leader's end (the seal, once committed) stays silent for 2 × replica_lag_time_max_ms",
         rationale: "A follower that stopped fetching must leave the ISR within lag plus one task period, or it stays electable while missing data. With diskless topics never evaluated for shrink, a stalled follower of a switched partition stays in the ISR forever and a failover loses the gap up to the seal (CE-a).",
         source: "docs/model/inkless.md#inv-1, #ce-a; server/ReplicaManager.scala maybeShrinkIsr, cluster/Partition.scala maybeShrinkIsr",
-        check: Check::Step(inv1_lag_safety),
+        check: Check::Partition(inv1_lag_safety),
     },
     Invariant {
         id: "INV-2",
@@ -289,7 +289,7 @@ const LIST: [Invariant; 55] = [
         statement: "single writer: no follower has a partition on the classic and the consolidation fetcher at once",
         rationale: "Two fetchers append to one log; the second append finds its fetch offset no longer equal to the log end and the partition fails (CE-c3).",
         source: "docs/model/inkless.md#inv-5, #ce-c3; server/ReplicaFetcherThread.scala processPartitionData; server/ReplicaManager.scala applyLocalFollowersDelta (5f22fac12b)",
-        check: Check::Step(inv5_single_writer),
+        check: Check::Partition(inv5_single_writer),
     },
     Invariant {
         id: "INV-6",
@@ -339,7 +339,7 @@ const LIST: [Invariant; 55] = [
         statement: "no acknowledged record is lost: every record an acks=all producer was told is written is held, with its epoch, by some replica",
         rationale: "The property Kafka users rely on most. Truncating to a stale high watermark (before KIP-101) cuts an acknowledged record from the one follower that had it.",
         source: "docs/model/brokers.md#data-invariants; KIP-101 scenario 1; cluster/Partition.scala checkEnoughReplicasReachOffset (confluentinc/kafka 06d492d813)",
-        check: Check::Step(d1_acked_kept),
+        check: Check::Partition(d1_acked_kept),
     },
     Invariant {
         id: "D2",
@@ -347,7 +347,7 @@ const LIST: [Invariant; 55] = [
         statement: "candidate completeness: a live, recovered leader holds every acknowledged record",
         rationale: "A clean election picks an ISR member, and every ISR member holds what the high watermark passed; a leader without an acknowledged record serves a log that lost it.",
         source: "docs/model/brokers.md#data-invariants; cluster/Partition.scala maybeIncrementLeaderHW, makeLeader",
-        check: Check::Step(d2_leader_holds_acked),
+        check: Check::Partition(d2_leader_holds_acked),
     },
     Invariant {
         id: "D3",
@@ -355,7 +355,7 @@ const LIST: [Invariant; 55] = [
         statement: "log matching: two replicas hold the same record (same epoch) at every offset below both their high watermarks",
         rationale: "Below the high watermark a record is committed and may have been read; two replicas that disagree there have diverged (KIP-101 scenario 2).",
         source: "docs/model/brokers.md#data-invariants; KIP-101 scenario 2; hachikuji/kafka-specification's log-matching property (Kip101.tla)",
-        check: Check::Step(d3_log_matching),
+        check: Check::Partition(d3_log_matching),
     },
     Invariant {
         id: "D4",
@@ -371,7 +371,7 @@ const LIST: [Invariant; 55] = [
         statement: "consistent read: a record the serving leader's high watermark passed (acks=1 included) is never replaced: the serving leader, and every live replica whose high watermark passes it, holds that record (same epoch) unless it is below their log start",
         rationale: "A consumer reads up to the high watermark; if that record later changes or disappears from the leader, two consumers see different logs. Truncating to a stale high watermark (before KIP-101) lets a new leader overwrite acks=1 records that were already readable, which D1 and D2 (acks=all only) do not see.",
         source: "docs/model/brokers.md#data-invariants; server-common FetchIsolation.of (HIGH_WATERMARK for consumers), storage UnifiedLog.read (confluentinc/kafka 06d492d813)",
-        check: Check::Step(d5_consistent_read),
+        check: Check::Partition(d5_consistent_read),
     },
     Invariant {
         id: "V13",
@@ -421,7 +421,7 @@ const LIST: [Invariant; 55] = [
         statement: "ELR ⊆ replicas",
         rationale: "An ELR member stands for a replica that holds every committed record; a broker that is no longer a replica holds no log of the partition. The controller never elects it (elections walk the replica list), but the registration then names a safe leader that is not one.",
         source: "docs/model/reassignment.md#elr-invariants; KIP-966; PartitionChangeBuilder.maybePopulateTargetElr (apache trunk d79bd502ec)",
-        check: Check::Step(elr1_within_replicas),
+        check: Check::Partition(elr1_within_replicas),
     },
     Invariant {
         id: "ELR2",
@@ -429,7 +429,7 @@ const LIST: [Invariant; 55] = [
         statement: "ELR ∩ ISR = ∅",
         rationale: "A replica is either in sync or eligible after leaving the ISR, never both; upstream refuses to replay a registration that breaks this.",
         source: "docs/model/reassignment.md#elr-invariants; ReplicationControlManager.replay(PartitionChangeRecord) validation, PartitionChangeBuilder.maybePopulateTargetElr (apache trunk d79bd502ec)",
-        check: Check::Step(elr2_disjoint_from_isr),
+        check: Check::Partition(elr2_disjoint_from_isr),
     },
     Invariant {
         id: "ELR3",
@@ -437,7 +437,7 @@ const LIST: [Invariant; 55] = [
         statement: "|ISR| ≥ min(min.insync.replicas, |replicas|) ⇒ ELR = ∅",
         rationale: "The ELR only exists while the ISR is below the effective min ISR (capped at the replication factor): every build clears it once the target ISR reaches it. Upstream takes the cap from the replica list before a completion shortens it, and elects from the ELR after that step (ISR = {leader} next to a non-empty ELR when min ISR ≤ 1, which the model cannot reach): docs/model/reassignment.md#elr-invariants.",
         source: "docs/model/reassignment.md#elr-invariants; KIP-966; PartitionChangeBuilder.maybePopulateTargetElr, tryElection, ReplicationControlManager.getTopicEffectiveMinIsr (apache trunk d79bd502ec)",
-        check: Check::Step(elr3_empty_at_min_isr),
+        check: Check::Partition(elr3_empty_at_min_isr),
     },
     Invariant {
         id: "ELR4",
@@ -445,7 +445,7 @@ const LIST: [Invariant; 55] = [
         statement: "candidate completeness with ELR on: every ISR member, and every ELR member that is a replica, holds every acknowledged record; judged across power losses, given up only after an unclean election",
         rationale: "This is what ELR is for. A replica leaves the ISR into the ELR only while the ISR is below min ISR, when no acks=all write can be acknowledged, so it keeps everything acknowledged; a broker found to have shut down uncleanly leaves both lists at re-registration. A candidate lacking an acknowledged record is a clean election away from losing it (the power-loss loss ELR closes: docs/model/reassignment.md#elr-invariants).",
         source: "docs/model/reassignment.md#elr-invariants; KIP-966; PartitionChangeBuilder.maybePopulateTargetElr, ReplicationControlManager.handleBrokerUncleanShutdown (apache trunk d79bd502ec); Vanlightly/kafka-tlaplus kip-966 LeaderCandidateCompletenessProperty (823615e)",
-        check: Check::Step(elr4_candidates_hold_acked),
+        check: Check::Partition(elr4_candidates_hold_acked),
     },
     Invariant {
         id: "ELR5",

@@ -27,8 +27,10 @@ mod elr;
 mod inkless;
 mod kraft;
 mod list;
+mod scope;
 
 pub use list::INVARIANTS;
+pub use scope::{all_partitions, part_view, touched, PartSet, PartView, Scope};
 
 use crate::model::{Cluster, Event, Ghost, Outcome, Partition};
 use crate::rules::RuleSet;
@@ -76,6 +78,12 @@ pub enum Check {
     /// A step check that also reads the side's rules (the completion test, design A's
     /// transients).
     StepUnderRules(fn(&StepView, &RuleSet) -> Option<String>),
+    /// A step check that is a predicate of one partition of the state after the step
+    /// (`scope.rs`): judged on the partitions the step touched, its detail prefixed
+    /// with the partition (`p3: ...`).
+    Partition(fn(&PartView) -> Option<String>),
+    /// [`Check::Partition`] that also reads the side's rules.
+    PartitionUnderRules(fn(&PartView, &RuleSet) -> Option<String>),
     Quiescent(fn(&Cluster, &RuleSet) -> Option<String>),
     /// `true` when the interesting thing happened in this step.
     Sometimes(fn(&StepView) -> bool),
@@ -127,7 +135,8 @@ pub fn step_violations_except(
     let known = (INVARIANTS.iter().enumerate())
         .filter(|(_, i)| known(i.id))
         .fold(0, |set: IdSet, (n, _)| set | 1 << n);
-    let found = step_violations_memo(view, rules, known, &mut StepMemo::default());
+    let memo = &mut StepMemo::default();
+    let found = step_violations_memo(view, rules, known, false, memo);
     found.into_iter().map(|(_, id, detail)| (id, detail))
 }
 
@@ -143,6 +152,8 @@ pub struct StepMemo {
     found: Vec<(usize, String)>,
     /// The vacuity properties that fired; `None` until counted once.
     fired: Option<IdSet>,
+    /// The partitions the per-partition checks judge; `None` until computed once.
+    judged: Option<PartSet>,
 }
 
 /// A set of entries of the list, bit n standing for `INVARIANTS[n]`.
@@ -153,14 +164,27 @@ const _: () = assert!(list::INVARIANTS_LEN <= IdSet::BITS as usize);
 
 /// [`step_violations_except`], reading and filling `memo`: a rule-free check that ran on
 /// this step for another side is not run again. `known`: the entries not to run (those
-/// this side already violated). Yields each violated entry's index, id and detail.
+/// this side already violated). `prev_judged`: the side was judged on `view.prev` at its
+/// last step, every entry not in `known` holding there, so the per-partition checks
+/// judge only the partitions the step touched (`scope.rs`). Yields each violated entry's
+/// index, id and detail.
 pub fn step_violations_memo(
     view: &StepView,
     rules: &RuleSet,
     known: IdSet,
+    prev_judged: bool,
     memo: &mut StepMemo,
 ) -> Vec<(usize, &'static str, String)> {
     let mut out = Vec::new();
+    let judged = *memo
+        .judged
+        .get_or_insert_with(|| judged_partitions(view, prev_judged));
+    let scope = Scope::of(view.next);
+    let on = Partitions {
+        next: view.next,
+        scope: &scope,
+        judged,
+    };
     // The step entries left to run, in list order (lowest bit first).
     let mut todo = kinds().step & !known;
     while todo != 0 {
@@ -169,20 +193,21 @@ pub fn step_violations_memo(
         todo &= !bit;
         let entry = &INVARIANTS[n];
         let found = match entry.check {
-            Check::Step(_) if memo.ran & bit != 0 => memo
+            Check::Step(_) | Check::Partition(_) if memo.ran & bit != 0 => memo
                 .found
                 .iter()
                 .find(|(m, _)| *m == n)
                 .map(|(_, d)| d.clone()),
-            Check::Step(check) => {
+            Check::Step(_) | Check::Partition(_) => {
                 memo.ran |= bit;
-                let found = check(view);
+                let found = on.rule_free(view, &entry.check);
                 if let Some(d) = &found {
                     memo.found.push((n, d.clone()));
                 }
                 found
             }
             Check::StepUnderRules(check) => check(view, rules),
+            Check::PartitionUnderRules(check) => on.first(|p| check(p, rules)),
             _ => None,
         };
         out.extend(found.map(|d| (n, entry.id, d)));
@@ -190,9 +215,60 @@ pub fn step_violations_memo(
     out
 }
 
+/// The partitions the per-partition checks judge on a step: those it [`touched`] when the
+/// side was judged on the state before it, else all. A rejected request changes nothing
+/// (`model::Outcome::Rejected`; asserted in debug builds), so it touched none, and the
+/// deep comparison is not needed.
+fn judged_partitions(view: &StepView, prev_judged: bool) -> PartSet {
+    let rejected = view.outcome.is_rejected();
+    debug_assert!(
+        !rejected || view.prev == view.next,
+        "a rejected request changed the state: {:?}",
+        view.event
+    );
+    match prev_judged {
+        true if rejected => 0,
+        true => touched(view.prev, view.next),
+        false => all_partitions(view.next),
+    }
+}
+
+/// The partitions a step's per-partition checks judge.
+struct Partitions<'a> {
+    next: &'a Cluster,
+    scope: &'a Scope<'a>,
+    judged: PartSet,
+}
+
+impl Partitions<'_> {
+    /// The first judged partition, in index order, `check` finds violated, with its detail
+    /// prefixed by the partition.
+    fn first(&self, check: impl Fn(&PartView) -> Option<String>) -> Option<String> {
+        let mut todo = self.judged;
+        while todo != 0 {
+            let i = todo.trailing_zeros() as usize;
+            todo &= todo - 1;
+            if let Some(d) = check(&part_view(self.next, self.scope, i)) {
+                return Some(format!("p{i}: {d}"));
+            }
+        }
+        None
+    }
+
+    /// A rule-free step check's finding (`None` for another kind).
+    fn rule_free(&self, view: &StepView, check: &Check) -> Option<String> {
+        match *check {
+            Check::Step(check) => check(view),
+            Check::Partition(check) => self.first(check),
+            _ => None,
+        }
+    }
+}
+
 /// The entries of each kind of check, as sets (computed once from the list).
 struct Kinds {
-    /// `Check::Step` and `Check::StepUnderRules`.
+    /// `Check::Step`, `Check::StepUnderRules`, `Check::Partition` and
+    /// `Check::PartitionUnderRules`.
     step: IdSet,
     sometimes: IdSet,
 }
@@ -206,18 +282,39 @@ fn kinds() -> &'static Kinds {
                 .fold(0, |set: IdSet, (n, _)| set | 1 << n)
         };
         Kinds {
-            step: of(|c| matches!(c, Check::Step(_) | Check::StepUnderRules(_))),
+            step: of(|c| {
+                matches!(
+                    c,
+                    Check::Step(_)
+                        | Check::StepUnderRules(_)
+                        | Check::Partition(_)
+                        | Check::PartitionUnderRules(_)
+                )
+            }),
             sometimes: of(|c| matches!(c, Check::Sometimes(_))),
         }
     })
 }
 
 /// One entry's step check alone (`None` for another kind), for a run that judges one
-/// invariant (`check::focused`).
-pub fn step_violation_of(entry: &Invariant, view: &StepView, rules: &RuleSet) -> Option<String> {
+/// invariant (`check::focused`). `prev_judged` as for [`step_violations_memo`].
+pub fn step_violation_of(
+    entry: &Invariant,
+    view: &StepView,
+    rules: &RuleSet,
+    prev_judged: bool,
+) -> Option<String> {
+    let scope = Scope::of(view.next);
+    let on = || Partitions {
+        next: view.next,
+        scope: &scope,
+        judged: judged_partitions(view, prev_judged),
+    };
     match entry.check {
         Check::Step(check) => check(view),
         Check::StepUnderRules(check) => check(view, rules),
+        Check::Partition(check) => on().first(check),
+        Check::PartitionUnderRules(check) => on().first(|p| check(p, rules)),
         _ => None,
     }
 }

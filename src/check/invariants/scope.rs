@@ -1,0 +1,168 @@
+//! What a per-partition state check reads, and which partitions a step touched.
+//!
+//! A [`Check::Partition`](super::Check::Partition) check is a predicate of one partition
+//! of the state after a step: its registration, its ghost, its broker side, and the few
+//! cluster-wide facts in [`Scope`]. The types say so: a check gets a [`PartView`], which
+//! holds nothing else (not the state before the step, not the event, not the outcome, not
+//! another partition). So when a step leaves a partition's view equal to what it was
+//! before the step, the check's answer on it is the answer it gave at the step before,
+//! where the side was judged on that same view: it held there, or the side has violated
+//! the invariant already and no longer runs it. The loop then judges only the partitions
+//! the step [`touched`]; the first violation it reports is the one a walk over every
+//! partition reports.
+//!
+//! Architecture invariant: after every step the state has one ghost and one broker-side
+//! entry per partition (the controller creates the ghost with the partition, `sync`
+//! creates the broker side in the same event), so a view always has all three.
+
+use crate::model::broker::{BrokerConfig, PartitionRuntime};
+use crate::model::{BrokerId, BrokerState, Cluster, Ghost, Partition, PARTITIONS_MAX};
+
+/// A set of partitions, bit i standing for partition i.
+pub type PartSet = u32;
+
+/// Every set of partitions fits a [`PartSet`].
+const _: () = assert!(PARTITIONS_MAX <= PartSet::BITS as usize);
+
+/// The cluster-wide facts a per-partition state check may read (of the state after the
+/// step). When any differs from the state before the step, every partition counts as
+/// touched.
+#[derive(PartialEq, Eq)]
+pub struct Scope<'a> {
+    pub brokers: &'a [(BrokerId, BrokerState)],
+    pub elr: bool,
+    pub config: BrokerConfig,
+    pub now_ms: i64,
+    pub stalled: &'a [BrokerId],
+}
+
+impl<'a> Scope<'a> {
+    pub fn of(c: &'a Cluster) -> Scope<'a> {
+        Scope {
+            brokers: &c.brokers,
+            elr: c.elr,
+            config: c.runtime.config,
+            now_ms: c.runtime.now_ms,
+            stalled: &c.runtime.stalled,
+        }
+    }
+
+    pub fn broker_state(&self, id: BrokerId) -> Option<BrokerState> {
+        self.brokers.iter().find(|(b, _)| *b == id).map(|&(_, s)| s)
+    }
+
+    /// Registered, not fenced, not shutting down (`Cluster::is_active`).
+    pub fn is_active(&self, id: BrokerId) -> bool {
+        self.broker_state(id) == Some(BrokerState::Active)
+    }
+
+    /// Running: active or in controlled shutdown.
+    pub fn is_up(&self, id: BrokerId) -> bool {
+        matches!(
+            self.broker_state(id),
+            Some(BrokerState::Active | BrokerState::ControlledShutdown)
+        )
+    }
+}
+
+/// One partition of a state, with the cluster-wide facts (see the module docs).
+pub struct PartView<'a> {
+    pub index: usize,
+    pub partition: &'a Partition,
+    pub ghost: &'a Ghost,
+    pub runtime: &'a PartitionRuntime,
+    pub scope: &'a Scope<'a>,
+}
+
+/// The view of partition `index` of `c`.
+pub fn part_view<'a>(c: &'a Cluster, scope: &'a Scope<'a>, index: usize) -> PartView<'a> {
+    PartView {
+        index,
+        partition: &c.partitions[index],
+        ghost: &c.ghosts[index],
+        runtime: &c.runtime.partitions[index],
+        scope,
+    }
+}
+
+/// Every partition of `c`.
+pub fn all_partitions(c: &Cluster) -> PartSet {
+    let n = c.partitions.len();
+    assert!(
+        n <= PARTITIONS_MAX && c.ghosts.len() == n && c.runtime.partitions.len() == n,
+        "one ghost and one broker side per partition (of at most {PARTITIONS_MAX}): {n} partitions, {} ghosts, {} broker sides",
+        c.ghosts.len(),
+        c.runtime.partitions.len()
+    );
+    ((1u64 << n) - 1) as PartSet
+}
+
+/// The partitions of `next` whose view differs from `prev`'s: every one when the scope
+/// changed; else the new ones and those whose registration, ghost or broker side changed.
+pub fn touched(prev: &Cluster, next: &Cluster) -> PartSet {
+    let all = all_partitions(next);
+    if Scope::of(prev) != Scope::of(next) {
+        return all;
+    }
+    let same = |i: usize| {
+        prev.partitions.get(i) == Some(&next.partitions[i])
+            && prev.ghosts.get(i) == Some(&next.ghosts[i])
+            && prev.runtime.partitions.get(i) == Some(&next.runtime.partitions[i])
+    };
+    (0..next.partitions.len())
+        .filter(|&i| !same(i))
+        .fold(0, |set, i| set | 1 << i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{apply, BrokerConfig, Event};
+    use crate::rules::RuleSet;
+
+    fn cluster_with_two_partitions() -> Cluster {
+        let mut c = Cluster::new(&[1, 2, 3], BrokerConfig::default());
+        let rules = RuleSet::complete();
+        for _ in 0..2 {
+            let create = Event::CreatePartition {
+                replicas: vec![1, 2, 3],
+                unclean_leader_election_enable: false,
+                diskless: false,
+                remote_storage: false,
+                min_insync_replicas: 1,
+            };
+            assert!(!apply(&mut c, &create, &rules).is_rejected());
+        }
+        c
+    }
+
+    /// A change to one partition touches it alone; a change to the scope touches all;
+    /// no change touches none.
+    #[test]
+    fn a_step_touches_what_it_changed() {
+        let c = cluster_with_two_partitions();
+        assert_eq!(all_partitions(&c), 0b11);
+        assert_eq!(touched(&c, &c), 0);
+        let mut one = c.clone();
+        one.partitions[1].leader_epoch += 1;
+        assert_eq!(touched(&c, &one), 0b10);
+        let mut ghost = c.clone();
+        ghost.ghosts[0].read_end += 1;
+        assert_eq!(touched(&c, &ghost), 0b01);
+        let mut side = c.clone();
+        side.runtime.partitions[0].diskless_end += 1;
+        assert_eq!(touched(&c, &side), 0b01);
+        let mut clock = c.clone();
+        clock.runtime.now_ms += 1;
+        assert_eq!(touched(&c, &clock), 0b11);
+        let mut fenced = c.clone();
+        fenced.brokers[2].1 = BrokerState::Fenced;
+        assert_eq!(touched(&c, &fenced), 0b11);
+        // A partition the step created is touched.
+        let mut fewer = c.clone();
+        fewer.partitions.pop();
+        fewer.ghosts.pop();
+        fewer.runtime.partitions.pop();
+        assert_eq!(touched(&fewer, &c), 0b10);
+    }
+}
