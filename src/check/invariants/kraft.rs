@@ -198,27 +198,9 @@ pub(super) fn g3_adding_not_original(v: &PartView) -> Option<String> {
     })
 }
 
-/// Apply `check` to every reassignment that ended in this step, other than by an accepted
-/// cancel ([`ends`]): the partition as its end left it and the ISR the end was decided on.
-/// `None` for that ISR: the end's election was unclean and the ISR before it cannot be
-/// told; only the checks that need no ISR judge it (docs/model/reassignment.md#ends).
-fn each_end(
-    s: &StepView,
-    rules: &RuleSet,
-    check: impl Fn(&Partition, Option<&[i32]>, &Ghost) -> Option<String>,
-) -> Option<String> {
-    ends(s, rules).into_iter().find_map(|end| {
-        let i = end.partition;
-        check(end.record, end.isr.as_deref(), &s.next.ghosts[i]).map(|d| match end.how {
-            How::Completion => format!("p{i}: {d}"),
-            how => format!("p{i}: {d} ({})", how.describe()),
-        })
-    })
-}
-
 /// How a reassignment ended (docs/model/reassignment.md#ends).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum How {
+pub enum How {
     /// The change builder's completion, in a record of this step's event.
     Completion,
     /// The builder's completion in an AlterPartition the broker side sent during the step
@@ -239,11 +221,29 @@ impl How {
     }
 }
 
-struct End<'a> {
-    partition: usize,
-    record: &'a Partition,
-    isr: Option<Vec<i32>>,
-    how: How,
+/// A reassignment that ended in this step, other than by an accepted cancel ([`ends`]),
+/// as the at-end checks (`Check::AtEnd`) see it: the partition as its end left it, its
+/// ghost, and the ISR the end was decided on. `None` for that ISR: the end's election was
+/// unclean and the ISR before it cannot be told; only the checks that need no ISR judge it
+/// (docs/model/reassignment.md#ends).
+pub struct End<'a> {
+    pub partition: usize,
+    pub record: &'a Partition,
+    pub isr: Option<Vec<i32>>,
+    pub how: How,
+    pub ghost: &'a Ghost,
+}
+
+impl End<'_> {
+    /// A check's detail on this end, with the partition and, unless it is the builder's
+    /// completion, how the reassignment ended.
+    pub fn describe(&self, detail: String) -> String {
+        let i = self.partition;
+        match self.how {
+            How::Completion => format!("p{i}: {detail}"),
+            how => format!("p{i}: {detail} ({})", how.describe()),
+        }
+    }
 }
 
 /// Every reassignment that ended in this step other than by an accepted cancel: the
@@ -253,7 +253,7 @@ struct End<'a> {
 /// ISR, except when the same record's election was unclean, which forcibly resets the ISR
 /// to the new leader afterwards (PartitionChangeBuilder.tryElection). That reset is the
 /// data loss the topic opted into, not a completion decision; see docs/findings.md F1.
-fn ends<'a>(s: &StepView<'a>, rules: &RuleSet) -> Vec<End<'a>> {
+pub(super) fn ends<'a>(s: &StepView<'a>, rules: &RuleSet) -> Vec<End<'a>> {
     let mut out: Vec<End<'a>> = Vec::new();
     for e in s.outcome.effects() {
         let Some(info) = e.completion.as_ref() else {
@@ -269,6 +269,7 @@ fn ends<'a>(s: &StepView<'a>, rules: &RuleSet) -> Vec<End<'a>> {
             record: &info.record,
             isr: Some(isr),
             how: How::Completion,
+            ghost: &s.next.ghosts[e.partition],
         });
     }
     let cancelled = match *s.event {
@@ -289,6 +290,7 @@ fn ends<'a>(s: &StepView<'a>, rules: &RuleSet) -> Vec<End<'a>> {
             record: next,
             isr,
             how,
+            ghost: &s.next.ghosts[i],
         });
     }
     out
@@ -351,30 +353,27 @@ fn unreported_end_isr(
     ((!unclean).then(|| next.isr.to_vec()), how)
 }
 
-pub(super) fn g4_target_fidelity(s: &StepView, rules: &RuleSet) -> Option<String> {
-    each_end(s, rules, |p, _, g| {
-        (!same_set(&p.replicas, &g.target)).then(|| {
-            format!(
-                "completed with replicas {} but T = {}",
-                Ids(&p.replicas),
-                Ids(&g.target)
-            )
-        })
+pub(super) fn g4_target_fidelity(e: &End) -> Option<String> {
+    let (p, g) = (e.record, e.ghost);
+    (!same_set(&p.replicas, &g.target)).then(|| {
+        format!(
+            "completed with replicas {} but T = {}",
+            Ids(&p.replicas),
+            Ids(&g.target)
+        )
     })
 }
 
-pub(super) fn g5_safe_completion(s: &StepView, rules: &RuleSet) -> Option<String> {
-    each_end(s, rules, |p, isr, g| {
-        let isr = isr?;
-        let out = without(&without(&g.target, &g.original), isr);
-        (!out.is_empty()).then(|| {
-            format!(
-                "completed with new replicas {} out of isr {} (replicas {})",
-                Ids(&out),
-                Ids(isr),
-                Ids(&p.replicas)
-            )
-        })
+pub(super) fn g5_safe_completion(e: &End) -> Option<String> {
+    let (p, g, isr) = (e.record, e.ghost, e.isr.as_deref()?);
+    let out = without(&without(&g.target, &g.original), isr);
+    (!out.is_empty()).then(|| {
+        format!(
+            "completed with new replicas {} out of isr {} (replicas {})",
+            Ids(&out),
+            Ids(isr),
+            Ids(&p.replicas)
+        )
     })
 }
 
@@ -422,19 +421,17 @@ pub(super) fn g7_one_step_liveness(v: &PartView, rules: &RuleSet) -> Option<Stri
     })
 }
 
-pub(super) fn g8_rf_guard(s: &StepView, rules: &RuleSet) -> Option<String> {
-    each_end(s, rules, |_, isr, g| {
-        let isr = isr?;
-        let shrinking = g.target.len() < g.original.len();
-        (shrinking && !contains_all(isr, &g.target)).then(|| {
-            format!(
-                "RF {} → {} completed with isr {} ⊉ T {}",
-                g.original.len(),
-                g.target.len(),
-                Ids(isr),
-                Ids(&g.target)
-            )
-        })
+pub(super) fn g8_rf_guard(e: &End) -> Option<String> {
+    let (g, isr) = (e.ghost, e.isr.as_deref()?);
+    let shrinking = g.target.len() < g.original.len();
+    (shrinking && !contains_all(isr, &g.target)).then(|| {
+        format!(
+            "RF {} → {} completed with isr {} ⊉ T {}",
+            g.original.len(),
+            g.target.len(),
+            Ids(isr),
+            Ids(&g.target)
+        )
     })
 }
 

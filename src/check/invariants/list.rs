@@ -96,7 +96,7 @@ const LIST: [Invariant; 55] = [
         statement: "target fidelity: at completion, set(replicas) = T",
         rationale: "The operator's last target is what the partition must end on. The keep-old-removing rule drops a replica the target still names (history 4).",
         source: "docs/model/reassignment.md#g4, #history-4, #ends",
-        check: Check::StepUnderRules(g4_target_fidelity),
+        check: Check::AtEnd(g4_target_fidelity),
     },
     Invariant {
         id: "G5",
@@ -104,7 +104,7 @@ const LIST: [Invariant; 55] = [
         statement: "safe completion: at completion, T − O ⊆ ISR (the ISR completion was decided on, see F1)",
         rationale: "No newly added replica may be declared done while out of sync: KAFKA-21419 ends with replicas [1,2,4,5] and ISR [1,2,5], the removed replica 3 already gone.",
         source: "docs/model/reassignment.md#g5, #history-1, #ends; https://issues.apache.org/jira/browse/KAFKA-21419",
-        check: Check::StepUnderRules(g5_safe_completion),
+        check: Check::AtEnd(g5_safe_completion),
     },
     Invariant {
         id: "G6",
@@ -128,7 +128,7 @@ const LIST: [Invariant; 55] = [
         statement: "RF guard: if |T| < |O| at completion, T ⊆ ISR (the ISR completion was decided on, see F1)",
         rationale: "KAFKA-19975 allows out-of-ISR survivors, except when the replication factor drops: then every survivor must be in sync, or the partition ends with fewer in-sync copies than it started with.",
         source: "docs/model/reassignment.md#g8, #completion, #ends; PartitionReassignmentReplicas.maybeCompleteReassignment (3d267d4536)",
-        check: Check::StepUnderRules(g8_rf_guard),
+        check: Check::AtEnd(g8_rf_guard),
     },
     Invariant {
         id: "G9",

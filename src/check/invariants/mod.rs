@@ -29,6 +29,7 @@ mod kraft;
 mod list;
 mod scope;
 
+pub use kraft::{End, How};
 pub use list::INVARIANTS;
 pub use scope::{all_partitions, part_view, touched, PartSet, PartView, Scope};
 
@@ -63,8 +64,8 @@ pub(super) fn each_partition(
 }
 
 /// One step as the invariants see it. It holds no rule set: a step check that reads the
-/// side's rules says so by its kind ([`Check::StepUnderRules`]), so two sides judged on the
-/// same step can share every other result ([`StepMemo`]).
+/// side's rules says so by its kind ([`Check::AtEnd`], [`Check::PartitionUnderRules`]),
+/// so two sides judged on the same step can share every other result ([`StepMemo`]).
 pub struct StepView<'a> {
     pub prev: &'a Cluster,
     pub next: &'a Cluster,
@@ -75,9 +76,11 @@ pub struct StepView<'a> {
 pub enum Check {
     /// `Some(detail)` when violated.
     Step(fn(&StepView) -> Option<String>),
-    /// A step check that also reads the side's rules (the completion test, design A's
-    /// transients).
-    StepUnderRules(fn(&StepView, &RuleSet) -> Option<String>),
+    /// A check of each reassignment that ended in this step (`kraft::ends`, which reads the
+    /// side's rules: an end the builder did not report replays the completion test). The
+    /// ends are found once per side and step, for every such entry; the detail names the
+    /// partition and how the reassignment ended ([`End::describe`]).
+    AtEnd(fn(&End) -> Option<String>),
     /// A step check that is a predicate of one partition of the state after the step
     /// (`scope.rs`): judged on the partitions the step touched, its detail prefixed
     /// with the partition (`p3: ...`).
@@ -176,6 +179,8 @@ pub fn step_violations_memo(
     memo: &mut StepMemo,
 ) -> Vec<(usize, &'static str, String)> {
     let mut out = Vec::new();
+    // The reassignments that ended, found for the first at-end entry left to run.
+    let mut ends = None;
     let judged = *memo
         .judged
         .get_or_insert_with(|| judged_partitions(view, prev_judged));
@@ -206,7 +211,10 @@ pub fn step_violations_memo(
                 }
                 found
             }
-            Check::StepUnderRules(check) => check(view, rules),
+            Check::AtEnd(check) => {
+                let ends = ends.get_or_insert_with(|| kraft::ends(view, rules));
+                ends.iter().find_map(|e| check(e).map(|d| e.describe(d)))
+            }
             Check::PartitionUnderRules(check) => on.first(|p| check(p, rules)),
             _ => None,
         };
@@ -267,8 +275,7 @@ impl Partitions<'_> {
 
 /// The entries of each kind of check, as sets (computed once from the list).
 struct Kinds {
-    /// `Check::Step`, `Check::StepUnderRules`, `Check::Partition` and
-    /// `Check::PartitionUnderRules`.
+    /// `Check::Step`, `Check::AtEnd`, `Check::Partition` and `Check::PartitionUnderRules`.
     step: IdSet,
     sometimes: IdSet,
 }
@@ -286,7 +293,7 @@ fn kinds() -> &'static Kinds {
                 matches!(
                     c,
                     Check::Step(_)
-                        | Check::StepUnderRules(_)
+                        | Check::AtEnd(_)
                         | Check::Partition(_)
                         | Check::PartitionUnderRules(_)
                 )
@@ -312,7 +319,10 @@ pub fn step_violation_of(
     };
     match entry.check {
         Check::Step(check) => check(view),
-        Check::StepUnderRules(check) => check(view, rules),
+        Check::AtEnd(check) => {
+            let ends = kraft::ends(view, rules);
+            ends.iter().find_map(|e| check(e).map(|d| e.describe(d)))
+        }
         Check::Partition(check) => on().first(check),
         Check::PartitionUnderRules(check) => on().first(|p| check(p, rules)),
         _ => None,
