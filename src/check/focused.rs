@@ -10,7 +10,7 @@
 
 use crate::check::history::History;
 use crate::check::invariants::{
-    by_id, count_sometimes_from, quiescent_violation_of, step_violation_of, Invariant, Kind,
+    by_id, count_sometimes_from, quiescent_violation_of, step_violation_of, Check, Invariant, Kind,
     StepView,
 };
 use crate::check::oracle::{self, SideRun, Violation};
@@ -32,12 +32,26 @@ pub fn run_focused(
     catch_unwind(AssertUnwindSafe(|| {
         let mut state = Cluster::new(&history.brokers, history.broker_config)
             .with_elr(history.eligible_leader_replicas);
-        let mut prev = state.clone();
+        // The state before a step is kept only for what reads it: the vacuity counters and
+        // the checks that compare it with the state after. A per-partition check then
+        // judges every partition; a quiescence invariant needs no step view at all.
+        let keeps_prev = decisions || matches!(entry.check, Check::Step(_) | Check::AtEnd(_));
+        let judges_steps = entry.kind != Kind::EventuallyAtQuiescence;
+        let mut prev = if keeps_prev {
+            state.clone()
+        } else {
+            Cluster::default()
+        };
         for (step, event) in history.events.iter().enumerate() {
-            prev.clone_from(&state);
+            if keeps_prev {
+                prev.clone_from(&state);
+            }
             let outcome = apply(&mut state, event, &rules);
+            if !keeps_prev && !judges_steps {
+                continue;
+            }
             let view = StepView {
-                prev: &prev,
+                prev: if keeps_prev { &prev } else { &state },
                 next: &state,
                 event,
                 outcome: &outcome,
@@ -45,8 +59,10 @@ pub fn run_focused(
             if decisions {
                 count_sometimes_from(&view, &mut run.sometimes, &mut run.first_fired, step as u32);
             }
-            // Every step before this one held the invariant (the run stops at a violation).
-            if let Some(detail) = step_violation_of(entry, &view, &rules, step > 0) {
+            // Every step before this one held the invariant (the run stops at a violation),
+            // so with the state before it kept, only the partitions it touched are judged.
+            let prev_judged = keeps_prev && step > 0;
+            if let Some(detail) = step_violation_of(entry, &view, &rules, prev_judged) {
                 run.violations.push(violation(entry, step, detail));
                 return;
             }
