@@ -190,27 +190,20 @@ pub fn step_violations_memo(
         scope: &scope,
         judged,
     };
-    // The step entries left to run, in list order (lowest bit first).
-    let mut todo = kinds().step & !known;
-    while todo != 0 {
-        let n = todo.trailing_zeros() as usize;
-        let bit: IdSet = 1 << n;
-        todo &= !bit;
-        let entry = &INVARIANTS[n];
-        let found = match entry.check {
-            Check::Step(_) | Check::Partition(_) if memo.ran & bit != 0 => memo
-                .found
-                .iter()
-                .find(|(m, _)| *m == n)
-                .map(|(_, d)| d.clone()),
-            Check::Step(_) | Check::Partition(_) => {
-                memo.ran |= bit;
-                let found = on.rule_free(view, &entry.check);
-                if let Some(d) = &found {
-                    memo.found.push((n, d.clone()));
-                }
-                found
-            }
+    let todo = kinds().step & !known;
+    // Rule-free entries: those not run on this step yet (for another side), then every
+    // finding the memo holds for an entry this side still judges.
+    for n in bits(todo & kinds().rule_free & !memo.ran) {
+        memo.ran |= 1 << n;
+        if let Some(d) = on.rule_free(view, &INVARIANTS[n].check) {
+            memo.found.push((n, d));
+        }
+    }
+    let found = memo.found.iter().filter(|(n, _)| todo & 1 << n != 0);
+    out.extend(found.map(|(n, d)| (*n, INVARIANTS[*n].id, d.clone())));
+    // Entries that read the side's rules: never shared.
+    for n in bits(todo & !kinds().rule_free) {
+        let found = match INVARIANTS[n].check {
             Check::AtEnd(check) => {
                 let ends = ends.get_or_insert_with(|| kraft::ends(view, rules));
                 ends.iter().find_map(|e| check(e).map(|d| e.describe(d)))
@@ -218,9 +211,20 @@ pub fn step_violations_memo(
             Check::PartitionUnderRules(check) => on.first(|p| check(p, rules)),
             _ => None,
         };
-        out.extend(found.map(|d| (n, entry.id, d)));
+        out.extend(found.map(|d| (n, INVARIANTS[n].id, d)));
     }
+    // In list order, as one walk over the list reports them.
+    out.sort_unstable_by_key(|&(n, ..)| n);
     out
+}
+
+/// The members of a set of list entries, lowest first.
+fn bits(mut set: IdSet) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        let n = (set != 0).then(|| set.trailing_zeros() as usize)?;
+        set &= set - 1;
+        Some(n)
+    })
 }
 
 /// The partitions the per-partition checks judge on a step: those it [`touched`] when the
@@ -277,6 +281,9 @@ impl Partitions<'_> {
 struct Kinds {
     /// `Check::Step`, `Check::AtEnd`, `Check::Partition` and `Check::PartitionUnderRules`.
     step: IdSet,
+    /// The step entries that read no rules (`Check::Step`, `Check::Partition`): what
+    /// [`StepMemo`] shares between the sides.
+    rule_free: IdSet,
     sometimes: IdSet,
 }
 
@@ -298,6 +305,7 @@ fn kinds() -> &'static Kinds {
                         | Check::PartitionUnderRules(_)
                 )
             }),
+            rule_free: of(|c| matches!(c, Check::Step(_) | Check::Partition(_))),
             sometimes: of(|c| matches!(c, Check::Sometimes(_))),
         }
     })
