@@ -292,13 +292,7 @@ fn an_untouched_partition_is_judged_unless_the_state_before_was() {
     use isrfuzz::model::{apply, Cluster, Event};
     let rules = RuleSet::complete();
     let mut prev = Cluster::new(&[1, 2, 3], Default::default());
-    let create = Event::CreatePartition {
-        replicas: vec![1, 2, 3],
-        unclean_leader_election_enable: false,
-        diskless: false,
-        remote_storage: false,
-        min_insync_replicas: 1,
-    };
+    let create = Event::create_classic(vec![1, 2, 3]);
     assert!(!apply(&mut prev, &create, &rules).is_rejected());
     prev.partitions[0].isr.retain(|&b| b != 1); // leader 1 leaves the ISR
     let mut next = prev.clone();

@@ -218,13 +218,7 @@ mod tests {
         History::new(
             vec![1, 2, 3, 4],
             vec![
-                Event::CreatePartition {
-                    replicas: vec![1, 2, 3],
-                    unclean_leader_election_enable: false,
-                    diskless: false,
-                    remote_storage: false,
-                    min_insync_replicas: 1,
-                },
+                Event::create_classic(vec![1, 2, 3]),
                 Event::Reassign {
                     partition: 0,
                     target: vec![1, 2, 4],

@@ -227,6 +227,18 @@ pub enum Event {
 }
 
 impl Event {
+    /// CreateTopics for one classic partition on `replicas`, with the topic defaults of the
+    /// history format (unclean election off, `min.insync.replicas` 1).
+    pub fn create_classic(replicas: Vec<BrokerId>) -> Event {
+        Event::CreatePartition {
+            replicas,
+            unclean_leader_election_enable: false,
+            diskless: false,
+            remote_storage: false,
+            min_insync_replicas: one(),
+        }
+    }
+
     /// Its `op` name in the history format (`alter_diskless_switch`), the serde tag
     /// (a test checks the two agree for every kind).
     pub fn op(&self) -> &'static str {

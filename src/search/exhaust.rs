@@ -62,13 +62,7 @@ impl Start {
 /// The starting states of docs/model/README.md#starting-states: a 3-replica partition on 5 brokers
 /// and a switched consolidating partition with 3 replicas.
 pub fn starts() -> Vec<Start> {
-    let create = |replicas: Vec<i32>| Event::CreatePartition {
-        replicas,
-        unclean_leader_election_enable: false,
-        diskless: false,
-        remote_storage: false,
-        min_insync_replicas: 1,
-    };
+    let create = Event::create_classic;
     vec![
         Start {
             name: "kraft",

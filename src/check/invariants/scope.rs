@@ -124,13 +124,7 @@ mod tests {
         let mut c = Cluster::new(&[1, 2, 3], BrokerConfig::default());
         let rules = RuleSet::complete();
         for _ in 0..2 {
-            let create = Event::CreatePartition {
-                replicas: vec![1, 2, 3],
-                unclean_leader_election_enable: false,
-                diskless: false,
-                remote_storage: false,
-                min_insync_replicas: 1,
-            };
+            let create = Event::create_classic(vec![1, 2, 3]);
             assert!(!apply(&mut c, &create, &rules).is_rejected());
         }
         c
