@@ -246,6 +246,8 @@ struct Guide {
     model: Model,
     brokers: Vec<BrokerId>,
     events: Vec<Event>,
+    /// CreatePartition events so far (each takes a partition index, accepted or not).
+    creations: usize,
     /// Fence, controlled-shutdown, stall and restart events so far.
     faults: usize,
     /// Requests made invalid on purpose so far (the tests bound their share).
@@ -266,6 +268,7 @@ impl Guide {
             model: model(&brokers, mode.elr),
             brokers,
             events: Vec::new(),
+            creations: 0,
             faults: 0,
             invalid_on_purpose: 0,
         };
@@ -294,6 +297,7 @@ impl Guide {
 
     fn push(&mut self, event: Event) {
         self.model.push(&event);
+        self.creations += usize::from(matches!(event, Event::CreatePartition { .. }));
         self.events.push(event);
     }
 
@@ -310,10 +314,7 @@ impl Guide {
 
     /// Counted in events: a rejected creation still takes a partition index statically.
     fn creations(&self) -> usize {
-        self.events
-            .iter()
-            .filter(|e| matches!(e, Event::CreatePartition { .. }))
-            .count()
+        self.creations
     }
 
     fn partitions_where(&self, eligible: impl Fn(&Cluster, &Partition) -> bool) -> Vec<usize> {
