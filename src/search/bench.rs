@@ -186,18 +186,28 @@ pub struct Micro {
 }
 
 /// The micro-benchmarks, in report order.
-pub const MICRO_PARTS: [&str; 5] = ["step", "clone", "check-step", "sometimes", "quiescent"];
+pub const MICRO_PARTS: [&str; 6] = [
+    "step",
+    "clone",
+    "check-step",
+    "check-loop",
+    "sometimes",
+    "quiescent",
+];
 
 /// Micro-benchmarks of the oracle's parts on `histories` fixed-seed generated histories
 /// under `complete` (the reference side of every pair): `step` one model step (`apply`),
 /// `clone` one state copy into the previous step's copy (the oracle's per-step copy for
 /// the (prev, next) checks),
-/// `check-step` every step invariant on one (prev, next) pair, `sometimes` every vacuity
-/// counter on one pair, `quiescent` every quiescence invariant on one healed state. Each
-/// history's states are computed first, then each part is timed over them.
+/// `check-step` every step invariant on one (prev, next) pair, every partition judged (as
+/// `exhaust` and the tests judge), `check-loop` the same as the oracle's step loop judges
+/// one side (`step_violations_memo`: only the partitions a step touched once the state
+/// before it was judged, and not the invariants the side already violated), `sometimes`
+/// every vacuity counter on one pair, `quiescent` every quiescence invariant on one healed
+/// state. Each history's states are computed first, then each part is timed over them.
 pub fn micro(histories: u32, seed: u64) -> Vec<Micro> {
     use crate::check::invariants::{count_sometimes, quiescent_violations, step_violations};
-    use crate::check::invariants::{StepView, INVARIANTS};
+    use crate::check::invariants::{step_violations_memo, StepMemo, StepView, INVARIANTS};
     use crate::model::{apply, Cluster};
     let rules = RuleSet::complete();
     let mut out: Vec<Micro> = MICRO_PARTS
@@ -247,15 +257,21 @@ pub fn micro(histories: u32, seed: u64) -> Vec<Micro> {
             std::hint::black_box(step_violations(&v, &rules).count());
         }
         add(&mut out[2], h.events.len(), t.elapsed());
+        let (t, mut violated) = (Instant::now(), 0);
+        for (i, v) in views().enumerate() {
+            let found = step_violations_memo(&v, &rules, violated, i > 0, &mut StepMemo::default());
+            violated |= found.iter().fold(0, |set, &(n, ..)| set | 1 << n);
+        }
+        add(&mut out[3], h.events.len(), t.elapsed());
         let t = Instant::now();
         for v in views() {
             count_sometimes(&v, &mut counts);
         }
-        add(&mut out[3], h.events.len(), t.elapsed());
+        add(&mut out[4], h.events.len(), t.elapsed());
         oracle::heal(&mut c, &rules);
         let t = Instant::now();
         std::hint::black_box(quiescent_violations(&c, &rules).count());
-        add(&mut out[4], 1, t.elapsed());
+        add(&mut out[5], 1, t.elapsed());
     }
     std::hint::black_box(counts);
     out
@@ -278,8 +294,8 @@ mod tests {
         assert_eq!(names, MICRO_PARTS);
         let steps = m[0].ops;
         assert!(steps >= 3, "{steps}");
-        assert!(m[..4].iter().all(|m| m.ops == steps));
-        assert_eq!(m[4].ops, 3);
+        assert!(m[..5].iter().all(|m| m.ops == steps));
+        assert_eq!(m[5].ops, 3);
     }
 
     #[test]
