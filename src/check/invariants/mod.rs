@@ -143,10 +143,11 @@ pub fn step_violations_except(
     found.into_iter().map(|(_, id, detail)| (id, detail))
 }
 
-/// What the rule-free checks ([`Check::Step`], [`Check::Sometimes`]) found on one step,
-/// so that a second side judged on the same (prev, next, event, outcome), as the oracle's
-/// two sides are while they share a state, reads those results instead of running the
-/// checks again. Allocation-free unless a check fails.
+/// What the rule-free checks ([`Check::Step`], [`Check::Partition`], [`Check::Sometimes`])
+/// found on one step, so that a second side judged on the same (prev, next, event,
+/// outcome), as the oracle's two sides are while they share a state, reads those results
+/// instead of running the checks again. Both sides must pass the same `prev_judged` (the
+/// partitions judged are computed once). Allocation-free unless a check fails.
 #[derive(Default)]
 pub struct StepMemo {
     /// The step checks that have run on this step.
