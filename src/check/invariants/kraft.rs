@@ -221,7 +221,7 @@ impl How {
     }
 }
 
-/// A reassignment that ended in this step, other than by an accepted cancel ([`ends`]),
+/// A reassignment that ended in this step, other than by an accepted cancel (`ends`),
 /// as the at-end checks (`Check::AtEnd`) see it: the partition as its end left it, its
 /// ghost, and the ISR the end was decided on. `None` for that ISR: the end's election was
 /// unclean and the ISR before it cannot be told; only the checks that need no ISR judge it
