@@ -9,6 +9,7 @@
 //! the same CSV, then `isrfuzz bench-report` turns the CSV into docs/benchmarks.md and an
 //! SVG plot. Figures are never asserted in tests: they depend on the machine.
 
+use crate::check::invariants::StepView;
 use crate::check::oracle;
 use crate::findings::Sink;
 use crate::rules::{RuleSet, PRESETS};
@@ -206,8 +207,7 @@ pub const MICRO_PARTS: [&str; 6] = [
 /// every vacuity counter on one pair, `quiescent` every quiescence invariant on one healed
 /// state. Each history's states are computed first, then each part is timed over them.
 pub fn micro(histories: u32, seed: u64) -> Vec<Micro> {
-    use crate::check::invariants::{count_sometimes, quiescent_violations, step_violations};
-    use crate::check::invariants::{step_violations_memo, StepMemo, StepView, INVARIANTS};
+    use crate::check::invariants::{quiescent_violations, INVARIANTS};
     use crate::model::{apply, Cluster};
     let rules = RuleSet::complete();
     let mut out: Vec<Micro> = MICRO_PARTS
@@ -244,30 +244,15 @@ pub fn micro(histories: u32, seed: u64) -> Vec<Micro> {
             std::hint::black_box(&copy);
         }
         add(&mut out[1], h.events.len(), t.elapsed());
-        let views = || {
-            h.events.iter().enumerate().map(|(i, event)| StepView {
+        let views: Vec<StepView> = (h.events.iter().enumerate())
+            .map(|(i, event)| StepView {
                 prev: &states[i],
                 next: &states[i + 1],
                 event,
                 outcome: &outcomes[i],
             })
-        };
-        let t = Instant::now();
-        for v in views() {
-            std::hint::black_box(step_violations(&v, &rules).count());
-        }
-        add(&mut out[2], h.events.len(), t.elapsed());
-        let (t, mut violated) = (Instant::now(), 0);
-        for (i, v) in views().enumerate() {
-            let found = step_violations_memo(&v, &rules, violated, i > 0, &mut StepMemo::default());
-            violated |= found.iter().fold(0, |set, &(n, ..)| set | 1 << n);
-        }
-        add(&mut out[3], h.events.len(), t.elapsed());
-        let t = Instant::now();
-        for v in views() {
-            count_sometimes(&v, &mut counts);
-        }
-        add(&mut out[4], h.events.len(), t.elapsed());
+            .collect();
+        time_step_checks(&views, &rules, &mut out[2..5], &mut counts);
         oracle::heal(&mut c, &rules);
         let t = Instant::now();
         std::hint::black_box(quiescent_violations(&c, &rules).count());
@@ -275,6 +260,29 @@ pub fn micro(histories: u32, seed: u64) -> Vec<Micro> {
     }
     std::hint::black_box(counts);
     out
+}
+
+/// `check-step`, `check-loop` and `sometimes` (in that order in `out`) over one history's
+/// steps.
+fn time_step_checks(views: &[StepView], rules: &RuleSet, out: &mut [Micro], counts: &mut [u32]) {
+    use crate::check::invariants::StepMemo;
+    use crate::check::invariants::{count_sometimes, step_violations, step_violations_memo};
+    let t = Instant::now();
+    for v in views {
+        std::hint::black_box(step_violations(v, rules).count());
+    }
+    add(&mut out[0], views.len(), t.elapsed());
+    let (t, mut violated) = (Instant::now(), 0);
+    for (i, v) in views.iter().enumerate() {
+        let found = step_violations_memo(v, rules, violated, i > 0, &mut StepMemo::default());
+        violated |= found.iter().fold(0, |set, &(n, ..)| set | 1 << n);
+    }
+    add(&mut out[1], views.len(), t.elapsed());
+    let t = Instant::now();
+    for v in views {
+        count_sometimes(v, counts);
+    }
+    add(&mut out[2], views.len(), t.elapsed());
 }
 
 fn add(m: &mut Micro, ops: usize, d: Duration) {
