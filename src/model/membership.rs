@@ -22,10 +22,7 @@ pub(crate) fn broker_leaves(
 ) -> Result<Outcome, Rejection> {
     let from = c.broker_state(broker);
     let allowed = match to {
-        BrokerState::Fenced => matches!(
-            from,
-            Some(BrokerState::Active | BrokerState::ControlledShutdown)
-        ),
+        BrokerState::Fenced => from.is_some_and(BrokerState::is_up),
         _ => from == Some(BrokerState::Active),
     };
     if !allowed {

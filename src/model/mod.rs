@@ -177,6 +177,18 @@ pub enum BrokerState {
     ControlledShutdown,
 }
 
+impl BrokerState {
+    /// The broker's process runs: active or in controlled shutdown (a fenced broker is down).
+    pub fn is_up(self) -> bool {
+        matches!(self, BrokerState::Active | BrokerState::ControlledShutdown)
+    }
+}
+
+/// The registration state of `id` in a list of registered brokers (`Cluster::brokers`).
+pub fn broker_state_in(brokers: &[(BrokerId, BrokerState)], id: BrokerId) -> Option<BrokerState> {
+    brokers.iter().find(|(b, _)| *b == id).map(|&(_, s)| s)
+}
+
 /// `LeaderRecoveryState`: RECOVERING after an unclean election until the leader says
 /// it has recovered.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, serde::Serialize, serde::Deserialize)]
@@ -373,7 +385,12 @@ impl Cluster {
     }
 
     pub fn broker_state(&self, id: BrokerId) -> Option<BrokerState> {
-        self.brokers.iter().find(|(b, _)| *b == id).map(|&(_, s)| s)
+        broker_state_in(&self.brokers, id)
+    }
+
+    /// Registered and running ([`BrokerState::is_up`]).
+    pub fn is_up(&self, id: BrokerId) -> bool {
+        self.broker_state(id).is_some_and(BrokerState::is_up)
     }
 
     /// `ClusterControlManager.isActive`: registered, not fenced, not shutting down.

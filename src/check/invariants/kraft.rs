@@ -3,7 +3,7 @@
 //! quiescence property E1 and the vacuity counters V1–V8. The entries that name these
 //! checks are in the one list in `mod.rs`.
 
-use super::{each_partition, PartView, StepView};
+use super::{PartView, StepView};
 use crate::model::broker::lost_prefix;
 use crate::model::event::Ids;
 use crate::model::{
@@ -115,27 +115,31 @@ pub(super) fn s2_listing(s: &StepView) -> Option<String> {
 }
 
 pub(super) fn s3_epochs(s: &StepView) -> Option<String> {
-    each_partition(s, |_, prev, p, _| {
-        let prev = prev?;
-        let changed = prev != p;
-        if changed != (p.partition_epoch > prev.partition_epoch)
-            || p.partition_epoch < prev.partition_epoch
-        {
-            return Some(format!(
-                "partition_epoch {} → {} (changed: {changed})",
-                prev.partition_epoch, p.partition_epoch
-            ));
-        }
-        let must_bump = !contains_all(&p.replicas, &prev.replicas) || p.leader != prev.leader;
-        if p.leader_epoch < prev.leader_epoch || (must_bump && p.leader_epoch == prev.leader_epoch)
-        {
-            return Some(format!(
-                "leader_epoch {} → {} (replica left or leader moved: {must_bump})",
-                prev.leader_epoch, p.leader_epoch
-            ));
-        }
-        None
-    })
+    let pairs = s.prev.partitions.iter().zip(&s.next.partitions);
+    pairs
+        .enumerate()
+        .find_map(|(i, (prev, p))| s3_partition(prev, p).map(|d| format!("p{i}: {d}")))
+}
+
+/// S3 on one partition before and after the step.
+fn s3_partition(prev: &Partition, p: &Partition) -> Option<String> {
+    let changed = prev != p;
+    if changed != (p.partition_epoch > prev.partition_epoch)
+        || p.partition_epoch < prev.partition_epoch
+    {
+        return Some(format!(
+            "partition_epoch {} → {} (changed: {changed})",
+            prev.partition_epoch, p.partition_epoch
+        ));
+    }
+    let must_bump = !contains_all(&p.replicas, &prev.replicas) || p.leader != prev.leader;
+    if p.leader_epoch < prev.leader_epoch || (must_bump && p.leader_epoch == prev.leader_epoch) {
+        return Some(format!(
+            "leader_epoch {} → {} (replica left or leader moved: {must_bump})",
+            prev.leader_epoch, p.leader_epoch
+        ));
+    }
+    None
 }
 
 pub(super) fn g1_composition(v: &PartView) -> Option<String> {

@@ -33,7 +33,7 @@ pub use kraft::{End, How};
 pub use list::INVARIANTS;
 pub use scope::{all_partitions, part_view, touched, PartSet, PartView, Scope};
 
-use crate::model::{Cluster, Event, Ghost, Outcome, Partition};
+use crate::model::{Cluster, Event, Outcome};
 use crate::rules::RuleSet;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -51,16 +51,6 @@ impl Kind {
             Kind::Sometimes => "sometimes",
         }
     }
-}
-
-/// Apply `check` to every partition that exists after the step.
-pub(super) fn each_partition(
-    s: &StepView,
-    check: impl Fn(usize, Option<&Partition>, &Partition, &Ghost) -> Option<String>,
-) -> Option<String> {
-    s.next.partitions.iter().enumerate().find_map(|(i, next)| {
-        check(i, s.prev.partitions.get(i), next, &s.next.ghosts[i]).map(|d| format!("p{i}: {d}"))
-    })
 }
 
 /// One step as the invariants see it. It holds no rule set: a step check that reads the
@@ -207,7 +197,7 @@ pub fn step_violations_memo(
         let found = match INVARIANTS[n].check {
             Check::AtEnd(check) => {
                 let ends = ends.get_or_insert_with(|| kraft::ends(view, rules));
-                ends.iter().find_map(|e| check(e).map(|d| e.describe(d)))
+                first_end(ends, check)
             }
             Check::PartitionUnderRules(check) => on.first(|p| check(p, rules)),
             _ => None,
@@ -217,6 +207,11 @@ pub fn step_violations_memo(
     // In list order, as one walk over the list reports them.
     out.sort_unstable_by_key(|&(n, ..)| n);
     out
+}
+
+/// The first of a step's reassignment ends an at-end check finds violated, described.
+fn first_end(ends: &[End], check: fn(&End) -> Option<String>) -> Option<String> {
+    ends.iter().find_map(|e| check(e).map(|d| e.describe(d)))
 }
 
 /// The members of a set of list entries, lowest first.
@@ -328,10 +323,7 @@ pub fn step_violation_of(
     };
     match entry.check {
         Check::Step(check) => check(view),
-        Check::AtEnd(check) => {
-            let ends = kraft::ends(view, rules);
-            ends.iter().find_map(|e| check(e).map(|d| e.describe(d)))
-        }
+        Check::AtEnd(check) => first_end(&kraft::ends(view, rules), check),
         Check::Partition(check) => on().first(check),
         Check::PartitionUnderRules(check) => on().first(|p| check(p, rules)),
         _ => None,

@@ -16,7 +16,9 @@
 //! creates the broker side in the same event), so a view always has all three.
 
 use crate::model::broker::{BrokerConfig, PartitionRuntime};
-use crate::model::{BrokerId, BrokerState, Cluster, Ghost, Partition, PARTITIONS_MAX};
+use crate::model::{
+    broker_state_in, BrokerId, BrokerState, Cluster, Ghost, Partition, PARTITIONS_MAX,
+};
 
 /// A set of partitions, bit i standing for partition i.
 pub type PartSet = u32;
@@ -33,7 +35,6 @@ pub struct Scope<'a> {
     pub elr: bool,
     pub config: BrokerConfig,
     pub now_ms: i64,
-    pub stalled: &'a [BrokerId],
 }
 
 impl<'a> Scope<'a> {
@@ -43,12 +44,11 @@ impl<'a> Scope<'a> {
             elr: c.elr,
             config: c.runtime.config,
             now_ms: c.runtime.now_ms,
-            stalled: &c.runtime.stalled,
         }
     }
 
     pub fn broker_state(&self, id: BrokerId) -> Option<BrokerState> {
-        self.brokers.iter().find(|(b, _)| *b == id).map(|&(_, s)| s)
+        broker_state_in(self.brokers, id)
     }
 
     /// Registered, not fenced, not shutting down (`Cluster::is_active`).
@@ -56,12 +56,9 @@ impl<'a> Scope<'a> {
         self.broker_state(id) == Some(BrokerState::Active)
     }
 
-    /// Running: active or in controlled shutdown.
+    /// Registered and running (`Cluster::is_up`).
     pub fn is_up(&self, id: BrokerId) -> bool {
-        matches!(
-            self.broker_state(id),
-            Some(BrokerState::Active | BrokerState::ControlledShutdown)
-        )
+        self.broker_state(id).is_some_and(BrokerState::is_up)
     }
 }
 

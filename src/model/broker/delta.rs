@@ -3,8 +3,8 @@
 //! (`applyLocalFollowersDelta`, rule `leader-change`; routing by rule `seal-admission`).
 
 use super::{
-    consolidating, is_up, maybe_increment_leader_hw, refresh_in_sync, truncate_to_seal,
-    LeaderState, Local, PartitionRuntime,
+    consolidating, maybe_increment_leader_hw, refresh_in_sync, truncate_to_seal, LeaderState,
+    Local, PartitionRuntime,
 };
 use crate::model::{BrokerId, BrokerState, Cluster, Rules, NO_LEADER};
 
@@ -56,7 +56,7 @@ fn sync_partition(c: &mut Cluster, rules: &dyn Rules, p: usize) {
     }
     let brokers = part.replicas;
     for &b in &brokers {
-        if !is_up(c, b) {
+        if !c.is_up(b) {
             continue;
         }
         let local = c.runtime.partitions[p].local(b).expect("created above");

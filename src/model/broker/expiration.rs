@@ -3,8 +3,8 @@
 //! and `lag`).
 
 use super::{
-    alter_isr, append_diskless, diskless_epoch, follower_fetch, is_up, lost_prefix,
-    refresh_in_sync, Note, NO_DISKLESS_LOG,
+    alter_isr, append_diskless, diskless_epoch, follower_fetch, lost_prefix, refresh_in_sync, Note,
+    NO_DISKLESS_LOG,
 };
 use crate::model::{BrokerId, Cluster, Rules, NO_LEADER};
 
@@ -126,7 +126,7 @@ fn consolidate(c: &mut Cluster, p: usize) {
     // By position: appending from object storage adds or drops no replica.
     for i in 0..c.runtime.partitions[p].locals.len() {
         let b = c.runtime.partitions[p].locals[i].broker;
-        if !is_up(c, b) || c.runtime.stalled.contains(&b) {
+        if !c.is_up(b) || c.runtime.stalled.contains(&b) {
             continue;
         }
         let rt = &mut c.runtime.partitions[p];
@@ -154,7 +154,7 @@ fn isr_expiration(c: &mut Cluster, rules: &dyn Rules, notes: &mut Vec<Note>) {
     let lag = c.runtime.config.replica_lag_time_max_ms;
     for p in 0..c.partitions.len() {
         let part = &c.partitions[p];
-        if part.leader == NO_LEADER || !is_up(c, part.leader) {
+        if part.leader == NO_LEADER || !c.is_up(part.leader) {
             continue;
         }
         let Some(cap) = rules.isr_shrink_cap(part) else {

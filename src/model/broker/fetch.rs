@@ -3,8 +3,7 @@
 //! expansion the fetch can earn (rule `seal-admission`).
 
 use super::{
-    active_unstalled, alter_isr, consolidating, is_up, lost_prefix, AtSealAnswer, Note,
-    ReplicaState,
+    active_unstalled, alter_isr, consolidating, lost_prefix, AtSealAnswer, Note, ReplicaState,
 };
 use crate::model::log::Log;
 use crate::model::{BrokerId, Cluster, Rules, NO_LEADER};
@@ -329,7 +328,7 @@ fn cut(f: &mut super::Local, to: i64, p: usize, notes: &mut Vec<Note>) -> bool {
 fn fetch_request(c: &Cluster, rules: &dyn Rules, p: usize, r: BrokerId) -> Option<FetchRequest> {
     let part = &c.partitions[p];
     let leader = part.leader;
-    if leader == NO_LEADER || leader == r || !is_up(c, leader) || !active_unstalled(c, r) {
+    if leader == NO_LEADER || leader == r || !c.is_up(leader) || !active_unstalled(c, r) {
         return None;
     }
     let rt = &c.runtime.partitions[p];

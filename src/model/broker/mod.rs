@@ -28,7 +28,7 @@ pub use produce::{
 };
 
 use super::log::Log;
-use super::{BrokerId, BrokerState, Cluster, Partition, Rules, Survives};
+use super::{BrokerId, Cluster, Partition, Rules, Survives};
 
 /// Fixed for a history (the history header's `broker_config`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, serde::Serialize, serde::Deserialize)]
@@ -429,13 +429,6 @@ fn refresh_in_sync(c: &mut Cluster) {
             }
         }
     }
-}
-
-fn is_up(c: &Cluster, b: BrokerId) -> bool {
-    matches!(
-        c.broker_state(b),
-        Some(BrokerState::Active | BrokerState::ControlledShutdown)
-    )
 }
 
 fn active_unstalled(c: &Cluster, b: BrokerId) -> bool {
