@@ -62,7 +62,12 @@ pub fn apply(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
         broker::complete_pending(c);
     }
     if let Outcome::Accepted { notes: n, .. } = &mut outcome {
-        n.append(&mut notes);
+        // Most outcomes carry no notes of their own: hand over the buffer, not its contents.
+        if n.is_empty() {
+            std::mem::swap(n, &mut notes);
+        } else {
+            n.append(&mut notes);
+        }
     }
     outcome
 }

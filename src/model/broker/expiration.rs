@@ -55,6 +55,11 @@ struct Kept {
 
 impl Kept {
     fn absorb(&mut self, notes: &mut Vec<Note>, run: &mut Vec<Note>) {
+        // Under the cap every note is kept as it comes: one move, not a push a note.
+        if notes.len() + run.len() <= NOTES_KEPT_MAX {
+            notes.append(run);
+            return;
+        }
         for n in run.drain(..) {
             if notes.len() < NOTES_KEPT_MAX {
                 notes.push(n);
