@@ -214,8 +214,8 @@ fn first_end(ends: &[End], check: fn(&End) -> Option<String>) -> Option<String> 
     ends.iter().find_map(|e| check(e).map(|d| e.describe(d)))
 }
 
-/// The members of a set of list entries, lowest first.
-fn bits(mut set: IdSet) -> impl Iterator<Item = usize> {
+/// The members of a set of list entries (or of partitions, [`PartSet`]), lowest first.
+fn bits(mut set: u64) -> impl Iterator<Item = usize> {
     std::iter::from_fn(move || {
         let n = (set != 0).then(|| set.trailing_zeros() as usize)?;
         set &= set - 1;
@@ -252,15 +252,8 @@ impl Partitions<'_> {
     /// The first judged partition, in index order, `check` finds violated, with its detail
     /// prefixed by the partition.
     fn first(&self, check: impl Fn(&PartView) -> Option<String>) -> Option<String> {
-        let mut todo = self.judged;
-        while todo != 0 {
-            let i = todo.trailing_zeros() as usize;
-            todo &= todo - 1;
-            if let Some(d) = check(&part_view(self.next, self.scope, i)) {
-                return Some(format!("p{i}: {d}"));
-            }
-        }
-        None
+        bits(self.judged.into())
+            .find_map(|i| check(&part_view(self.next, self.scope, i)).map(|d| format!("p{i}: {d}")))
     }
 
     /// A rule-free step check's finding (`None` for another kind).
