@@ -6,6 +6,7 @@
 //! `hunt` / `report` ← the `isrfuzz` binary. See ARCHITECTURE.md.
 
 pub mod check;
+pub mod conform;
 pub mod error;
 pub mod findings;
 pub mod model;

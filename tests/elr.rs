@@ -93,7 +93,10 @@ fn build(part: &Partition, call: Call<'_>) -> Option<(Partition, bool)> {
     if let Some(isr) = call.target_isr {
         builder.target_isr = isr.to_vec().into();
     }
-    builder.build().map(|b| (b.partition, b.unclean_election))
+    let built = builder
+        .build()
+        .expect("no candidate here is outside the replicas");
+    built.map(|b| (b.partition, b.unclean_election))
 }
 
 /// `part` with the fields a record changed: the leader (raising the leader epoch), ISR,

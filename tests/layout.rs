@@ -10,7 +10,7 @@ const FILE_LINES_MAX: usize = 600;
 const FN_LINES_MAX: usize = 70;
 
 /// Bottom to top. A layer may use the layers before it, never those after it.
-const LAYERS: [&str; 5] = ["model", "rules", "check", "findings", "search"];
+const LAYERS: [&str; 6] = ["model", "rules", "check", "findings", "search", "conform"];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap().flatten() {

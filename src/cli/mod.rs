@@ -5,6 +5,7 @@
 
 mod bench;
 mod bench_report;
+mod conform;
 mod exhaust;
 mod hunt;
 mod input;
@@ -39,6 +40,9 @@ enum Command {
     /// Explore every history up to a depth (breadth-first, equal states merged): shortest
     /// counterexamples, or a bound to which a rule set holds.
     Exhaust(exhaust::ExhaustArgs),
+    /// Replay histories against Apache Kafka's real controller (one release per run) and
+    /// compare every controller request's answer with the model's (needs Java and Maven).
+    Conform(conform::ConformArgs),
     /// Turn fuzzer artifacts or histories into minimized regression histories.
     Promote(promote::PromoteArgs),
     /// Planted-bug benchmark, in-process part: model throughput per family, and time to
@@ -93,6 +97,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Replay(args) => replay::run(args),
         Command::Exhaust(args) => exhaust::run(args),
         Command::Promote(args) => promote::run(args),
+        Command::Conform(args) => conform::run(args),
         Command::Bench(args) => bench::run(args),
         Command::BenchReport(args) => bench_report::run(args),
         Command::SpeedReport(args) => speed_report::run(args),

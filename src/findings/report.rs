@@ -132,6 +132,9 @@ fn note_cell(note: &Note) -> String {
             from,
             to,
         } => format!("  p{partition} follower {follower} truncates its log {from} → {to}"),
+        Note::ControllerFault { broker, request } => format!(
+            "  broker {broker}'s {request} throws in the controller (a failover; nothing written)"
+        ),
         Note::Elided { repeats, over_cap } => format!(
             "  ({repeats} repeated notes not kept; {over_cap} over the cap of {} per step)",
             crate::model::broker::NOTES_MAX

@@ -11,6 +11,8 @@
 //! `maybeUpdateLastKnownLeader` write the ELR fields, and the ISR may become empty
 //! (docs/model/reassignment.md#eligible-leader-replicas).
 
+use std::cell::Cell;
+
 use super::{
     contains_all, BrokerId, BrokerState, CompletionInfo, IdList, LeaderRecoveryState, Partition,
     Rules, NO_LEADER,
@@ -45,6 +47,15 @@ impl Acceptor<'_> {
                 .any(|&(b, s)| b == replica && s == BrokerState::Active)
     }
 }
+
+/// The builder threw: `LeaderAcceptor.test` asked `PartitionRegistration.directory` for a
+/// broker that is not one of the registration's replicas, which throws
+/// IllegalArgumentException (metadata/.../controller/ReplicationControlManager.java,
+/// `LeaderAcceptor`, and metadata/.../metadata/PartitionRegistration.java, `directory`, at
+/// apache trunk d79bd502ec; the same in releases 4.0 to 4.4, shown by conformance). No
+/// record of the request is written.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Thrown;
 
 /// The result of a build that produced a record: the merged partition and what happened.
 pub struct Built {
@@ -133,6 +144,8 @@ pub struct ChangeBuilder<'a> {
     /// `useLastKnownLeaderInBalancedRecovery`: true in every controller path upstream
     /// (its default); only upstream's builder tests turn it off.
     pub use_last_known_leader: bool,
+    /// The leader acceptor threw ([`Thrown`]).
+    threw: Cell<bool>,
 }
 
 impl<'a> ChangeBuilder<'a> {
@@ -158,6 +171,7 @@ impl<'a> ChangeBuilder<'a> {
             target_last_known_elr: part.last_known_elr,
             unclean_shutdown: NO_LEADER,
             use_last_known_leader: true,
+            threw: Cell::new(false),
         }
     }
 
@@ -169,11 +183,28 @@ impl<'a> ChangeBuilder<'a> {
         self
     }
 
+    /// `LeaderAcceptor.test`: the broker is acceptable, and then its directory is looked up
+    /// on the registration the builder started from, which throws for a broker that is not
+    /// one of its replicas (a stale ELR or last-known-ELR member, an adding replica in an
+    /// unclean election): the build fails with [`Thrown`]. Upstream stops at that call; the
+    /// calls after it here are never used. Inkless gives diskless topics an acceptor with no
+    /// directory lookup (`leaderAcceptorFor`, aiven/inkless b1fcb5f6f7), which never throws.
+    fn acceptable(&self, replica: BrokerId) -> bool {
+        if !self.acceptor.accepts(replica) {
+            return false;
+        }
+        if !self.part.diskless && !self.part.replicas.contains(&replica) {
+            self.threw.set(true);
+            return false;
+        }
+        true
+    }
+
     /// `isValidNewLeader`: in the ISR, or in the ELR when the ISR is empty, and acceptable.
     fn is_valid_new_leader(&self, replica: BrokerId) -> bool {
         let in_isr = self.target_isr.contains(&replica);
         let in_elr = self.target_isr.is_empty() && self.target_elr.contains(&replica);
-        (in_isr || in_elr) && self.acceptor.accepts(replica)
+        (in_isr || in_elr) && self.acceptable(replica)
     }
 
     /// `canElectLastKnownLeader`: ELR on, ISR and ELR empty, the last known ELR holds
@@ -186,7 +217,7 @@ impl<'a> ChangeBuilder<'a> {
             return None;
         }
         match self.part.last_known_elr[..] {
-            [only] if self.acceptor.accepts(only) => Some(only),
+            [only] if self.acceptable(only) => Some(only),
             _ => None,
         }
     }
@@ -226,18 +257,23 @@ impl<'a> ChangeBuilder<'a> {
             return (r, true);
         }
         if self.election == Election::Unclean {
-            if let Some(&r) = self
-                .target_replicas
-                .iter()
-                .find(|&&r| self.acceptor.accepts(r))
-            {
+            if let Some(&r) = self.target_replicas.iter().find(|&&r| self.acceptable(r)) {
                 return (r, true);
             }
         }
         (NO_LEADER, false)
     }
 
-    pub fn build(mut self) -> Option<Built> {
+    /// The record, `None` for a no-op, or [`Thrown`] when the leader acceptor threw.
+    pub fn build(mut self) -> Result<Option<Built>, Thrown> {
+        let built = self.build_record();
+        if self.threw.get() {
+            return Err(Thrown);
+        }
+        Ok(built)
+    }
+
+    fn build_record(&mut self) -> Option<Built> {
         let part = self.part;
         let completion = self.complete_reassignment_if_needed();
         self.maybe_populate_target_elr();

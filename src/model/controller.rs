@@ -5,7 +5,7 @@
 //! each function). Nothing here touches the broker side: `ops::apply` plays the result on
 //! the brokers, and the broker side calls `apply_controller` for its own requests.
 
-use super::builder::{Acceptor, Built, ChangeBuilder, Election};
+use super::builder::{Acceptor, Built, ChangeBuilder, Election, Thrown};
 pub(crate) use super::membership::{broker_leaves, broker_unclean_shutdown, unfence};
 use super::{
     has_duplicates, sorted_difference, without, BrokerId, BrokerState, Cluster, ElectionType,
@@ -15,9 +15,37 @@ use super::{
 
 pub(crate) type Rejection = (ErrorCode, &'static str);
 
+/// AlterPartitionReassignments catches any exception per partition and answers it
+/// (`alterPartitionReassignments`' try/catch, apache trunk d79bd502ec).
+pub(crate) fn caught(_: Thrown) -> Rejection {
+    (
+        ErrorCode::UnknownServerError,
+        "the leader acceptor threw: a candidate is not a replica of the registration",
+    )
+}
+
+/// Every other request lets the exception through: a controller failover.
+pub(crate) fn fault(_: Thrown) -> Rejection {
+    (
+        ErrorCode::ControllerFault,
+        "the leader acceptor threw: a candidate is not a replica of the registration",
+    )
+}
+
 /// The controller's part of an event: requests and cluster events, without the brokers'
 /// reaction (the broker side calls this for its own AlterPartition requests).
 pub(crate) fn apply_controller(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
+    let Some(tap) = rules.tap() else {
+        return answer(c, event, rules);
+    };
+    let request = super::request::Request::Event(super::request::resolve(c, event));
+    let outcome = answer(c, event, rules);
+    tap.record(super::request::exchange(request, &outcome, c));
+    outcome
+}
+
+/// The controller's answer to one request (`apply_controller` without the tap).
+fn answer(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
     let result = match *event {
         Event::CreatePartition {
             ref replicas,
@@ -231,7 +259,7 @@ fn reassign(
     }
     let was_reassigning = part.is_reassigning();
     let original = part.replicas;
-    let built = builder.build();
+    let built = builder.build().map_err(caught)?;
     update_ghost(&mut c.ghosts[index], was_reassigning, original, target);
     Ok(Outcome::accepted(commit(c, index, built)))
 }
@@ -286,7 +314,7 @@ fn cancel(c: &mut Cluster, rules: &dyn Rules, index: usize) -> Result<Outcome, R
     builder.target_replicas = replicas.into();
     builder.target_adding.clear();
     builder.target_removing.clear();
-    let built = builder.build();
+    let built = builder.build().map_err(caught)?;
     if unclean_revert {
         // An unclean revert (`PartitionReassignmentRevert.unclean`): what the ISR held may
         // be gone, as after an unclean election (ghost).
@@ -318,7 +346,7 @@ fn alter_partition(
     let mut builder = ChangeBuilder::new(part, rules, acceptor(c), c.elr).with_topic_election();
     builder.target_isr = request.isr.into();
     builder.target_lrs = request.leader_recovery_state;
-    let built = builder.build();
+    let built = builder.build().map_err(fault)?;
     let new_leader_elected = built
         .as_ref()
         .is_some_and(|b| b.partition.leader != from && b.partition.leader != part.leader);
@@ -422,7 +450,7 @@ fn one_step_reassignment(
     // An accepted alter call like any other: the ghosts O and T follow it.
     let was_reassigning = part.is_reassigning();
     let original = part.replicas;
-    let built = builder.build();
+    let built = builder.build().map_err(caught)?;
     update_ghost(&mut c.ghosts[index], was_reassigning, original, target);
     Ok(Outcome::accepted(commit(c, index, built)))
 }
@@ -497,7 +525,7 @@ fn elect_leaders(
         ElectionType::Preferred => Election::Preferred,
         ElectionType::Unclean => Election::Unclean,
     };
-    let Some(built) = builder.build() else {
+    let Some(built) = builder.build().map_err(fault)? else {
         return Err(match election {
             ElectionType::Preferred => (
                 ErrorCode::PreferredLeaderNotAvailable,

@@ -6,14 +6,19 @@
 //! aiven/inkless for the diskless ISR expansion on unfencing.
 
 use super::builder::{Acceptor, ChangeBuilder};
-use super::controller::{acceptor, commit, Rejection};
+use super::controller::{acceptor, commit, fault, Rejection};
 use super::{
     BrokerId, BrokerState, Cluster, ErrorCode, Outcome, PartitionEffect, Rules, NO_LEADER,
 };
 
 /// `handleBrokerFenced` / `handleBrokerInControlledShutdown`: the broker leaves every
 /// ISR it is in (unless it is the last member) and is never an acceptable leader.
-/// Partitions where it is only an adding replica are not touched.
+/// Partitions where it is only an adding replica are not touched. A broker asking for a
+/// controlled shutdown while it leads no partition is granted an immediate shutdown
+/// instead, and fenced (`BrokerHeartbeatManager.calculateNextBrokerState`, SHUTDOWN_NOW
+/// when `hasLeaderships` is false, handled as `handleBrokerFenced` by
+/// `ReplicationControlManager.processBrokerHeartbeat`, apache trunk d79bd502ec and
+/// releases 4.0 to 4.4, shown by conformance).
 pub(crate) fn broker_leaves(
     c: &mut Cluster,
     rules: &dyn Rules,
@@ -31,9 +36,35 @@ pub(crate) fn broker_leaves(
             "the broker is not in a state this event applies to",
         ));
     }
-    set_broker_state(c, broker, to);
-    let effects = leave_partitions(c, rules, broker, false, false);
-    Ok(Outcome::accepted(effects))
+    let leads = c.partitions.iter().any(|p| p.leader == broker);
+    let to = if to == BrokerState::ControlledShutdown && !leads {
+        BrokerState::Fenced
+    } else {
+        to
+    };
+    atomically(c, |c| {
+        set_broker_state(c, broker, to);
+        let effects = leave_partitions(c, rules, broker, false, false)?;
+        Ok(Outcome::accepted(effects))
+    })
+}
+
+/// Run `f`; when it fails, put back what it changed: upstream replays no record of a
+/// request whose handler threw.
+fn atomically<T>(
+    c: &mut Cluster,
+    f: impl FnOnce(&mut Cluster) -> Result<T, Rejection>,
+) -> Result<T, Rejection> {
+    let saved = (
+        c.brokers.clone(),
+        c.partitions.clone(),
+        c.reassigning.clone(),
+    );
+    let result = f(c);
+    if result.is_err() {
+        (c.brokers, c.partitions, c.reassigning) = saved;
+    }
+    result
 }
 
 /// `handleBrokerShutdown` with ELR on after an unclean shutdown (the new incarnation's
@@ -46,10 +77,12 @@ pub(crate) fn broker_unclean_shutdown(
     c: &mut Cluster,
     rules: &dyn Rules,
     broker: BrokerId,
-) -> Vec<PartitionEffect> {
-    let mut effects = leave_partitions(c, rules, broker, true, false);
-    effects.extend(leave_partitions(c, rules, broker, true, true));
-    effects
+) -> Result<Vec<PartitionEffect>, Rejection> {
+    atomically(c, |c| {
+        let mut effects = leave_partitions(c, rules, broker, true, false)?;
+        effects.extend(leave_partitions(c, rules, broker, true, true)?);
+        Ok(effects)
+    })
 }
 
 /// `generateLeaderAndIsrUpdates` removing `broker` (never an acceptable leader, out of the
@@ -61,7 +94,7 @@ fn leave_partitions(
     broker: BrokerId,
     unclean_shutdown: bool,
     in_elr: bool,
-) -> Vec<PartitionEffect> {
+) -> Result<Vec<PartitionEffect>, Rejection> {
     let mut effects = Vec::new();
     for index in 0..c.partitions.len() {
         let part = &c.partitions[index];
@@ -78,10 +111,10 @@ fn leave_partitions(
             builder.unclean_shutdown = broker;
         }
         builder.target_isr.retain(|&b| b != broker);
-        let built = builder.build();
+        let built = builder.build().map_err(fault)?;
         effects.extend(commit(c, index, built));
     }
-    effects
+    Ok(effects)
 }
 
 /// `handleBrokerUnfenced`: elections for the partitions that have no leader.
@@ -93,6 +126,16 @@ pub(crate) fn unfence(
     if c.broker_state(broker) != Some(BrokerState::Fenced) {
         return Err((ErrorCode::BrokerStateMismatch, "the broker is not fenced"));
     }
+    atomically(c, |c| unfence_partitions(c, rules, broker))
+}
+
+/// `handleBrokerUnfenced`'s records: the elections, the broker active, then Inkless's
+/// diskless ISR expansion.
+fn unfence_partitions(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    broker: BrokerId,
+) -> Result<Outcome, Rejection> {
     let mut effects = Vec::new();
     for index in 0..c.partitions.len() {
         let part = &c.partitions[index];
@@ -106,7 +149,8 @@ pub(crate) fn unfence(
         };
         let built = ChangeBuilder::new(part, rules, acceptor, c.elr)
             .with_topic_election()
-            .build();
+            .build()
+            .map_err(fault)?;
         effects.extend(commit(c, index, built));
     }
     set_broker_state(c, broker, BrokerState::Active);
@@ -119,7 +163,7 @@ pub(crate) fn unfence(
         }
         let mut builder = ChangeBuilder::new(part, rules, acceptor(c), c.elr).with_topic_election();
         builder.target_isr.push(broker);
-        let built = builder.build();
+        let built = builder.build().map_err(fault)?;
         effects.extend(commit(c, index, built));
     }
     Ok(Outcome::accepted(effects))

@@ -32,14 +32,17 @@ pub mod broker;
 pub mod builder;
 mod controller;
 pub mod event;
+mod hooks;
 pub mod ids;
 pub mod log;
 mod membership;
 mod ops;
+pub mod request;
 pub mod symmetry;
 
 pub use broker::{AtSealAnswer, BrokerConfig, Note, ReplicaState};
 pub use event::{Acks, ElectionType, Event, Survives};
+pub(crate) use hooks::with_rule_hooks;
 pub use ids::IdList;
 pub use ops::apply;
 
@@ -143,6 +146,12 @@ pub trait Rules {
         fetch_offset: i64,
         leader: &log::Log,
     ) -> Option<i64>;
+
+    /// The observer of the controller requests the model makes (conformance only; the
+    /// search engines have none, and then no request is built).
+    fn tap(&self) -> Option<&dyn request::RequestTap> {
+        None
+    }
 }
 
 /// What `changePartitionReassignment` hands the builder. `None`: setter not called
@@ -479,6 +488,13 @@ pub enum ErrorCode {
     /// Not upstream: the sealed leader's InitDisklessLog waits for HW == LEO
     /// (`InitDisklessLogState.WaitingForReplication`).
     WaitingForReplication,
+    /// A non-API exception caught per partition and answered as such
+    /// (`ApiError.fromThrowable`), e.g. by AlterPartitionReassignments.
+    UnknownServerError,
+    /// Not an answer: a non-API exception the request's handler does not catch. Upstream
+    /// the active controller resigns and nothing of the request is written; the request
+    /// fails again on the next controller. Nothing changes.
+    ControllerFault,
     /// Not upstream: a cluster event that does not apply to the broker's current state
     /// (e.g. unfencing a broker that is not fenced). The event changes nothing.
     BrokerStateMismatch,
@@ -503,6 +519,8 @@ impl ErrorCode {
             ErrorCode::OffsetOutOfRange => "OFFSET_OUT_OF_RANGE",
             ErrorCode::NotLeaderOrFollower => "NOT_LEADER_OR_FOLLOWER",
             ErrorCode::BrokerStateMismatch => "BROKER_STATE_MISMATCH",
+            ErrorCode::UnknownServerError => "UNKNOWN_SERVER_ERROR",
+            ErrorCode::ControllerFault => "CONTROLLER_FAULT",
             ErrorCode::WaitingForReplication => "WAITING_FOR_REPLICATION",
         }
     }

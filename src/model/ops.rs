@@ -3,9 +3,10 @@
 
 use super::broker::{self, Note};
 use super::controller::{
-    apply_controller, broker_leaves, broker_unclean_shutdown, commit_seal, partition, switch_start,
-    unfence, Rejection,
+    apply_controller, broker_unclean_shutdown, commit_seal, partition, switch_start, Rejection,
 };
+use super::request::{self, Request};
+use super::PartitionEffect;
 use super::{
     Acks, BrokerId, BrokerState, Cluster, ErrorCode, Event, Outcome, Rules, Survives, SEAL_NONE,
     SEAL_PENDING,
@@ -53,6 +54,7 @@ pub fn apply(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
         }
         Event::AlterPartition { partition, .. } => Ok(alter_partition(c, event, rules, partition)),
         Event::FenceBroker { broker } => Ok(fence_broker(c, event, rules, broker)),
+        Event::ControlledShutdown { broker } => Ok(controlled_shutdown(c, event, rules, broker)),
         _ => Ok(apply_controller(c, event, rules)),
     };
     let mut outcome = result.unwrap_or_else(|(error, reason)| Outcome::rejected(error, reason));
@@ -93,6 +95,21 @@ fn fence_broker(c: &mut Cluster, event: &Event, rules: &dyn Rules, broker: Broke
     let was = c.broker_state(broker);
     let outcome = apply_controller(c, event, rules);
     if !outcome.is_rejected() && was == Some(BrokerState::ControlledShutdown) {
+        broker::reset_process(c, broker, None);
+    }
+    outcome
+}
+
+/// A broker that leads nothing is granted its shutdown at once (fenced, not in controlled
+/// shutdown): its process exits cleanly, as after a completed controlled shutdown.
+fn controlled_shutdown(
+    c: &mut Cluster,
+    event: &Event,
+    rules: &dyn Rules,
+    broker: BrokerId,
+) -> Outcome {
+    let outcome = apply_controller(c, event, rules);
+    if !outcome.is_rejected() && c.broker_state(broker) == Some(BrokerState::Fenced) {
         broker::reset_process(c, broker, None);
     }
     outcome
@@ -255,19 +272,63 @@ fn restart_broker(
 ) -> Result<Outcome, Rejection> {
     let mut effects = Vec::new();
     if c.broker_state(broker) != Some(BrokerState::Fenced) {
-        effects.extend(
-            broker_leaves(c, rules, broker, BrokerState::Fenced)?
-                .effects()
-                .iter()
-                .cloned(),
-        );
+        let fenced = ok(apply_controller(c, &Event::FenceBroker { broker }, rules))?;
+        effects.extend(fenced.effects().iter().cloned());
     }
     broker::reset_process(c, broker, loss);
     // The new incarnation registers; with ELR on, an unclean shutdown takes the broker out
     // of every ISR and ELR (a clean one finds it in no ISR: fencing removed it).
-    if c.elr && loss.is_some() {
-        effects.extend(broker_unclean_shutdown(c, rules, broker));
+    let registered = if c.elr && loss.is_some() {
+        broker_unclean_shutdown(c, rules, broker)
+    } else {
+        Ok(Vec::new())
+    };
+    if let Some(tap) = rules.tap() {
+        let request = Request::Register {
+            broker,
+            clean: loss.is_none(),
+        };
+        let outcome = match &registered {
+            Ok(effects) => Outcome::accepted(effects.clone()),
+            Err((error, reason)) => Outcome::rejected(*error, reason),
+        };
+        tap.record(request::exchange(request, &outcome, c));
     }
-    effects.extend(unfence(c, rules, broker)?.effects().iter().cloned());
+    // A registration the controller cannot take leaves the broker fenced: it retries and
+    // never gets in, so it is never unfenced.
+    let Ok(registered) = registered else {
+        return Ok(faulted(effects, broker, "registration"));
+    };
+    effects.extend(registered);
+    // An unfencing the controller cannot take (its handler throws) leaves the broker fenced.
+    let unfenced = apply_controller(c, &Event::UnfenceBroker { broker }, rules);
+    effects.extend(unfenced.effects().iter().cloned());
+    if matches!(
+        unfenced,
+        Outcome::Rejected {
+            error: ErrorCode::ControllerFault,
+            ..
+        }
+    ) {
+        return Ok(faulted(effects, broker, "unfencing heartbeat"));
+    }
     Ok(Outcome::accepted(effects))
+}
+
+/// A restart whose own request threw in the controller: what happened before it stands.
+fn faulted(effects: Vec<PartitionEffect>, broker: BrokerId, request: &'static str) -> Outcome {
+    Outcome::Accepted {
+        effects,
+        new_leader_elected: false,
+        listed: None,
+        notes: vec![Note::ControllerFault { broker, request }],
+    }
+}
+
+/// A rejected outcome as the rejection it carries.
+fn ok(outcome: Outcome) -> Result<Outcome, Rejection> {
+    match outcome {
+        Outcome::Rejected { error, reason } => Err((error, reason)),
+        accepted => Ok(accepted),
+    }
 }

@@ -533,3 +533,22 @@ pub(super) fn v8_unclean_completion(s: &StepView) -> bool {
         .iter()
         .any(|e| e.completion.is_some() && e.unclean_election)
 }
+
+/// S4: the request made the controller throw: an uncaught exception (a failover), an
+/// exception answered as UNKNOWN_SERVER_ERROR, or a broker's own request that threw.
+pub(super) fn s4_no_throw(s: &StepView) -> Option<String> {
+    if let Outcome::Rejected { error, .. } = s.outcome {
+        if matches!(
+            error,
+            crate::model::ErrorCode::ControllerFault | crate::model::ErrorCode::UnknownServerError
+        ) {
+            return Some(format!("{} answered {}", s.event.op(), error.name()));
+        }
+    }
+    s.outcome.notes().iter().find_map(|n| match n {
+        crate::model::Note::ControllerFault { broker, request } => Some(format!(
+            "broker {broker}'s {request} threw in the controller"
+        )),
+        _ => None,
+    })
+}

@@ -20,8 +20,8 @@ use super::inkless::{
 use super::kraft::{
     e1_quiescent_completion, g1_composition, g2_list_completeness, g3_adding_not_original,
     g4_target_fidelity, g5_safe_completion, g6_cancel_restores, g7_one_step_liveness, g8_rf_guard,
-    g9_completion_record, s0_shape, s1_lists, s2_listing, s3_epochs, v1_override, v2_completed,
-    v3_cancelled, v4_leader_changed, v5_isr_shrank, v6_rejected, v7_transient,
+    g9_completion_record, s0_shape, s1_lists, s2_listing, s3_epochs, s4_no_throw, v1_override,
+    v2_completed, v3_cancelled, v4_leader_changed, v5_isr_shrank, v6_rejected, v7_transient,
     v8_unclean_completion,
 };
 use super::{Check, Invariant, Kind};
@@ -33,7 +33,7 @@ pub const INVARIANTS_LEN: usize = LIST.len();
 
 pub static INVARIANTS: &[Invariant] = &LIST;
 
-const LIST: [Invariant; 55] = [
+const LIST: [Invariant; 56] = [
     Invariant {
         id: "S0",
         kind: Kind::Always,
@@ -65,6 +65,14 @@ const LIST: [Invariant; 55] = [
         rationale: "Brokers fence stale leaders and stale AlterPartition requests by these epochs. A removal without a leader-epoch bump lets a removed replica keep acting on the old assignment.",
         source: "docs/model/reassignment.md#s3, #epochs; PartitionRegistration.merge; PartitionChangeBuilder.triggerLeaderEpochBumpForReplicaReassignmentIfNeeded",
         check: Check::Step(s3_epochs),
+    },
+    Invariant {
+        id: "S4",
+        kind: Kind::Always,
+        statement: "no request makes the controller throw: no uncaught exception (a controller failover) and no UNKNOWN_SERVER_ERROR",
+        rationale: "A request whose handler throws writes nothing, and upstream the next active controller throws on it again: a broker that cannot register stays fenced for good, an operator's reassignment is refused with an internal error. The real controller's LeaderAcceptor throws for a candidate that is not a replica of the registration (a stale ELR or last-known-ELR member).",
+        source: "docs/model/reassignment.md#s4; ReplicationControlManager.LeaderAcceptor and PartitionRegistration.directory (apache trunk d79bd502ec; releases 4.0 to 4.4 by conformance)",
+        check: Check::Step(s4_no_throw),
     },
     Invariant {
         id: "G1",

@@ -325,6 +325,12 @@ pub enum Note {
         partition: usize,
         follower: BrokerId,
     },
+    /// A request the broker side made on its own threw in the controller (a controller
+    /// failover upstream; nothing of it was written): `request` names it.
+    ControllerFault {
+        broker: BrokerId,
+        request: &'static str,
+    },
     /// Notes of a long step not kept (`expiration::NOTES_KEPT_MAX`, `NOTES_MAX`):
     /// `repeats` equal to a kept one, `over_cap` beyond the cap.
     Elided { repeats: u64, over_cap: u64 },

@@ -1,0 +1,840 @@
+package org.apache.kafka.controller;
+
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.common.errors.StaleBrokerEpochException;
+import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData;
+import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData.ReassignablePartition;
+import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData.ReassignableTopic;
+import org.apache.kafka.common.message.AlterPartitionReassignmentsResponseData;
+import org.apache.kafka.common.message.AlterPartitionRequestData;
+import org.apache.kafka.common.message.AlterPartitionResponseData;
+import org.apache.kafka.common.message.BrokerHeartbeatRequestData;
+import org.apache.kafka.common.message.BrokerRegistrationRequestData;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableReplicaAssignment;
+import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopic;
+import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopicConfig;
+import org.apache.kafka.common.message.CreateTopicsResponseData;
+import org.apache.kafka.common.message.CreateTopicsResponseData.CreatableTopicResult;
+import org.apache.kafka.common.message.ElectLeadersRequestData;
+import org.apache.kafka.common.message.ElectLeadersResponseData;
+import org.apache.kafka.common.message.ListPartitionReassignmentsResponseData;
+import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.metadata.BrokerRegistrationChangeRecord;
+import org.apache.kafka.common.metadata.ClearElrRecord;
+import org.apache.kafka.common.metadata.ConfigRecord;
+import org.apache.kafka.common.metadata.FeatureLevelRecord;
+import org.apache.kafka.common.metadata.FenceBrokerRecord;
+import org.apache.kafka.common.metadata.NoOpRecord;
+import org.apache.kafka.common.metadata.PartitionChangeRecord;
+import org.apache.kafka.common.metadata.PartitionRecord;
+import org.apache.kafka.common.metadata.RegisterBrokerRecord;
+import org.apache.kafka.common.metadata.RemoveTopicRecord;
+import org.apache.kafka.common.metadata.TopicRecord;
+import org.apache.kafka.common.metadata.UnfenceBrokerRecord;
+import org.apache.kafka.common.metadata.UnregisterBrokerRecord;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.metadata.BrokerHeartbeatReply;
+import org.apache.kafka.metadata.BrokerRegistration;
+import org.apache.kafka.metadata.FinalizedControllerFeatures;
+import org.apache.kafka.metadata.KafkaConfigSchema;
+import org.apache.kafka.metadata.PartitionRegistration;
+import org.apache.kafka.metadata.placement.StripedReplicaPlacer;
+import org.apache.kafka.server.common.ApiMessageAndVersion;
+import org.apache.kafka.server.common.EligibleLeaderReplicasVersion;
+import org.apache.kafka.server.common.MetadataVersion;
+import org.apache.kafka.server.config.ConfigSynonym;
+import org.apache.kafka.timeline.SnapshotRegistry;
+
+import java.io.BufferedReader;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Random;
+import java.util.Set;
+
+/**
+ * Serves isrfuzz's conformance protocol ({@code conformance/PROTOCOL.md}) on standard input
+ * and output: one JSON request a line in, one JSON answer a line out, each request run on
+ * the real KRaft controller managers of the Kafka release on the classpath, wired and
+ * replayed as {@code QuorumController} does.
+ *
+ * <p>It lives in {@code org.apache.kafka.controller} because the managers' builders and
+ * request methods are package-private. Signatures that differ between releases go through
+ * {@link ConformanceShims}.
+ */
+public final class ConformanceDriver {
+    static final String CLUSTER_ID = "isrfuzzConformance0000";
+    static final String MIN_ISR = "min.insync.replicas";
+    static final String UNCLEAN = "unclean.leader.election.enable";
+
+    /** The two topic configs the protocol sets, with the broker defaults (1, false). */
+    static final KafkaConfigSchema SCHEMA;
+
+    static {
+        Map<ConfigResource.Type, ConfigDef> defs = new HashMap<>();
+        for (ConfigResource.Type type : new ConfigResource.Type[] {
+            ConfigResource.Type.BROKER, ConfigResource.Type.TOPIC}) {
+            defs.put(type, new ConfigDef()
+                .define(UNCLEAN, ConfigDef.Type.BOOLEAN, "false", ConfigDef.Importance.HIGH, "")
+                .define(MIN_ISR, ConfigDef.Type.INT, "1", ConfigDef.Range.atLeast(1),
+                    ConfigDef.Importance.HIGH, ""));
+        }
+        Map<String, List<ConfigSynonym>> synonyms = new HashMap<>();
+        synonyms.put(UNCLEAN, List.of(new ConfigSynonym(UNCLEAN)));
+        synonyms.put(MIN_ISR, List.of(new ConfigSynonym(MIN_ISR)));
+        SCHEMA = new KafkaConfigSchema(defs, synonyms);
+    }
+
+    /**
+     * What the broker's own topic-config validation (LogConfig) checks of the two configs:
+     * min.insync.replicas an int of at least 1, unclean.leader.election.enable a boolean.
+     * The controller alone (ConfigurationValidator.NO_OP) checks nothing.
+     */
+    static final ConfigurationValidator VALIDATOR = new ConfigurationValidator() {
+        @Override
+        public void validate(ConfigResource resource) {
+        }
+
+        @Override
+        public void validate(ConfigResource resource, Map<String, String> newConfigs,
+                             Map<String, String> existingConfigs) {
+            if (resource.type() != ConfigResource.Type.TOPIC) return;
+            String minIsr = newConfigs.get(MIN_ISR);
+            if (minIsr != null) {
+                int value;
+                try {
+                    value = Integer.parseInt(minIsr.trim());
+                } catch (NumberFormatException e) {
+                    throw new InvalidConfigurationException("Invalid value " + minIsr +
+                        " for configuration " + MIN_ISR + ": Not a number of type INT");
+                }
+                if (value < 1) {
+                    throw new InvalidConfigurationException("Invalid value " + minIsr +
+                        " for configuration " + MIN_ISR + ": Value must be at least 1");
+                }
+            }
+            String unclean = newConfigs.get(UNCLEAN);
+            if (unclean != null && !unclean.trim().equalsIgnoreCase("true")
+                    && !unclean.trim().equalsIgnoreCase("false")) {
+                throw new InvalidConfigurationException("Invalid value " + unclean +
+                    " for configuration " + UNCLEAN + ": Expected value to be either true or false");
+            }
+        }
+    };
+
+    /**
+     * The features this controller supports: the release's production levels of every
+     * feature (eligible.leader.replicas.version 0-1 on 4.0.2 to 4.4.0), as a controller
+     * without unstable versions enabled. The builder's default supports metadata.version
+     * alone, and replaying eligible.leader.replicas.version=1 would then fail.
+     */
+    static final QuorumFeatures QUORUM_FEATURES =
+        new QuorumFeatures(0, QuorumFeatures.defaultSupportedFeatureMap(false), List.of(0));
+
+    private static final short ALTER_PARTITION_VERSION = 3;
+    private static final ControllerRequestContext CREATE_TOPICS_CONTEXT =
+        context(ApiKeys.CREATE_TOPICS, ApiKeys.CREATE_TOPICS.latestVersion());
+    private static final ControllerRequestContext ALTER_PARTITION_CONTEXT =
+        context(ApiKeys.ALTER_PARTITION, ALTER_PARTITION_VERSION);
+
+    private static ControllerRequestContext context(ApiKeys key, short version) {
+        return new ControllerRequestContext(
+            new RequestHeaderData().setRequestApiKey(key.id).setRequestApiVersion(version),
+            KafkaPrincipal.ANONYMOUS, OptionalLong.empty());
+    }
+
+    // The managers of the current history (null before the first reset).
+    private SnapshotRegistry registry;
+    private FeatureControlManager features;
+    private ClusterControlManager cluster;
+    private ConfigurationControlManager config;
+    private ReplicationControlManager replication;
+    private Map<String, Short> finalized;
+    /** The offset the next replayed record gets. */
+    private long nextOffset;
+    /** Topic ids by creation index (topic {@code t<n>}, partition 0). */
+    private final ArrayList<Uuid> topicIds = new ArrayList<>();
+    private long incarnations;
+
+    /** The outcome of one request, before the state is rendered. */
+    private static final class Outcome {
+        String error = "NONE";
+        String fault;
+        List<Integer> listed;
+        String release;
+    }
+
+    /** A malformed request: answered with error DRIVER. */
+    static final class DriverException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        DriverException(String message) {
+            super(message);
+        }
+    }
+
+    @FunctionalInterface
+    private interface Call<T> {
+        ControllerResult<T> run() throws Throwable;
+    }
+
+    public static void main(String[] args) throws IOException {
+        // Standard output carries the protocol only: anything else printing goes to stderr.
+        OutputStream stdout = new FileOutputStream(FileDescriptor.out);
+        System.setOut(new PrintStream(new FileOutputStream(FileDescriptor.err), true,
+            StandardCharsets.UTF_8));
+        BufferedReader in = new BufferedReader(
+            new InputStreamReader(System.in, StandardCharsets.UTF_8), 1 << 16);
+        ConformanceDriver driver = new ConformanceDriver();
+        StringBuilder buf = new StringBuilder(4096);
+        String line;
+        while ((line = in.readLine()) != null) {
+            if (line.isBlank()) continue;
+            buf.setLength(0);
+            boolean quit = driver.handle(line, buf);
+            buf.append('\n');
+            stdout.write(buf.toString().getBytes(StandardCharsets.UTF_8));
+            stdout.flush();
+            if (quit) break;
+        }
+        stdout.flush();
+        System.exit(0);
+    }
+
+    /** Answers one request line (without its newline). */
+    public String handle(String line) {
+        StringBuilder out = new StringBuilder(1024);
+        handle(line, out);
+        return out.toString();
+    }
+
+    /** Appends the answer to one request line to {@code out}; true for {@code quit}. */
+    boolean handle(String line, StringBuilder out) {
+        int start = out.length();
+        try {
+            Object parsed = ConformanceJson.parse(line);
+            if (!(parsed instanceof Map)) throw new DriverException("not a JSON object");
+            @SuppressWarnings("unchecked")
+            Map<String, Object> req = (Map<String, Object>) parsed;
+            Object opValue = req.get("op");
+            if (!(opValue instanceof String)) throw new DriverException("no op");
+            String op = (String) opValue;
+            if (op.equals("quit")) {
+                Outcome o = new Outcome();
+                render(o, out);
+                return true;
+            }
+            Outcome o;
+            if (op.equals("reset")) {
+                o = reset(intList(req, "brokers"), bool(req, "elr"));
+            } else {
+                if (replication == null) throw new DriverException("no reset before " + op);
+                o = dispatch(op, req);
+            }
+            render(o, out);
+        } catch (Throwable t) {
+            out.setLength(start);
+            out.append("{\"error\":\"DRIVER\",\"fault\":");
+            string(out, describe(t));
+            out.append('}');
+        }
+        return false;
+    }
+
+    private Outcome dispatch(String op, Map<String, Object> req) {
+        switch (op) {
+            case "create":
+                return create(intList(req, "replicas"), integer(req, "min_isr"), bool(req, "unclean"));
+            case "reassign":
+                return reassign(integer(req, "partition"), intList(req, "target"),
+                    bool(req, "allow_rf_change"));
+            case "cancel":
+                return reassign(integer(req, "partition"), null, true);
+            case "alter_partition": {
+                int lrs = integer(req, "leader_recovery_state");
+                if (lrs != 0 && lrs != 1) throw new DriverException("leader_recovery_state " + lrs);
+                return alterPartition(integer(req, "partition"), integer(req, "broker"),
+                    integer(req, "leader_epoch"), integer(req, "partition_epoch"),
+                    intList(req, "isr"), (byte) lrs);
+            }
+            case "fence":
+                return fence(integer(req, "broker"));
+            case "controlled_shutdown":
+                return heartbeat(integer(req, "broker"), false, true);
+            case "register":
+                return register(integer(req, "broker"), bool(req, "clean"));
+            case "unfence":
+                return heartbeat(integer(req, "broker"), false, false);
+            case "elect": {
+                String election = text(req, "election");
+                byte type;
+                if (election.equals("preferred")) type = 0;
+                else if (election.equals("unclean")) type = 1;
+                else throw new DriverException("unknown election " + election);
+                return elect(integer(req, "partition"), type);
+            }
+            case "list":
+                return list();
+            default:
+                throw new DriverException("unknown op " + op);
+        }
+    }
+
+    // ---------------------------------------------------------------- operations
+
+    /** Fresh managers over one SnapshotRegistry, features set, every broker registered and unfenced. */
+    Outcome reset(List<Integer> brokers, boolean elr) {
+        SnapshotRegistry reg = ConformanceShims.newSnapshotRegistry();
+        FeatureControlManager feat = new FeatureControlManager.Builder()
+            .setSnapshotRegistry(reg)
+            .setQuorumFeatures(QUORUM_FEATURES)
+            .build();
+        ClusterControlManager clus = new ClusterControlManager.Builder()
+            .setClusterId(CLUSTER_ID)
+            .setTime(Time.SYSTEM)
+            .setSnapshotRegistry(reg)
+            .setReplicaPlacer(new StripedReplicaPlacer(new Random(0)))
+            .setFeatureControlManager(feat)
+            .setBrokerShutdownHandler(this::handleBrokerShutdown)
+            .build();
+        ConfigurationControlManager conf = new ConfigurationControlManager.Builder()
+            .setSnapshotRegistry(reg)
+            .setFeatureControl(feat)
+            .setKafkaConfigSchema(SCHEMA)
+            .setValidator(VALIDATOR)
+            .build();
+        ReplicationControlManager repl = new ReplicationControlManager.Builder()
+            .setSnapshotRegistry(reg)
+            .setConfigurationControl(conf)
+            .setClusterControl(clus)
+            .setFeatureControl(feat)
+            .build();
+        clus.activate();
+        registry = reg;
+        features = feat;
+        cluster = clus;
+        config = conf;
+        replication = repl;
+        topicIds.clear();
+        nextOffset = 1;
+        incarnations = 0;
+
+        finalized = new HashMap<>();
+        short mv = MetadataVersion.latestProduction().featureLevel();
+        replayOne(new FeatureLevelRecord().setName(MetadataVersion.FEATURE_NAME).setFeatureLevel(mv));
+        finalized.put(MetadataVersion.FEATURE_NAME, mv);
+        if (elr) {
+            short level = EligibleLeaderReplicasVersion.ELRV_1.featureLevel();
+            replayOne(new FeatureLevelRecord()
+                .setName(EligibleLeaderReplicasVersion.FEATURE_NAME).setFeatureLevel(level));
+            finalized.put(EligibleLeaderReplicasVersion.FEATURE_NAME, level);
+        }
+
+        Outcome o = new Outcome();
+        o.release = ConformanceShims.RELEASE;
+        for (int b : brokers) {
+            Outcome r = register(b, true);
+            if (!r.error.equals("NONE") || r.fault != null) {
+                r.release = o.release;
+                return r;
+            }
+        }
+        for (int b : brokers) {
+            Outcome r = heartbeat(b, false, false);
+            if (!r.error.equals("NONE") || r.fault != null) {
+                r.release = o.release;
+                return r;
+            }
+        }
+        return o;
+    }
+
+    private void handleBrokerShutdown(int brokerId, boolean isCleanShutdown,
+                                      List<ApiMessageAndVersion> records) {
+        replication.handleBrokerShutdown(brokerId, isCleanShutdown, records);
+    }
+
+    /** createTopics of topic t&lt;n&gt;, one partition with a manual assignment, two configs. */
+    Outcome create(List<Integer> replicas, int minIsr, boolean unclean) {
+        String name = "t" + topicIds.size();
+        CreateTopicsRequestData request = new CreateTopicsRequestData();
+        CreatableTopic topic = new CreatableTopic().setName(name)
+            .setNumPartitions(-1).setReplicationFactor((short) -1);
+        add(topic.assignments(), new CreatableReplicaAssignment()
+            .setPartitionIndex(0).setBrokerIds(replicas));
+        add(topic.configs(), new CreatableTopicConfig().setName(MIN_ISR)
+            .setValue(Integer.toString(minIsr)));
+        add(topic.configs(), new CreatableTopicConfig().setName(UNCLEAN)
+            .setValue(Boolean.toString(unclean)));
+        add(request.topics(), topic);
+        Outcome o = new Outcome();
+        CreateTopicsResponseData response = execute(o, () ->
+            ConformanceShims.createTopics(replication, CREATE_TOPICS_CONTEXT, request, Set.of(name)));
+        if (response != null) {
+            CreatableTopicResult result = response.topics().find(name);
+            if (result == null) {
+                o.error = "UNKNOWN_SERVER_ERROR";
+                o.fault = "no CreatableTopicResult for " + name;
+            } else {
+                o.error = Errors.forCode(result.errorCode()).name();
+                if (result.errorCode() == Errors.NONE.code()) topicIds.add(result.topicId());
+            }
+        }
+        return o;
+    }
+
+    /** alterPartitionReassignments with a target, or with none (a cancellation). */
+    Outcome reassign(int partition, List<Integer> target, boolean allowRfChange) {
+        String name = topicName(partition);
+        AlterPartitionReassignmentsRequestData request = new AlterPartitionReassignmentsRequestData();
+        ConformanceShims.setAllowReplicationFactorChange(request, allowRfChange);
+        List<ReassignablePartition> parts = new ArrayList<>(1);
+        parts.add(new ReassignablePartition().setPartitionIndex(0).setReplicas(target));
+        List<ReassignableTopic> topics = new ArrayList<>(1);
+        topics.add(new ReassignableTopic().setName(name).setPartitions(parts));
+        request.setTopics(topics);
+        Outcome o = new Outcome();
+        AlterPartitionReassignmentsResponseData response =
+            execute(o, () -> replication.alterPartitionReassignments(request));
+        if (response != null) {
+            if (response.errorCode() != Errors.NONE.code()) {
+                o.error = Errors.forCode(response.errorCode()).name();
+            } else {
+                AlterPartitionReassignmentsResponseData.ReassignablePartitionResponse r =
+                    response.responses().get(0).partitions().get(0);
+                o.error = Errors.forCode(r.errorCode()).name();
+            }
+        }
+        return o;
+    }
+
+    /** alterPartition, request version 3, from {@code broker} with its current broker epoch. */
+    Outcome alterPartition(int partition, int broker, int leaderEpoch, int partitionEpoch,
+                           List<Integer> isr, byte leaderRecoveryState) {
+        List<AlterPartitionRequestData.BrokerState> newIsr = new ArrayList<>(isr.size());
+        for (int id : isr) {
+            newIsr.add(new AlterPartitionRequestData.BrokerState()
+                .setBrokerId(id).setBrokerEpoch(brokerEpoch(id)));
+        }
+        List<AlterPartitionRequestData.PartitionData> parts = new ArrayList<>(1);
+        parts.add(new AlterPartitionRequestData.PartitionData()
+            .setPartitionIndex(0)
+            .setLeaderEpoch(leaderEpoch)
+            .setPartitionEpoch(partitionEpoch)
+            .setLeaderRecoveryState(leaderRecoveryState)
+            .setNewIsrWithEpochs(newIsr));
+        List<AlterPartitionRequestData.TopicData> topics = new ArrayList<>(1);
+        topics.add(new AlterPartitionRequestData.TopicData()
+            .setTopicId(topicId(partition)).setPartitions(parts));
+        AlterPartitionRequestData request = new AlterPartitionRequestData()
+            .setBrokerId(broker)
+            .setBrokerEpoch(brokerEpoch(broker))
+            .setTopics(topics);
+        Outcome o = new Outcome();
+        AlterPartitionResponseData response =
+            execute(o, () -> replication.alterPartition(ALTER_PARTITION_CONTEXT, request));
+        if (response != null) {
+            if (response.errorCode() != Errors.NONE.code()) {
+                o.error = Errors.forCode(response.errorCode()).name();
+            } else {
+                o.error = Errors.forCode(response.topics().get(0).partitions().get(0).errorCode()).name();
+            }
+        }
+        return o;
+    }
+
+    /** A session expiry, as maybeFenceOneStaleBroker: handleBrokerFenced, then the heartbeat manager's fence. */
+    Outcome fence(int broker) {
+        Outcome o = new Outcome();
+        execute(o, () -> {
+            List<ApiMessageAndVersion> records = new ArrayList<>();
+            replication.handleBrokerFenced(broker, records);
+            cluster.heartbeatManager().fence(broker);
+            return ControllerResult.of(records, null);
+        });
+        return o;
+    }
+
+    /**
+     * A broker heartbeat caught up with the metadata log (its current metadata offset is the
+     * last replayed one), as QuorumController.processBrokerHeartbeat: the broker's register
+     * record offset (STALE_BROKER_EPOCH before any registration), processBrokerHeartbeat, and
+     * for a broker now in controlled shutdown the controlled-shutdown offset set to the end of
+     * the batch.
+     */
+    Outcome heartbeat(int broker, boolean wantFence, boolean wantShutDown) {
+        Outcome o = new Outcome();
+        BrokerHeartbeatReply reply = execute(o, () -> {
+            OptionalLong registerOffset = cluster.registerBrokerRecordOffset(broker);
+            if (registerOffset.isEmpty()) {
+                throw new StaleBrokerEpochException(String.format(
+                    "Receive a heartbeat from broker %d before registration", broker));
+            }
+            BrokerHeartbeatRequestData request = new BrokerHeartbeatRequestData()
+                .setBrokerId(broker)
+                .setBrokerEpoch(brokerEpoch(broker))
+                .setCurrentMetadataOffset(nextOffset - 1)
+                .setWantFence(wantFence)
+                .setWantShutDown(wantShutDown);
+            return replication.processBrokerHeartbeat(request, registerOffset.getAsLong());
+        });
+        if (reply != null && reply.inControlledShutdown()) {
+            try {
+                cluster.heartbeatManager().maybeUpdateControlledShutdownOffset(broker, nextOffset - 1);
+            } catch (Throwable t) {
+                o.error = Errors.forException(t).name();
+                o.fault = describe(t);
+            }
+        }
+        return o;
+    }
+
+    /**
+     * registerBroker of a new incarnation with a new broker epoch (the next offset, as
+     * QuorumController's nextWriteOffset); {@code clean} sends the stored epoch as the
+     * previous broker epoch, else -1 (the unclean-shutdown path).
+     */
+    Outcome register(int broker, boolean clean) {
+        BrokerRegistration existing = cluster.brokerRegistrations().get(broker);
+        long previous = (existing != null && clean) ? existing.epoch() : -1L;
+        BrokerRegistrationRequestData request = new BrokerRegistrationRequestData()
+            .setBrokerId(broker)
+            .setClusterId(CLUSTER_ID)
+            .setIncarnationId(new Uuid(0x1AC0000000000000L | (broker & 0xffffffffL), ++incarnations))
+            .setRack(null)
+            .setIsMigratingZkBroker(false)
+            .setLogDirs(List.of(new Uuid(0xD100000000000000L | (broker & 0xffffffffL), 1L)))
+            .setPreviousBrokerEpoch(previous);
+        add(request.listeners(), new BrokerRegistrationRequestData.Listener()
+            .setName("PLAINTEXT").setHost("localhost").setPort(9092 + (broker & 0x3fff))
+            .setSecurityProtocol(SecurityProtocol.PLAINTEXT.id));
+        for (Map.Entry<String, Short> f : finalized.entrySet()) {
+            add(request.features(), new BrokerRegistrationRequestData.Feature()
+                .setName(f.getKey())
+                .setMinSupportedVersion(f.getValue())
+                .setMaxSupportedVersion(f.getValue()));
+        }
+        FinalizedControllerFeatures controllerFeatures =
+            new FinalizedControllerFeatures(finalized, Long.MAX_VALUE);
+        long newEpoch = nextOffset;
+        Outcome o = new Outcome();
+        execute(o,
+            () -> cluster.registerBroker(request, newEpoch, controllerFeatures, true));
+        return o;
+    }
+
+    /** electLeaders of one partition. */
+    Outcome elect(int partition, byte type) {
+        ElectLeadersRequestData request = new ElectLeadersRequestData().setElectionType(type);
+        add(request.topicPartitions(), new ElectLeadersRequestData.TopicPartitions()
+            .setTopic(topicName(partition)).setPartitions(List.of(0)));
+        Outcome o = new Outcome();
+        ElectLeadersResponseData response = execute(o, () -> replication.electLeaders(request));
+        if (response != null) {
+            if (response.errorCode() != Errors.NONE.code()) {
+                o.error = Errors.forCode(response.errorCode()).name();
+            } else {
+                ElectLeadersResponseData.PartitionResult r =
+                    response.replicaElectionResults().get(0).partitionResult().get(0);
+                o.error = Errors.forCode(r.errorCode()).name();
+            }
+        }
+        return o;
+    }
+
+    /** listPartitionReassignments over every topic, at the latest state. */
+    Outcome list() {
+        Outcome o = new Outcome();
+        try {
+            ListPartitionReassignmentsResponseData response =
+                replication.listPartitionReassignments(null, Long.MAX_VALUE);
+            o.error = Errors.forCode(response.errorCode()).name();
+            List<Integer> listed = new ArrayList<>();
+            for (ListPartitionReassignmentsResponseData.OngoingTopicReassignment t : response.topics()) {
+                int index = topicIndex(t.name());
+                for (ListPartitionReassignmentsResponseData.OngoingPartitionReassignment p : t.partitions()) {
+                    listed.add(p.partitionIndex() == 0 ? index : -1);
+                }
+            }
+            listed.sort(null);
+            o.listed = listed;
+        } catch (ApiException e) {
+            o.error = Errors.forException(e).name();
+        } catch (Throwable t) {
+            o.error = Errors.forException(t).name();
+            o.fault = describe(t);
+        }
+        return o;
+    }
+
+    // ---------------------------------------------------------------- plumbing
+
+    /**
+     * Runs one controller call; on success replays its records and returns its response.
+     * An ApiException sets the error; anything else the fault. Nothing is replayed then.
+     */
+    private <T> T execute(Outcome o, Call<T> call) {
+        ControllerResult<T> result;
+        try {
+            result = call.run();
+        } catch (ApiException e) {
+            o.error = Errors.forException(e).name();
+            return null;
+        } catch (Throwable t) {
+            o.error = Errors.forException(t).name();
+            o.fault = describe(t);
+            return null;
+        }
+        try {
+            replay(result.records());
+        } catch (Throwable t) {
+            o.error = Errors.forException(t).name();
+            o.fault = "replay: " + describe(t);
+            return null;
+        }
+        return result.response();
+    }
+
+    private void replay(List<ApiMessageAndVersion> records) {
+        for (int i = 0, n = records.size(); i < n; i++) {
+            replayOne(records.get(i).message());
+        }
+    }
+
+    /** QuorumController.replay: each record into its manager, with a fresh offset. */
+    private void replayOne(ApiMessage message) {
+        long offset = nextOffset++;
+        if (message instanceof PartitionChangeRecord) {
+            replication.replay((PartitionChangeRecord) message);
+        } else if (message instanceof BrokerRegistrationChangeRecord) {
+            cluster.replay((BrokerRegistrationChangeRecord) message);
+        } else if (message instanceof PartitionRecord) {
+            replication.replay((PartitionRecord) message);
+        } else if (message instanceof TopicRecord) {
+            replication.replay((TopicRecord) message);
+        } else if (message instanceof ConfigRecord) {
+            config.replay((ConfigRecord) message);
+        } else if (message instanceof RegisterBrokerRecord) {
+            cluster.replay((RegisterBrokerRecord) message, offset);
+        } else if (message instanceof ClearElrRecord) {
+            replication.replay((ClearElrRecord) message);
+        } else if (message instanceof RemoveTopicRecord) {
+            replication.replay((RemoveTopicRecord) message);
+        } else if (message instanceof FeatureLevelRecord) {
+            features.replay((FeatureLevelRecord) message);
+        } else if (message instanceof FenceBrokerRecord) {
+            cluster.replay((FenceBrokerRecord) message);
+        } else if (message instanceof UnfenceBrokerRecord) {
+            cluster.replay((UnfenceBrokerRecord) message);
+        } else if (message instanceof UnregisterBrokerRecord) {
+            cluster.replay((UnregisterBrokerRecord) message);
+        } else if (message instanceof NoOpRecord) {
+            // nothing to replay
+        } else {
+            throw new IllegalStateException("unexpected record " + message.getClass().getSimpleName());
+        }
+    }
+
+    /**
+     * Adds to a generated message collection through {@code java.util.Collection}: the
+     * collections' own {@code add(Element)} names {@code ImplicitLinkedHashCollection.Element},
+     * which moved from {@code org.apache.kafka.common.utils} to {@code ...utils.internals} in
+     * 4.4, so a direct call compiled against one side fails verification on the other.
+     */
+    private static <E> void add(Collection<E> collection, E element) {
+        collection.add(element);
+    }
+
+    private long brokerEpoch(int broker) {
+        BrokerRegistration registration = cluster.brokerRegistrations().get(broker);
+        return registration == null ? -1L : registration.epoch();
+    }
+
+    private static String topicName(int partition) {
+        return "t" + partition;
+    }
+
+    private static int topicIndex(String name) {
+        try {
+            if (name.startsWith("t")) return Integer.parseInt(name.substring(1));
+        } catch (NumberFormatException e) {
+            // fall through
+        }
+        return -1;
+    }
+
+    /** The topic id of a partition index; for an index never created, an id no topic has. */
+    private Uuid topicId(int partition) {
+        if (partition >= 0 && partition < topicIds.size()) return topicIds.get(partition);
+        return new Uuid(0x7E57000000000000L, 1L + (partition & 0xffffffffL));
+    }
+
+    static String describe(Throwable t) {
+        return t.getClass().getName() + ": " + t.getMessage();
+    }
+
+    // ---------------------------------------------------------------- answers
+
+    private void render(Outcome o, StringBuilder out) {
+        out.append("{\"error\":");
+        string(out, o.error);
+        if (o.release != null) {
+            out.append(",\"release\":");
+            string(out, o.release);
+        }
+        out.append(",\"fault\":");
+        if (o.fault == null) out.append("null");
+        else string(out, o.fault);
+        out.append(",\"listed\":");
+        if (o.listed == null) {
+            out.append("null");
+        } else {
+            out.append('[');
+            for (int i = 0; i < o.listed.size(); i++) {
+                if (i > 0) out.append(',');
+                out.append(o.listed.get(i).intValue());
+            }
+            out.append(']');
+        }
+        out.append(",\"partitions\":[");
+        if (replication != null) {
+            for (int i = 0; i < topicIds.size(); i++) {
+                if (i > 0) out.append(',');
+                PartitionRegistration p = replication.getPartition(topicIds.get(i), 0);
+                out.append("{\"partition\":").append(i);
+                if (p == null) {
+                    out.append('}');
+                    continue;
+                }
+                out.append(",\"replicas\":");
+                ints(out, p.replicas);
+                out.append(",\"isr\":");
+                ints(out, p.isr);
+                out.append(",\"adding\":");
+                ints(out, p.addingReplicas);
+                out.append(",\"removing\":");
+                ints(out, p.removingReplicas);
+                out.append(",\"leader\":").append(p.leader);
+                out.append(",\"leader_epoch\":").append(p.leaderEpoch);
+                out.append(",\"partition_epoch\":").append(p.partitionEpoch);
+                out.append(",\"leader_recovery_state\":").append((int) p.leaderRecoveryState.value());
+                out.append(",\"elr\":");
+                ints(out, p.elr);
+                out.append(",\"last_known_elr\":");
+                ints(out, p.lastKnownElr);
+                out.append('}');
+            }
+        }
+        out.append("],\"brokers\":[");
+        if (cluster != null) {
+            Map<Integer, BrokerRegistration> regs = cluster.brokerRegistrations();
+            int[] ids = new int[regs.size()];
+            int n = 0;
+            for (Integer id : regs.keySet()) ids[n++] = id;
+            Arrays.sort(ids, 0, n);
+            for (int i = 0; i < n; i++) {
+                BrokerRegistration r = regs.get(ids[i]);
+                if (i > 0) out.append(',');
+                out.append("{\"id\":").append(ids[i])
+                    .append(",\"fenced\":").append(r.fenced())
+                    .append(",\"in_controlled_shutdown\":").append(r.inControlledShutdown())
+                    .append('}');
+            }
+        }
+        out.append("]}");
+    }
+
+    private static void ints(StringBuilder out, int[] values) {
+        out.append('[');
+        if (values != null) {
+            for (int i = 0; i < values.length; i++) {
+                if (i > 0) out.append(',');
+                out.append(values[i]);
+            }
+        }
+        out.append(']');
+    }
+
+    static void string(StringBuilder out, String s) {
+        out.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"': out.append("\\\""); break;
+                case '\\': out.append("\\\\"); break;
+                case '\n': out.append("\\n"); break;
+                case '\r': out.append("\\r"); break;
+                case '\t': out.append("\\t"); break;
+                default:
+                    if (c < 0x20) {
+                        out.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        out.append(c);
+                    }
+            }
+        }
+        out.append('"');
+    }
+
+    // ---------------------------------------------------------------- request fields
+
+    private static Object field(Map<String, Object> req, String name) {
+        Object v = req.get(name);
+        if (v == null) throw new DriverException("missing field " + name);
+        return v;
+    }
+
+    private static int toInt(Object v, String name) {
+        if (v instanceof Long) {
+            long l = (Long) v;
+            if (l >= Integer.MIN_VALUE && l <= Integer.MAX_VALUE) return (int) l;
+        }
+        throw new DriverException("field " + name + " is not an int");
+    }
+
+    private static int integer(Map<String, Object> req, String name) {
+        return toInt(field(req, name), name);
+    }
+
+    private static boolean bool(Map<String, Object> req, String name) {
+        Object v = field(req, name);
+        if (!(v instanceof Boolean)) throw new DriverException("field " + name + " is not a boolean");
+        return (Boolean) v;
+    }
+
+    private static String text(Map<String, Object> req, String name) {
+        Object v = field(req, name);
+        if (!(v instanceof String)) throw new DriverException("field " + name + " is not a string");
+        return (String) v;
+    }
+
+    private static List<Integer> intList(Map<String, Object> req, String name) {
+        Object v = field(req, name);
+        if (!(v instanceof List)) throw new DriverException("field " + name + " is not an array");
+        List<?> raw = (List<?>) v;
+        List<Integer> list = new ArrayList<>(raw.size());
+        for (Object e : raw) list.add(toInt(e, name));
+        return list;
+    }
+}

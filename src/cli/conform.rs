@@ -1,0 +1,220 @@
+//! `isrfuzz conform`: histories judged by Apache Kafka's real controller, one release per
+//! run (files and folders, or generated for a time budget).
+
+use crate::cli::input::load_all;
+use clap::Args;
+use isrfuzz::conform::campaign::{minimize_disagreement, write_disagreement, Generated, Tally};
+use isrfuzz::conform::driver::project_dir;
+use isrfuzz::conform::render::describe;
+use isrfuzz::conform::{conform_history, Conformance, Driver, Release};
+use isrfuzz::error::Error;
+use isrfuzz::rules::RuleSet;
+use isrfuzz::search::generate::ElrMode;
+use isrfuzz::History;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Longest budget accepted: a day.
+const SECONDS_MAX: f64 = 86400.0;
+
+#[derive(Args)]
+pub struct ConformArgs {
+    /// The Apache Kafka release: a line (`4.3`, the newest patch the driver knows) or a
+    /// version (`4.3.1`).
+    #[arg(long, value_name = "VERSION")]
+    kafka: String,
+    /// Histories to replay (JSON files or folders of them).
+    #[arg(value_name = "FILE|DIR")]
+    paths: Vec<PathBuf>,
+    /// Draw histories with the generator for this many seconds instead.
+    #[arg(long, conflicts_with = "paths")]
+    seconds: Option<f64>,
+    /// Seed of the generated histories (default: from the clock, printed).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// ELR in generated histories: `on`, `off` or `drawn` per history.
+    #[arg(long, value_name = "on|off|drawn", default_value = "drawn", value_parser = parse_elr)]
+    elr: ElrMode,
+    /// The model's rule set (default: the preset that claims the release).
+    #[arg(long, value_name = "RULES")]
+    rules: Option<String>,
+    /// Folder for minimized disagreements.
+    #[arg(long, default_value = "findings/conformance")]
+    out: PathBuf,
+    /// The Maven project of the driver (default: this checkout's conformance/).
+    #[arg(long, value_name = "DIR")]
+    driver: Option<PathBuf>,
+    /// Print one line per history, agreeing ones included.
+    #[arg(long)]
+    verbose: bool,
+}
+
+fn parse_elr(s: &str) -> Result<ElrMode, String> {
+    match s {
+        "on" => Ok(ElrMode::On),
+        "off" => Ok(ElrMode::Off),
+        "drawn" => Ok(ElrMode::Drawn),
+        _ => Err(format!("expected on, off or drawn, got `{s}`")),
+    }
+}
+
+pub fn run(args: ConformArgs) -> Result<ExitCode, Error> {
+    let release = Release::parse(&args.kafka)?;
+    let preset = args.rules.as_deref().unwrap_or(release.preset);
+    let rules = RuleSet::parse(preset).map_err(Error::Usage)?;
+    let seconds = args
+        .seconds
+        .filter(|s| s.is_finite() && *s > 0.0 && *s <= SECONDS_MAX);
+    if args.seconds.is_some() && seconds.is_none() {
+        return Err(Error::Usage(format!(
+            "--seconds must be in (0, {SECONDS_MAX}]"
+        )));
+    }
+    if args.paths.is_empty() && seconds.is_none() {
+        return Err(Error::Usage(
+            "conform needs FILES|DIRS or --seconds N".into(),
+        ));
+    }
+    let histories = load_all(&args.paths)?;
+    let mut driver = Driver::start(&project_dir(args.driver.as_deref()), release)?;
+    let mut run = Run {
+        args: &args,
+        rules: &rules,
+        release,
+        tally: Tally::default(),
+    };
+    let started = Instant::now();
+    if let Some(seconds) = seconds {
+        let seed = args.seed.unwrap_or_else(clock_seed);
+        println!(
+            "conform: Kafka {} against {rules}, seed {seed}, {seconds} s",
+            release.version
+        );
+        for h in Generated::new(seed, rules, args.elr, seconds) {
+            run.one(&mut driver, "generated", &h)?;
+        }
+    } else {
+        for (path, h) in &histories {
+            run.one(&mut driver, &path.display().to_string(), h)?;
+        }
+    }
+    run.tally.elapsed = started.elapsed();
+    run.summary(&driver);
+    Ok(if run.tally.disagreements() == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn clock_seed() -> u64 {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+    now.map(|d| d.as_nanos() as u64).unwrap_or(1)
+}
+
+struct Run<'a> {
+    args: &'a ConformArgs,
+    rules: &'a RuleSet,
+    release: Release,
+    tally: Tally,
+}
+
+impl Run<'_> {
+    /// One history: replayed, and a disagreement minimized, printed and written.
+    fn one(&mut self, driver: &mut Driver, label: &str, h: &History) -> Result<(), Error> {
+        let c = match conform_history(h, self.rules, driver)? {
+            Ok(c) => c,
+            Err(skip) => {
+                if self.args.verbose {
+                    println!("skip   {label}: {}", skip.0);
+                }
+                *self
+                    .tally
+                    .skipped
+                    .entry("Inkless-only events".into())
+                    .or_default() += 1;
+                return Ok(());
+            }
+        };
+        self.tally.add(&c);
+        self.print_shown(label, &c);
+        let Some(d) = &c.disagreement else {
+            if self.args.verbose {
+                println!("agree  {label} ({} requests)", c.requests);
+            }
+            return Ok(());
+        };
+        let small = minimize_disagreement(h, self.rules, driver, &d.class)?;
+        let shown = match conform_history(&small, self.rules, driver)? {
+            Ok(Conformance {
+                disagreement: Some(d),
+                ..
+            }) => (small, d),
+            _ => (h.clone(), d.clone()),
+        };
+        let path = write_disagreement(
+            &self.args.out,
+            &shown.0,
+            self.rules,
+            self.release.version,
+            &shown.1,
+        )?;
+        println!(
+            "DIFFER {label}: {} at step {} -> {}",
+            shown.1.class,
+            shown.1.step,
+            path.display()
+        );
+        let real = format!("Apache Kafka {}", self.release.version);
+        print!(
+            "{}",
+            describe(&shown.0, &shown.1, &self.rules.to_string(), &real)
+        );
+        Ok(())
+    }
+
+    fn print_shown(&self, label: &str, c: &Conformance) {
+        for (id, step, detail) in &c.shown {
+            let upto = c.disagreement.as_ref().map_or(usize::MAX, |d| d.step);
+            let whose = if *step < upto {
+                "shown by"
+            } else {
+                "on the real state of"
+            };
+            if self.args.seconds.is_some() {
+                continue; // generated histories: counted in the summary only
+            }
+            println!(
+                "{id:<6} {whose} Apache Kafka {} at step {step}: {label}: {detail}",
+                self.release.version
+            );
+        }
+    }
+
+    fn summary(&self, driver: &Driver) {
+        let t = &self.tally;
+        let secs = t.elapsed.as_secs_f64().max(1e-9);
+        let jvm = 100.0 * driver.waited.as_secs_f64() / secs;
+        println!(
+            "Kafka {} against {}: {} histories, {} requests compared ({} not upstream), {} disagreements, {} skipped; {:.0} histories/s, {jvm:.0} % of the time in the JVM",
+            self.release.version,
+            self.rules,
+            t.histories,
+            t.requests,
+            t.not_upstream,
+            t.disagreements(),
+            t.skipped.values().sum::<u64>(),
+            t.histories as f64 / secs,
+        );
+        for (class, n) in &t.by_class {
+            println!("  disagreement {class}: {n}");
+        }
+        for (id, n) in &t.shown {
+            println!(
+                "  {id} shown by Apache Kafka {}: {n} histories",
+                self.release.version
+            );
+        }
+    }
+}

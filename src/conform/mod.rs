@@ -1,0 +1,20 @@
+//! Conformance: the model judged by Apache Kafka's own controller. Every controller request
+//! the model makes while it runs a history (`model::request`) is replayed against the real
+//! `ReplicationControlManager` of one release, driven in a JVM by the Java driver in
+//! `conformance/` (its protocol: conformance/PROTOCOL.md), and the two answers are compared
+//! field by field after every request.
+//!
+//! Architecture invariant: the real controller is a second judge behind one narrow
+//! protocol. Nothing below this layer knows it exists; the model only lets a tap observe
+//! the requests it makes.
+
+pub mod campaign;
+pub mod driver;
+pub mod protocol;
+pub mod release;
+pub mod render;
+pub mod replay;
+
+pub use driver::Driver;
+pub use release::{Release, RELEASES};
+pub use replay::{conform_history, Conformance, Disagreement, Skip};

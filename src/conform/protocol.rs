@@ -1,0 +1,272 @@
+//! The two sides of conformance/PROTOCOL.md: a model request as the driver's JSON line,
+//! the driver's answer, and the field-by-field comparison of the answer with the model's.
+
+use crate::model::request::{Exchange, Request};
+use crate::model::{BrokerId, BrokerState, ElectionType, Event, LeaderRecoveryState, Partition};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+/// A partition registration as the real controller stores it (`PartitionRegistration`).
+#[derive(Clone, PartialEq, Eq, Debug, Deserialize)]
+pub struct Registration {
+    pub partition: usize,
+    pub replicas: Vec<BrokerId>,
+    pub isr: Vec<BrokerId>,
+    pub adding: Vec<BrokerId>,
+    pub removing: Vec<BrokerId>,
+    pub leader: BrokerId,
+    pub leader_epoch: i32,
+    pub partition_epoch: i32,
+    pub leader_recovery_state: i8,
+    pub elr: Vec<BrokerId>,
+    pub last_known_elr: Vec<BrokerId>,
+}
+
+/// A broker as `ClusterControlManager` registers it.
+#[derive(Clone, PartialEq, Eq, Debug, Deserialize)]
+pub struct RealBroker {
+    pub id: BrokerId,
+    pub fenced: bool,
+    pub in_controlled_shutdown: bool,
+}
+
+/// One answer line.
+#[derive(Clone, PartialEq, Eq, Debug, Deserialize)]
+pub struct Answer {
+    pub error: String,
+    #[serde(default)]
+    pub fault: Option<String>,
+    #[serde(default)]
+    pub listed: Option<Vec<usize>>,
+    #[serde(default)]
+    pub partitions: Vec<Registration>,
+    #[serde(default)]
+    pub brokers: Vec<RealBroker>,
+    #[serde(default)]
+    pub release: Option<String>,
+}
+
+/// The driver's JSON line for a model request; `Err` names what the real controller has no
+/// request for (an Inkless topic config).
+pub fn encode(request: &Request) -> Result<Value, &'static str> {
+    Ok(match request {
+        Request::Register { broker, clean } => {
+            json!({"op":"register","broker":broker,"clean":clean})
+        }
+        Request::Event(event) => encode_event(event)?,
+    })
+}
+
+fn encode_event(event: &Event) -> Result<Value, &'static str> {
+    Ok(match event {
+        Event::CreatePartition { diskless: true, .. }
+        | Event::CreatePartition {
+            remote_storage: true,
+            ..
+        } => return Err("a diskless or remote-storage topic (Inkless)"),
+        Event::CreatePartition {
+            replicas,
+            unclean_leader_election_enable,
+            min_insync_replicas,
+            ..
+        } => json!({"op":"create","replicas":replicas,"min_isr":min_insync_replicas,
+                    "unclean":unclean_leader_election_enable}),
+        Event::Reassign {
+            partition,
+            target,
+            allow_replication_factor_change,
+        } => json!({"op":"reassign","partition":partition,"target":target,
+                    "allow_rf_change":allow_replication_factor_change}),
+        Event::CancelReassignment { partition } => json!({"op":"cancel","partition":partition}),
+        Event::AlterPartition {
+            partition,
+            isr,
+            broker,
+            leader_epoch,
+            partition_epoch,
+            leader_recovery_state,
+        } => json!({"op":"alter_partition","partition":partition,"isr":isr,
+                    "broker":broker,"leader_epoch":leader_epoch,"partition_epoch":partition_epoch,
+                    "leader_recovery_state":lrs(*leader_recovery_state)}),
+        Event::FenceBroker { broker } => json!({"op":"fence","broker":broker}),
+        Event::UnfenceBroker { broker } => json!({"op":"unfence","broker":broker}),
+        Event::ControlledShutdown { broker } => json!({"op":"controlled_shutdown","broker":broker}),
+        Event::ElectLeaders {
+            partition,
+            election,
+        } => {
+            let election = match election {
+                ElectionType::Preferred => "preferred",
+                ElectionType::Unclean => "unclean",
+            };
+            json!({"op":"elect","partition":partition,"election":election})
+        }
+        Event::ListReassignments => json!({"op":"list"}),
+        _ => return Err("not a controller request"),
+    })
+}
+
+fn lrs(s: LeaderRecoveryState) -> i8 {
+    match s {
+        LeaderRecoveryState::Recovered => 0,
+        LeaderRecoveryState::Recovering => 1,
+    }
+}
+
+/// The model's partition as the driver would print it.
+pub fn registration(partition: usize, p: &Partition) -> Registration {
+    Registration {
+        partition,
+        replicas: p.replicas.to_vec(),
+        isr: p.isr.to_vec(),
+        adding: p.adding_replicas.to_vec(),
+        removing: p.removing_replicas.to_vec(),
+        leader: p.leader,
+        leader_epoch: p.leader_epoch,
+        partition_epoch: p.partition_epoch,
+        leader_recovery_state: lrs(p.leader_recovery_state),
+        elr: p.elr.to_vec(),
+        last_known_elr: p.last_known_elr.to_vec(),
+    }
+}
+
+/// The model's broker as the driver would print it.
+pub fn real_broker(&(id, state): &(BrokerId, BrokerState)) -> RealBroker {
+    RealBroker {
+        id,
+        fenced: state == BrokerState::Fenced,
+        in_controlled_shutdown: state == BrokerState::ControlledShutdown,
+    }
+}
+
+/// Every field where the answer differs from the model's exchange, as `name: model ≠ real`
+/// (`p0.isr: [1, 2] ≠ [1]`). Empty when they agree.
+pub fn differences(model: &Exchange, real: &Answer) -> Vec<String> {
+    let mut out = Vec::new();
+    // The model names an uncaught exception CONTROLLER_FAULT; the driver reports it as
+    // a fault with the exception (its error is then UNKNOWN_SERVER_ERROR).
+    let model_faults = model.error == "CONTROLLER_FAULT";
+    match (&real.fault, model_faults) {
+        (Some(fault), false) => out.push(format!("fault: none ≠ {fault}")),
+        (None, true) => out.push("fault: CONTROLLER_FAULT ≠ none".to_string()),
+        _ => {}
+    }
+    if !model_faults && model.error != real.error {
+        out.push(format!("error: {} ≠ {}", model.error, real.error));
+    }
+    if model.listed.is_some() && model.listed != real.listed {
+        out.push(format!("listed: {:?} ≠ {:?}", model.listed, real.listed));
+    }
+    let ours: Vec<_> = model
+        .partitions
+        .iter()
+        .enumerate()
+        .map(|(i, p)| registration(i, p))
+        .collect();
+    if ours.len() != real.partitions.len() {
+        out.push(format!(
+            "partitions: {} ≠ {}",
+            ours.len(),
+            real.partitions.len()
+        ));
+    }
+    for (a, b) in ours.iter().zip(&real.partitions) {
+        registration_differences(a, b, &mut out);
+    }
+    let brokers: Vec<_> = model.brokers.iter().map(real_broker).collect();
+    for (a, b) in brokers.iter().zip(&real.brokers) {
+        // A fenced broker keeps `inControlledShutdown` until it registers again; fencing
+        // decides what the controller does with it (`ClusterControlManager.isActive`).
+        if a.id != b.id || broker_state(a) != broker_state(b) {
+            out.push(format!(
+                "broker {}: {} ≠ {}",
+                a.id,
+                broker_state(a),
+                broker_state(b)
+            ));
+        }
+    }
+    if brokers.len() != real.brokers.len() {
+        out.push(format!(
+            "brokers: {} ≠ {}",
+            brokers.len(),
+            real.brokers.len()
+        ));
+    }
+    out
+}
+
+fn broker_state(b: &RealBroker) -> &'static str {
+    match (b.fenced, b.in_controlled_shutdown) {
+        (true, _) => "fenced",
+        (false, true) => "in controlled shutdown",
+        (false, false) => "active",
+    }
+}
+
+fn registration_differences(a: &Registration, b: &Registration, out: &mut Vec<String>) {
+    let p = a.partition;
+    let mut field = |name: &str, x: String, y: String| {
+        if x != y {
+            out.push(format!("p{p}.{name}: {x} ≠ {y}"));
+        }
+    };
+    field(
+        "replicas",
+        format!("{:?}", a.replicas),
+        format!("{:?}", b.replicas),
+    );
+    field("isr", format!("{:?}", a.isr), format!("{:?}", b.isr));
+    field(
+        "adding",
+        format!("{:?}", a.adding),
+        format!("{:?}", b.adding),
+    );
+    field(
+        "removing",
+        format!("{:?}", a.removing),
+        format!("{:?}", b.removing),
+    );
+    field("leader", a.leader.to_string(), b.leader.to_string());
+    field(
+        "leader_epoch",
+        a.leader_epoch.to_string(),
+        b.leader_epoch.to_string(),
+    );
+    field(
+        "partition_epoch",
+        a.partition_epoch.to_string(),
+        b.partition_epoch.to_string(),
+    );
+    field(
+        "leader_recovery_state",
+        a.leader_recovery_state.to_string(),
+        b.leader_recovery_state.to_string(),
+    );
+    field("elr", format!("{:?}", a.elr), format!("{:?}", b.elr));
+    field(
+        "last_known_elr",
+        format!("{:?}", a.last_known_elr),
+        format!("{:?}", b.last_known_elr),
+    );
+}
+
+/// The class of a disagreement, for grouping and file names: `fault`, `error`, or the
+/// differing fields without their partition (`isr+leader`).
+pub fn class_of(differences: &[String]) -> String {
+    let mut names: Vec<&str> = differences
+        .iter()
+        .map(|d| {
+            let name = d.split(':').next().unwrap_or(d);
+            let name = name.split_once('.').map_or(name, |(_, f)| f);
+            if name.starts_with("broker ") {
+                "broker"
+            } else {
+                name
+            }
+        })
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names.join("+")
+}

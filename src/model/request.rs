@@ -1,0 +1,92 @@
+//! The controller requests the model makes, as an observer sees them: the operator's own
+//! requests and the brokers' (AlterPartition from an ISR change, fencing, registration,
+//! unfencing). The conformance driver replays exactly these against the real controller,
+//! so the unit compared is the controller request, not the history event.
+//!
+//! Architecture invariant: a tap observes; it never changes what the model does. With no
+//! tap (every search engine), the model builds no request at all.
+
+use super::{BrokerId, BrokerState, Cluster, ErrorCode, Event, Outcome, Partition};
+
+/// One request to the controller, with every field the model filled in from its own state
+/// (an AlterPartition names its sender and epochs).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Request {
+    /// A controller event of the history format (create, reassign, cancel, AlterPartition,
+    /// fence, controlled shutdown, unfence, elect, list).
+    Event(Event),
+    /// A broker process registers again after a restart; `clean` says whether its previous
+    /// broker epoch matches (`ClusterControlManager.registerBroker`'s unclean-shutdown test).
+    Register { broker: BrokerId, clean: bool },
+}
+
+/// What the model answered one request, and the registrations right after it.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Exchange {
+    pub request: Request,
+    /// The `Errors` name the model answers with (`NONE` when accepted).
+    pub error: &'static str,
+    /// The model says no upstream controller receives this request in this state (a
+    /// cluster event that does not apply to the broker's state): not compared.
+    pub not_upstream: bool,
+    pub partitions: Vec<Partition>,
+    pub brokers: Vec<(BrokerId, BrokerState)>,
+    /// ListPartitionReassignments: the partitions listed, ascending.
+    pub listed: Option<Vec<usize>>,
+}
+
+/// The observer. `record` is called once per request, after the model answered it.
+pub trait RequestTap {
+    fn record(&self, exchange: Exchange);
+}
+
+/// An exchange from a request, the model's outcome and the state after it.
+pub fn exchange(request: Request, outcome: &Outcome, after: &Cluster) -> Exchange {
+    let (error, not_upstream) = match outcome {
+        Outcome::Rejected { error, .. } => (error.name(), *error == ErrorCode::BrokerStateMismatch),
+        Outcome::Accepted {
+            new_leader_elected: true,
+            ..
+        } => ("NEW_LEADER_ELECTED", false),
+        Outcome::Accepted { .. } => ("NONE", false),
+    };
+    let listed = match outcome {
+        Outcome::Accepted {
+            listed: Some(l), ..
+        } => {
+            let mut l = l.clone();
+            l.sort_unstable();
+            Some(l)
+        }
+        _ => None,
+    };
+    Exchange {
+        request,
+        error,
+        not_upstream,
+        partitions: after.partitions.clone(),
+        brokers: after.brokers.clone(),
+        listed,
+    }
+}
+
+/// An AlterPartition with its sender and epochs taken from the state, as the controller
+/// will read them (`controller::alter_partition`'s defaults); any other event as it is.
+pub fn resolve(c: &Cluster, event: &Event) -> Event {
+    let mut event = event.clone();
+    if let Event::AlterPartition {
+        partition,
+        broker,
+        leader_epoch,
+        partition_epoch,
+        ..
+    } = &mut event
+    {
+        if let Some(p) = c.partitions.get(*partition) {
+            broker.get_or_insert(p.leader);
+            leader_epoch.get_or_insert(p.leader_epoch);
+            partition_epoch.get_or_insert(p.partition_epoch);
+        }
+    }
+    event
+}
