@@ -4,7 +4,8 @@
 use crate::cli::input::load_all;
 use clap::Args;
 use isrfuzz::conform::campaign::{minimize_disagreement, write_disagreement, Generated, Tally};
-use isrfuzz::conform::driver::project_dir;
+use isrfuzz::conform::driver::{build, project_dir};
+use isrfuzz::conform::epoch_cache::{jvm, Mapping};
 use isrfuzz::conform::render::describe;
 use isrfuzz::conform::{conform_history, Conformance, Driver, Release};
 use isrfuzz::error::Error;
@@ -48,6 +49,14 @@ pub struct ConformArgs {
     /// Print one line per history, agreeing ones included.
     #[arg(long)]
     verbose: bool,
+    /// Compare the model's leader-epoch cache (src/model/log.rs) with the release's
+    /// `LeaderEpochFileCache` on N generated operation sequences instead
+    /// (conformance/EPOCH-CACHE.md).
+    #[arg(long, value_name = "N", conflicts_with_all = ["paths", "seconds"])]
+    epoch_cache: Option<usize>,
+    /// Print only the run's tally, as one JSON object (for scripts).
+    #[arg(long, conflicts_with = "verbose")]
+    json: bool,
 }
 
 fn parse_elr(s: &str) -> Result<ElrMode, String> {
@@ -71,9 +80,12 @@ pub fn run(args: ConformArgs) -> Result<ExitCode, Error> {
             "--seconds must be in (0, {SECONDS_MAX}]"
         )));
     }
+    if let Some(count) = args.epoch_cache {
+        return epoch_cache(&args, release, count);
+    }
     if args.paths.is_empty() && seconds.is_none() {
         return Err(Error::Usage(
-            "conform needs FILES|DIRS or --seconds N".into(),
+            "conform needs FILES|DIRS, --seconds N or --epoch-cache N".into(),
         ));
     }
     let histories = load_all(&args.paths)?;
@@ -91,7 +103,7 @@ pub fn run(args: ConformArgs) -> Result<ExitCode, Error> {
             "conform: Kafka {} against {rules}, seed {seed}, {seconds} s",
             release.version
         );
-        for h in Generated::new(seed, rules, args.elr, seconds) {
+        for h in Generated::new(release, seed, rules, args.elr, seconds) {
             run.one(&mut driver, "generated", &h)?;
         }
     } else {
@@ -100,8 +112,38 @@ pub fn run(args: ConformArgs) -> Result<ExitCode, Error> {
         }
     }
     run.tally.elapsed = started.elapsed();
-    run.summary(&driver);
+    if args.json {
+        println!("{}", run.json(&driver));
+    } else {
+        run.summary(&driver);
+    }
     Ok(if run.tally.disagreements() == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Sequences at most: a million takes a few minutes.
+const EPOCH_CACHE_SEQUENCES_MAX: usize = 1_000_000;
+
+/// `--epoch-cache N`: generated operation sequences on both caches.
+fn epoch_cache(args: &ConformArgs, release: Release, count: usize) -> Result<ExitCode, Error> {
+    if count == 0 || count > EPOCH_CACHE_SEQUENCES_MAX {
+        return Err(Error::Usage(format!(
+            "--epoch-cache must be in 1..={EPOCH_CACHE_SEQUENCES_MAX}"
+        )));
+    }
+    let dir = project_dir(args.driver.as_deref());
+    let classpath = build(&dir, &release)?;
+    let seed = args.seed.unwrap_or(1);
+    let report = jvm::run(&dir, &classpath, seed, count, Mapping::UnifiedLog)?;
+    println!(
+        "epoch cache against Kafka {} (seed {seed}):",
+        release.version
+    );
+    print!("{}", jvm::render(&report));
+    Ok(if report.disagreements == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
@@ -182,14 +224,30 @@ impl Run<'_> {
             } else {
                 "on the real state of"
             };
-            if self.args.seconds.is_some() {
-                continue; // generated histories: counted in the summary only
+            if self.args.seconds.is_some() || self.args.json {
+                continue; // generated histories and --json: counted in the tally only
             }
             println!(
                 "{id:<6} {whose} Apache Kafka {} at step {step}: {label}: {detail}",
                 self.release.version
             );
         }
+    }
+
+    fn json(&self, driver: &Driver) -> serde_json::Value {
+        let t = &self.tally;
+        serde_json::json!({
+            "release": self.release.version,
+            "rules": self.rules.to_string(),
+            "histories": t.histories,
+            "requests": t.requests,
+            "not_upstream": t.not_upstream,
+            "skipped": t.skipped.values().sum::<u64>(),
+            "disagreements": t.by_class,
+            "shown": t.shown,
+            "seconds": t.elapsed.as_secs_f64(),
+            "jvm_seconds": driver.waited.as_secs_f64(),
+        })
     }
 
     fn summary(&self, driver: &Driver) {

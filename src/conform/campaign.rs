@@ -3,7 +3,8 @@
 //! tally a run prints.
 
 use super::driver::Driver;
-use super::replay::{conform_history, kraft_only, Conformance, Disagreement};
+use super::release::Release;
+use super::replay::{conform_history, expressible, Conformance, Disagreement};
 use crate::check::history::History;
 use crate::error::Error;
 use crate::findings::finding::write_finding;
@@ -100,8 +101,9 @@ pub fn write_disagreement(
     write_finding(out, &h, rules, &label).map(|(path, _)| path)
 }
 
-/// Generated histories for `seconds`: the generator's draws, Inkless events removed.
+/// Generated histories for `seconds`: the generator's draws, as the release can take them.
 pub struct Generated {
+    release: Release,
     rng: Rng,
     guide: RuleSet,
     elr: ElrMode,
@@ -110,8 +112,15 @@ pub struct Generated {
 }
 
 impl Generated {
-    pub fn new(seed: u64, guide: RuleSet, elr: ElrMode, seconds: f64) -> Generated {
+    pub fn new(
+        release: Release,
+        seed: u64,
+        guide: RuleSet,
+        elr: ElrMode,
+        seconds: f64,
+    ) -> Generated {
         Generated {
+            release,
             rng: Rng::new(seed),
             guide,
             elr,
@@ -130,6 +139,6 @@ impl Iterator for Generated {
         }
         self.rng.fill(&mut self.buf);
         let drawn = decode_with(&self.buf, &self.guide, GEN_EVENTS_MAX, self.elr);
-        Some(kraft_only(&drawn))
+        Some(expressible(&drawn, &self.release))
     }
 }

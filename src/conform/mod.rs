@@ -10,6 +10,7 @@
 
 pub mod campaign;
 pub mod driver;
+pub mod epoch_cache;
 pub mod protocol;
 pub mod release;
 pub mod render;

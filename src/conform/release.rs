@@ -13,35 +13,42 @@ pub struct Release {
     pub version: &'static str,
     /// The KRaft preset that claims this release's rules (`isrfuzz rules`).
     pub preset: &'static str,
+    /// AlterPartitionReassignments carries `allowReplicationFactorChange` (KIP-860,
+    /// KAFKA-14121: from 4.1; a 4.0 request cannot say false).
+    pub rf_change_flag: bool,
 }
 
-/// Oldest first. 4.0 to 4.2 complete reassignments as releases 3.8 to 4.2 do; 4.3 has
-/// KAFKA-19975's completion, as apache trunk does (docs/model/reassignment.md).
+/// Oldest first, each with its release preset (`rules::RELEASE_PRESETS`).
 pub const RELEASES: &[Release] = &[
     Release {
         line: "4.0",
+        rf_change_flag: false,
         version: "4.0.2",
-        preset: "3.8-4.2",
+        preset: "kafka-4.0",
     },
     Release {
         line: "4.1",
+        rf_change_flag: true,
         version: "4.1.2",
-        preset: "3.8-4.2",
+        preset: "kafka-4.1",
     },
     Release {
         line: "4.2",
+        rf_change_flag: true,
         version: "4.2.2",
-        preset: "3.8-4.2",
+        preset: "kafka-4.2",
     },
     Release {
         line: "4.3",
+        rf_change_flag: true,
         version: "4.3.1",
-        preset: "trunk",
+        preset: "kafka-4.3",
     },
     Release {
         line: "4.4",
+        rf_change_flag: true,
         version: "4.4.0",
-        preset: "trunk",
+        preset: "kafka-4.4",
     },
 ];
 
@@ -86,7 +93,7 @@ mod tests {
         assert_eq!(Release::parse("4.3").unwrap().version, "4.3.1");
         assert_eq!(Release::parse("4.0.x").unwrap().version, "4.0.2");
         assert_eq!(Release::parse("4.3.0").unwrap().version, "4.3.0");
-        assert_eq!(Release::parse("4.3.0").unwrap().preset, "trunk");
+        assert_eq!(Release::parse("4.3.0").unwrap().preset, "kafka-4.3");
         for bad in ["3.9", "4", "4.3.a", "", "5.0.0", "4.3."] {
             let e = Release::parse(bad).unwrap_err().to_string();
             assert!(e.contains("--kafka") && !e.contains('\n'), "{bad}: {e}");

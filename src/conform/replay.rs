@@ -7,6 +7,7 @@
 
 use super::driver::Driver;
 use super::protocol::{class_of, differences, encode, Answer, Registration};
+use super::release::Release;
 use crate::check::history::History;
 use crate::check::invariants::{step_violations, StepView};
 use crate::error::Error;
@@ -73,33 +74,53 @@ fn is_inkless(e: &Event) -> bool {
     }
 }
 
-/// Every event of `history` is one the real controller can take (or the model's broker
-/// side answers alone), else why not.
-pub fn check_kraft_only(history: &History) -> Result<(), Skip> {
-    match history.events.iter().position(is_inkless) {
-        Some(i) => Err(Skip(format!(
-            "step {i} ({}) is Inkless-only",
-            history.events[i].op()
+/// Every event of `history` is one the release's controller can take (or the model's
+/// broker side answers alone), else why not.
+pub fn check_expressible(history: &History, release: &Release) -> Result<(), Skip> {
+    if let Some(i) = history.events.iter().position(is_inkless) {
+        let op = history.events[i].op();
+        return Err(Skip(format!("step {i} ({op}) is Inkless-only")));
+    }
+    let keeps_rf = |e: &Event| {
+        matches!(
+            e,
+            Event::Reassign {
+                allow_replication_factor_change: false,
+                ..
+            }
+        )
+    };
+    match history.events.iter().position(keeps_rf) {
+        Some(i) if !release.rf_change_flag => Err(Skip(format!(
+            "step {i} asks allowReplicationFactorChange=false, which Kafka {} cannot carry",
+            release.version
         ))),
-        None => Ok(()),
+        _ => Ok(()),
     }
 }
 
-/// The history without what only Inkless has: switch events dropped, topics classic.
-/// Generated histories draw from one operation table for both families.
-pub fn kraft_only(history: &History) -> History {
+/// The history as the release can take it: switch events dropped, topics classic, and
+/// before 4.1 every reassignment allowing a replication-factor change. Generated histories
+/// draw from one operation table for both families and every release.
+pub fn expressible(history: &History, release: &Release) -> History {
     let mut h = history.clone();
     h.events
         .retain(|e| !is_inkless(e) || matches!(e, Event::CreatePartition { .. }));
     for e in &mut h.events {
-        if let Event::CreatePartition {
-            diskless,
-            remote_storage,
-            ..
-        } = e
-        {
-            *diskless = false;
-            *remote_storage = false;
+        match e {
+            Event::CreatePartition {
+                diskless,
+                remote_storage,
+                ..
+            } => {
+                *diskless = false;
+                *remote_storage = false;
+            }
+            Event::Reassign {
+                allow_replication_factor_change,
+                ..
+            } if !release.rf_change_flag => *allow_replication_factor_change = true,
+            _ => {}
         }
     }
     h
@@ -128,7 +149,7 @@ pub fn conform_history(
     rules: &RuleSet,
     driver: &mut Driver,
 ) -> Result<Result<Conformance, Skip>, Error> {
-    if let Err(skip) = check_kraft_only(history) {
+    if let Err(skip) = check_expressible(history, &driver.release) {
         return Ok(Err(skip));
     }
     let reset =

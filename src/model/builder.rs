@@ -37,7 +37,10 @@ pub struct Acceptor<'a> {
 
 impl Acceptor<'_> {
     pub fn accepts(&self, replica: BrokerId) -> bool {
-        if replica == self.remove {
+        // Upstream's predicate excludes brokerToRemove and brokerWithUncleanShutdown, one of
+        // which is NO_LEADER whenever the other is not, so -1 (a last known ELR of [-1],
+        // which 4.0 can record) is never acceptable, though `add` may be NO_LEADER.
+        if replica == self.remove || replica == NO_LEADER {
             return false;
         }
         replica == self.add
@@ -56,6 +59,15 @@ impl Acceptor<'_> {
 /// record of the request is written.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Thrown;
+
+/// What `maybeUpdateLastKnownLeader` does to the last known ELR (rule `last-known-leader`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum LastKnownUpdate {
+    Keep,
+    /// Record this broker (the partition's leader before the change) alone.
+    Record(BrokerId),
+    Clear,
+}
 
 /// The result of a build that produced a record: the merged partition and what happened.
 pub struct Built {
@@ -217,7 +229,10 @@ impl<'a> ChangeBuilder<'a> {
             return None;
         }
         match self.part.last_known_elr[..] {
-            [only] if self.acceptable(only) => Some(only),
+            // Asked in every release (it may throw); its answer counts from 4.1 on.
+            [only] if self.acceptable(only) || !self.rules.last_known_must_be_acceptable() => {
+                Some(only)
+            }
             _ => None,
         }
     }
@@ -425,15 +440,11 @@ impl ChangeBuilder<'_> {
         if !self.use_last_known_leader || !self.elr_enabled {
             return;
         }
-        let part = self.part;
-        match record.leader {
-            Some(NO_LEADER) if part.last_known_elr.is_empty() => {
-                record.last_known_elr = Some(IdList::from([part.leader]));
-            }
-            Some(l) if l >= 0 && !part.last_known_elr.is_empty() => {
-                record.last_known_elr = Some(IdList::EMPTY);
-            }
-            _ => {}
+        let isr = record.isr.as_ref().map(|l| &l[..]);
+        match self.rules.last_known_update(self.part, record.leader, isr) {
+            LastKnownUpdate::Record(b) => record.last_known_elr = Some(IdList::from([b])),
+            LastKnownUpdate::Clear => record.last_known_elr = Some(IdList::EMPTY),
+            LastKnownUpdate::Keep => {}
         }
     }
 }

@@ -6,7 +6,7 @@
 //! the brokers, and the broker side calls `apply_controller` for its own requests.
 
 use super::builder::{Acceptor, Built, ChangeBuilder, Election, Thrown};
-pub(crate) use super::membership::{broker_leaves, broker_unclean_shutdown, unfence};
+pub(crate) use super::membership::{broker_leaves, broker_registers, unfence};
 use super::{
     has_duplicates, sorted_difference, without, BrokerId, BrokerState, Cluster, ElectionType,
     ErrorCode, Event, Ghost, IdList, LeaderRecoveryState, Outcome, Partition, PartitionEffect,
@@ -340,6 +340,14 @@ fn alter_partition(
 ) -> Result<Outcome, Rejection> {
     let part = partition(c, index)?;
     let from = request.broker.unwrap_or(part.leader);
+    // `ClusterControlManager.checkBrokerEpoch` runs before any partition is looked at: a
+    // sender that is not registered (no leader, -1, included) is a stale broker epoch.
+    if !c.is_registered(from) {
+        return Err((
+            ErrorCode::StaleBrokerEpoch,
+            "the sender is not a registered broker",
+        ));
+    }
     let leader_epoch = request.leader_epoch.unwrap_or(part.leader_epoch);
     let partition_epoch = request.partition_epoch.unwrap_or(part.partition_epoch);
     validate_alter_partition(c, part, from, leader_epoch, partition_epoch, &request)?;

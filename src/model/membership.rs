@@ -67,18 +67,25 @@ fn atomically<T>(
     result
 }
 
-/// `handleBrokerShutdown` with ELR on after an unclean shutdown (the new incarnation's
-/// previous broker epoch does not match, `ClusterControlManager.registerBroker`):
-/// `generateLeaderAndIsrUpdates` with `brokerWithUncleanShutdown`, over the partitions with
-/// the broker in the ISR, then those with it in the ELR (ReplicationControlManager.java at
-/// apache trunk d79bd502ec). The sets are disjoint, so one record at a time equals
-/// upstream's batch.
-pub(crate) fn broker_unclean_shutdown(
+/// `handleBrokerShutdown`, which every registration of a new incarnation runs
+/// (`ClusterControlManager.registerBroker`, apache trunk d79bd502ec): with ELR on and an
+/// unclean shutdown (the previous broker epoch does not match), `generateLeaderAndIsrUpdates`
+/// with `brokerWithUncleanShutdown`, over the partitions with the broker in the ISR, then
+/// those with it in the ELR (disjoint sets, so one record at a time equals upstream's
+/// batch); otherwise as if the broker were fenced, over the partitions with it in the ISR
+/// (a fenced broker is left only where it was the last member, ELR off, and an unclean
+/// topic then elects another replica). Found by conformance: the model ran nothing here
+/// with ELR off or after a clean shutdown.
+pub(crate) fn broker_registers(
     c: &mut Cluster,
     rules: &dyn Rules,
     broker: BrokerId,
+    unclean: bool,
 ) -> Result<Vec<PartitionEffect>, Rejection> {
     atomically(c, |c| {
+        if !(c.elr && unclean) {
+            return leave_partitions(c, rules, broker, false, false);
+        }
         let mut effects = leave_partitions(c, rules, broker, true, false)?;
         effects.extend(leave_partitions(c, rules, broker, true, true)?);
         Ok(effects)

@@ -3,7 +3,7 @@
 
 use super::broker::{self, Note};
 use super::controller::{
-    apply_controller, broker_unclean_shutdown, commit_seal, partition, switch_start, Rejection,
+    apply_controller, broker_registers, commit_seal, partition, switch_start, Rejection,
 };
 use super::request::{self, Request};
 use super::PartitionEffect;
@@ -93,11 +93,48 @@ fn alter_partition(c: &mut Cluster, event: &Event, rules: &dyn Rules, partition:
 /// process.
 fn fence_broker(c: &mut Cluster, event: &Event, rules: &dyn Rules, broker: BrokerId) -> Outcome {
     let was = c.broker_state(broker);
-    let outcome = apply_controller(c, event, rules);
+    let mut outcome = apply_controller(c, event, rules);
     if !outcome.is_rejected() && was == Some(BrokerState::ControlledShutdown) {
         broker::reset_process(c, broker, None);
+        registers_again(c, rules, broker, &mut outcome);
     }
     outcome
+}
+
+/// The new process of a broker that shut down cleanly registers at once (still fenced,
+/// its previous broker epoch matching), handled as a fencing; a registration that throws
+/// leaves the broker out for good (`Note::ControllerFault`).
+fn registers_again(c: &mut Cluster, rules: &dyn Rules, broker: BrokerId, outcome: &mut Outcome) {
+    match register(c, rules, broker, false) {
+        Ok(effects) => {
+            if let Outcome::Accepted { effects: all, .. } = outcome {
+                all.extend(effects);
+            }
+        }
+        Err(_) => *outcome = faulted(outcome.effects().to_vec(), broker, "registration"),
+    }
+}
+
+/// A registration of a new incarnation, through the tap.
+fn register(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    broker: BrokerId,
+    unclean: bool,
+) -> Result<Vec<PartitionEffect>, Rejection> {
+    let registered = broker_registers(c, rules, broker, unclean);
+    if let Some(tap) = rules.tap() {
+        let request = Request::Register {
+            broker,
+            clean: !unclean,
+        };
+        let outcome = match &registered {
+            Ok(effects) => Outcome::accepted(effects.clone()),
+            Err((error, reason)) => Outcome::rejected(*error, reason),
+        };
+        tap.record(request::exchange(request, &outcome, c));
+    }
+    registered
 }
 
 /// A broker that leads nothing is granted its shutdown at once (fenced, not in controlled
@@ -108,9 +145,10 @@ fn controlled_shutdown(
     rules: &dyn Rules,
     broker: BrokerId,
 ) -> Outcome {
-    let outcome = apply_controller(c, event, rules);
+    let mut outcome = apply_controller(c, event, rules);
     if !outcome.is_rejected() && c.broker_state(broker) == Some(BrokerState::Fenced) {
         broker::reset_process(c, broker, None);
+        registers_again(c, rules, broker, &mut outcome);
     }
     outcome
 }
@@ -276,24 +314,10 @@ fn restart_broker(
         effects.extend(fenced.effects().iter().cloned());
     }
     broker::reset_process(c, broker, loss);
-    // The new incarnation registers; with ELR on, an unclean shutdown takes the broker out
-    // of every ISR and ELR (a clean one finds it in no ISR: fencing removed it).
-    let registered = if c.elr && loss.is_some() {
-        broker_unclean_shutdown(c, rules, broker)
-    } else {
-        Ok(Vec::new())
-    };
-    if let Some(tap) = rules.tap() {
-        let request = Request::Register {
-            broker,
-            clean: loss.is_none(),
-        };
-        let outcome = match &registered {
-            Ok(effects) => Outcome::accepted(effects.clone()),
-            Err((error, reason)) => Outcome::rejected(*error, reason),
-        };
-        tap.record(request::exchange(request, &outcome, c));
-    }
+    // The new incarnation registers (`handleBrokerShutdown`): with ELR on, an unclean
+    // shutdown takes the broker out of every ISR and ELR; otherwise it is handled as a
+    // fencing, which matters where the fenced broker was the last ISR member.
+    let registered = register(c, rules, broker, loss.is_some());
     // A registration the controller cannot take leaves the broker fenced: it retries and
     // never gets in, so it is never unfenced.
     let Ok(registered) = registered else {

@@ -42,8 +42,20 @@ pub trait RequestTap {
 
 /// An exchange from a request, the model's outcome and the state after it.
 pub fn exchange(request: Request, outcome: &Outcome, after: &Cluster) -> Exchange {
+    // An AlterPartition for a partition that does not exist names no topic id and no
+    // epochs (`resolve` found nothing to read them from): no broker sends it.
+    let no_sender = matches!(
+        request,
+        Request::Event(Event::AlterPartition {
+            partition_epoch: None,
+            ..
+        })
+    );
     let (error, not_upstream) = match outcome {
-        Outcome::Rejected { error, .. } => (error.name(), *error == ErrorCode::BrokerStateMismatch),
+        Outcome::Rejected { error, .. } => (
+            error.name(),
+            *error == ErrorCode::BrokerStateMismatch || no_sender,
+        ),
         Outcome::Accepted {
             new_leader_elected: true,
             ..

@@ -12,6 +12,7 @@ mod declare;
 pub mod completion;
 pub mod derivation;
 pub mod lag;
+pub mod last_known_leader;
 pub mod leader_change;
 mod names;
 mod presets;
@@ -26,8 +27,9 @@ pub use completion::Completion;
 pub use declare::{Family, RuleInfo, VariantInfo};
 pub use derivation::Derivation;
 pub use lag::Lag;
+pub use last_known_leader::LastKnownLeader;
 pub use leader_change::LeaderChange;
-pub use presets::{Preset, COMPLETE_INKLESS, COMPLETE_KRAFT, PRESETS};
+pub use presets::{Preset, COMPLETE_INKLESS, COMPLETE_KRAFT, PRESETS, RELEASE_PRESETS};
 pub use seal_admission::SealAdmission;
 pub use seal_fetch::SealFetch;
 pub use shrink::Shrink;
@@ -38,12 +40,13 @@ pub use unfence_expansion::UnfenceExpansion;
 use crate::model::log::Log;
 use crate::model::{AlterPlan, AtSealAnswer, BrokerId, Partition, ReplicaState, Rules};
 
-/// One variant per rule: Kafka's three (the controller's two, the brokers' truncation),
+/// One variant per rule: Kafka's four (the controller's three, the brokers' truncation),
 /// then Inkless's seven.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
 pub struct RuleSet {
     pub derivation: Derivation,
     pub completion: Completion,
+    pub last_known_leader: LastKnownLeader,
     pub truncation: Truncation,
     pub shrink: Shrink,
     pub lag: Lag,
@@ -58,6 +61,7 @@ pub struct RuleSet {
 pub const RULES: &[RuleInfo] = &[
     Derivation::RULE,
     Completion::RULE,
+    LastKnownLeader::RULE,
     Truncation::RULE,
     Shrink::RULE,
     Lag::RULE,
@@ -97,6 +101,19 @@ impl RuleSet {
 }
 
 impl Rules for RuleSet {
+    fn last_known_must_be_acceptable(&self) -> bool {
+        self.last_known_leader.must_be_acceptable()
+    }
+
+    fn last_known_update(
+        &self,
+        part: &Partition,
+        leader: Option<BrokerId>,
+        isr: Option<&[BrokerId]>,
+    ) -> crate::model::builder::LastKnownUpdate {
+        self.last_known_leader.update(part, leader, isr)
+    }
+
     fn plan_reassignment(&self, part: &Partition, target: &[BrokerId]) -> AlterPlan {
         self.derivation.plan(part, target)
     }
@@ -295,7 +312,7 @@ mod tests {
 
     #[test]
     fn describe_lists_every_rule_with_its_variant() {
-        expect_test::expect!["derivation=transients-tracked completion=4.3+ truncation=fetch-divergence shrink=pr756 lag=both-caps leader-change=diversion seal-fetch=at-seal-exclusion seal-admission=pr760 switched-reassignment=staged unfence-expansion=pr754"]
+        expect_test::expect!["derivation=transients-tracked completion=4.3+ last-known-leader=4.1+ truncation=fetch-divergence shrink=pr756 lag=both-caps leader-change=diversion seal-fetch=at-seal-exclusion seal-admission=pr760 switched-reassignment=staged unfence-expansion=pr754"]
             .assert_eq(&RuleSet::complete().describe());
     }
 }

@@ -1,7 +1,9 @@
 //! Rule sets by name: parsing `item(+item)*` and `A:B`, and the short display name.
 //! Every rule is read and set through its registry entry (`RuleInfo::get` / `set`).
 
-use super::presets::{preset_named, Preset, BASE, COMPLETE_INKLESS, COMPLETE_KRAFT, PRESETS};
+use super::presets::{
+    all_presets, preset_named, Preset, BASE, COMPLETE_INKLESS, COMPLETE_KRAFT, PRESETS,
+};
 use super::{Family, RuleSet, RULES};
 use std::fmt;
 
@@ -149,7 +151,7 @@ fn run_max() -> usize {
     // Computed once: every item of every name parsed asks for it.
     static RUN_MAX: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *RUN_MAX.get_or_init(|| {
-        let presets = PRESETS.iter().map(|p| p.name.split('+').count());
+        let presets = all_presets().map(|p| p.name.split('+').count());
         let variants = RULES.iter().flat_map(|r| {
             r.variants
                 .iter()
@@ -208,8 +210,7 @@ impl fmt::Display for RuleSet {
 /// family's complete preset, then the first in `PRESETS` (base presets before their
 /// descendants).
 fn closest_preset(rules: &RuleSet, family: Family, complete: &str) -> &'static Preset {
-    PRESETS
-        .iter()
+    all_presets()
         .filter(|p| p.family == family)
         .min_by_key(|p| (p.rules.differences(rules, family), p.name != complete))
         .expect("every family has presets")

@@ -2,8 +2,8 @@
 //! A preset sets the rules of its family and leaves the other family's alone.
 
 use super::{
-    Completion, Derivation, Family, Lag, LeaderChange, RuleSet, SealAdmission, SealFetch, Shrink,
-    SwitchedReassignment, Truncation, UnfenceExpansion,
+    Completion, Derivation, Family, Lag, LastKnownLeader, LeaderChange, RuleSet, SealAdmission,
+    SealFetch, Shrink, SwitchedReassignment, Truncation, UnfenceExpansion,
 };
 
 /// A named rule set. It sets the rules of its family and leaves the other family's alone.
@@ -18,6 +18,7 @@ pub struct Preset {
 pub(super) const BASE: RuleSet = RuleSet {
     derivation: Derivation::Trunk,
     completion: Completion::V4_3Plus,
+    last_known_leader: LastKnownLeader::V4_1Plus,
     truncation: Truncation::FetchDivergence,
     shrink: Shrink::InklessMain,
     lag: Lag::Uncapped,
@@ -86,7 +87,7 @@ pub const PRESETS: &[Preset] = &[
     ),
     kp(
         "3.8-4.2",
-        "releases 3.8 to 4.2",
+        "releases 3.8 to 4.2 (with ELR on, 4.0 elects and records the last known leader otherwise: kafka-4.0)",
         kraft(Derivation::Trunk, Completion::V3_8To4_2),
     ),
     kp(
@@ -141,11 +142,52 @@ pub const PRESETS: &[Preset] = &[
     ),
 ];
 
+/// The Apache Kafka releases, one preset each: the KRaft rules of that release as
+/// conformance measured them (`isrfuzz conform --kafka X`, docs/conformance.md). Not in
+/// `PRESETS`: the default pairs and the engines' preset byte keep their list; a release
+/// preset equal to a preset there (4.1 and 4.2 to `3.8-4.2`, 4.3 and 4.4 to `trunk`)
+/// prints under the older name.
+pub const RELEASE_PRESETS: &[Preset] = &[
+    kp(
+        "kafka-4.0",
+        "Apache Kafka 4.0.x: 3.8-4.2 completion, last known leader before KAFKA-19522",
+        RuleSet {
+            last_known_leader: LastKnownLeader::V4_0,
+            ..kraft(Derivation::Trunk, Completion::V3_8To4_2)
+        },
+    ),
+    kp(
+        "kafka-4.1",
+        "Apache Kafka 4.1.x: 3.8-4.2 completion, KAFKA-19522",
+        kraft(Derivation::Trunk, Completion::V3_8To4_2),
+    ),
+    kp(
+        "kafka-4.2",
+        "Apache Kafka 4.2.x: as 4.1",
+        kraft(Derivation::Trunk, Completion::V3_8To4_2),
+    ),
+    kp(
+        "kafka-4.3",
+        "Apache Kafka 4.3.x: KAFKA-19975 completion (as apache trunk)",
+        kraft(Derivation::Trunk, Completion::V4_3Plus),
+    ),
+    kp(
+        "kafka-4.4",
+        "Apache Kafka 4.4.0: as 4.3",
+        kraft(Derivation::Trunk, Completion::V4_3Plus),
+    ),
+];
+
+/// Every named preset: `PRESETS`, then the releases.
+pub fn all_presets() -> impl Iterator<Item = &'static Preset> {
+    PRESETS.iter().chain(RELEASE_PRESETS)
+}
+
 /// The most complete fixes this tool knows, one per family; `complete` names both, and it
 /// is the default right-hand side of `hunt`.
 pub const COMPLETE_KRAFT: &str = "transients-tracked";
 pub const COMPLETE_INKLESS: &str = "inkless-complete";
 
 pub(super) fn preset_named(name: &str) -> Option<&'static Preset> {
-    PRESETS.iter().find(|p| p.name == name)
+    all_presets().find(|p| p.name == name)
 }
