@@ -3,7 +3,8 @@
 # real controller classes, one release at a time, compared with the release's preset at
 # every controller request (isrfuzz conform; the Java driver in conformance/, built by
 # Maven, which fetches the Kafka jars). Fails on any disagreement, or when Java or Maven is
-# missing. Also runs the driver's own JUnit tests on the oldest and newest release asked.
+# missing. On the oldest and newest release asked, also the driver's own JUnit tests and
+# the model's leader-epoch cache against LeaderEpochFileCache.
 # Usage: ci/conformance.sh [--record] [VERSION...]
 #   VERSION: a release line (4.0) or version (4.0.2); default: every release the driver knows.
 #   --record: write the measured agreement to conformance/measured.json (what `isrfuzz
@@ -36,10 +37,19 @@ for v in "${versions[@]}"; do
     cat "$work/$v.err"
   fi
 done
-# The driver's own tests, on the oldest and the newest release asked.
+# The driver's own tests and the epoch cache (10,000 generated sequences), on the oldest
+# and the newest release asked.
 first=${versions[0]}
 last=${versions[${#versions[@]}-1]}
 for v in $(printf '%s\n' "$first" "$last" | sort -u); do
+  if target/release/isrfuzz conform --kafka "$v" --epoch-cache 10000 > "$work/epoch-$v.txt" 2>&1; then
+    passed=$((passed + 1))
+    echo "conformance: epoch cache agrees on Kafka $v: $(sed -n 2p "$work/epoch-$v.txt")"
+  else
+    failed=$((failed + 1))
+    echo "conformance: epoch cache on Kafka $v FAILED"
+    cat "$work/epoch-$v.txt"
+  fi
   version=$(sed -n 's/.*"release":"\([^"]*\)".*/\1/p' "$work/$v.json")
   [ -n "$version" ] || continue
   if mvn -q -B -f conformance/pom.xml -Dkafka.version="$version" test > "$work/junit-$v.log" 2>&1; then

@@ -133,6 +133,12 @@ pub(crate) fn unfence(
     if c.broker_state(broker) != Some(BrokerState::Fenced) {
         return Err((ErrorCode::BrokerStateMismatch, "the broker is not fenced"));
     }
+    if c.runtime.unregistered.contains(&broker) {
+        return Err((
+            ErrorCode::BrokerStateMismatch,
+            "the broker's registration failed: it sends no heartbeat",
+        ));
+    }
     atomically(c, |c| unfence_partitions(c, rules, broker))
 }
 

@@ -111,7 +111,11 @@ fn registers_again(c: &mut Cluster, rules: &dyn Rules, broker: BrokerId, outcome
                 all.extend(effects);
             }
         }
-        Err(_) => *outcome = faulted(outcome.effects().to_vec(), broker, "registration"),
+        Err(_) => {
+            c.runtime.unregistered.push(broker);
+            c.runtime.unregistered.sort_unstable();
+            *outcome = faulted(outcome.effects().to_vec(), broker, "registration");
+        }
     }
 }
 
@@ -314,6 +318,7 @@ fn restart_broker(
         effects.extend(fenced.effects().iter().cloned());
     }
     broker::reset_process(c, broker, loss);
+    c.runtime.unregistered.retain(|&b| b != broker);
     // The new incarnation registers (`handleBrokerShutdown`): with ELR on, an unclean
     // shutdown takes the broker out of every ISR and ELR; otherwise it is handled as a
     // fencing, which matters where the fenced broker was the last ISR member.
@@ -321,6 +326,8 @@ fn restart_broker(
     // A registration the controller cannot take leaves the broker fenced: it retries and
     // never gets in, so it is never unfenced.
     let Ok(registered) = registered else {
+        c.runtime.unregistered.push(broker);
+        c.runtime.unregistered.sort_unstable();
         return Ok(faulted(effects, broker, "registration"));
     };
     effects.extend(registered);

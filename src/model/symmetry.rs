@@ -85,6 +85,7 @@ impl Renaming {
         }
         let rt = &mut out.runtime;
         rt.stalled = self.sorted_ids(&rt.stalled);
+        rt.unregistered = self.sorted_ids(&rt.unregistered);
         for p in &mut rt.partitions {
             for l in &mut p.locals {
                 l.broker = self.apply(l.broker);

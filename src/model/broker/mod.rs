@@ -277,6 +277,9 @@ pub struct Runtime {
     /// Brokers that are alive but whose fetchers make no progress.
     pub stalled: Vec<BrokerId>,
     pub partitions: Vec<PartitionRuntime>,
+    /// Restarted brokers whose registration threw in the controller: their process keeps
+    /// retrying it and never heartbeats, so nothing unfences them until they restart.
+    pub unregistered: Vec<BrokerId>,
 }
 
 clone_reusing!(Runtime {
@@ -285,6 +288,7 @@ clone_reusing!(Runtime {
     next_expiration_ms,
     stalled,
     partitions,
+    unregistered,
 });
 
 /// What the broker side did in a step, for the invariants and the step table.
