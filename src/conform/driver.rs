@@ -171,12 +171,7 @@ impl Driver {
         let started = std::time::Instant::now();
         let mut text = request.to_string();
         text.push('\n');
-        if self
-            .stdin
-            .write_all(text.as_bytes())
-            .and_then(|_| self.stdin.flush())
-            .is_err()
-        {
+        if self.send(text.as_bytes()).is_err() {
             return Err(self.died("while taking a request"));
         }
         self.line.clear();
@@ -194,6 +189,18 @@ impl Driver {
                 ))
             }),
         }
+    }
+
+    /// Write to the JVM with SIGPIPE ignored: the binary restores its default disposition
+    /// (so that `isrfuzz ... | head` ends quietly), under which a JVM that died would kill
+    /// isrfuzz at the write instead of letting it report the death.
+    fn send(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        // SAFETY: the disposition is swapped and restored around one write on this thread;
+        // isrfuzz conform starts no other thread.
+        let old = unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+        let result = self.stdin.write_all(bytes).and_then(|_| self.stdin.flush());
+        unsafe { libc::signal(libc::SIGPIPE, old) };
+        result
     }
 
     /// The JVM went away: say so with its exit status and its last words.
@@ -216,8 +223,7 @@ impl Driver {
 
 impl Drop for Driver {
     fn drop(&mut self) {
-        let _ = self.stdin.write_all(b"{\"op\":\"quit\"}\n");
-        let _ = self.stdin.flush();
+        let _ = self.send(b"{\"op\":\"quit\"}\n");
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

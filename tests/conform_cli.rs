@@ -1,0 +1,111 @@
+//! `isrfuzz conform`'s failures as a user meets them, without a JVM: each is one line on
+//! stderr and exit 2, never a panic. The JVM itself is replaced by scripts named `java`.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn conform(args: &[&str], path: Option<&Path>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_isrfuzz"));
+    cmd.arg("conform").args(args);
+    if let Some(p) = path {
+        cmd.env("PATH", p);
+    }
+    cmd.output().expect("binary runs")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn assert_usage_error(out: &Output, needle: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "status {:?}, stderr: {stderr}",
+        out.status
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.contains(needle), "`{needle}` not in: {stderr}");
+}
+
+const HISTORY: &str = "corpus/regressions/kafka-21419-repro.json";
+
+/// A driver folder whose build is cached (so Maven is not asked) and a `java` on PATH
+/// that runs `script` instead of a JVM.
+fn fake_driver(name: &str, script: &str) -> (PathBuf, PathBuf) {
+    let dir = scratch(name);
+    let driver = dir.join("driver");
+    let classes = driver.join("target/classes/org/apache/kafka/controller");
+    std::fs::create_dir_all(&classes).unwrap();
+    std::fs::write(driver.join("pom.xml"), "<project/>").unwrap();
+    std::fs::write(driver.join("target/classpath-4.0.2.txt"), "none").unwrap();
+    std::fs::write(classes.join("ConformanceDriver.class"), "").unwrap();
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let java = bin.join("java");
+    std::fs::write(&java, format!("#!/bin/sh\n{script}\n")).unwrap();
+    std::fs::set_permissions(&java, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (driver, bin)
+}
+
+#[test]
+fn a_release_the_driver_does_not_run_is_a_usage_error() {
+    for bad in ["3.9", "5.0", "4.x", "four"] {
+        assert_usage_error(&conform(&["--kafka", bad, HISTORY], None), "--kafka");
+    }
+}
+
+#[test]
+fn nothing_to_run_is_a_usage_error() {
+    assert_usage_error(&conform(&["--kafka", "4.0"], None), "FILES|DIRS");
+}
+
+#[test]
+fn no_java_is_one_line_and_exit_2() {
+    let empty = scratch("conform-no-java");
+    let out = conform(&["--kafka", "4.0", HISTORY], Some(&empty));
+    assert_usage_error(&out, "Java runtime");
+}
+
+#[test]
+fn a_folder_without_the_driver_is_named() {
+    let empty = scratch("conform-no-driver");
+    let dir = empty.to_string_lossy().into_owned();
+    let out = conform(&["--kafka", "4.0", "--driver", &dir, HISTORY], None);
+    assert_usage_error(&out, "no conformance driver here");
+}
+
+/// `java -version` answers (so Java is "there"), the driver then dies at once.
+#[test]
+fn a_jvm_that_dies_mid_history_is_one_line_and_exit_2() {
+    let script = r#"[ "$1" = -version ] && exit 0; echo 'Error: boom' >&2; exit 3"#;
+    let (driver, bin) = fake_driver("conform-jvm-dies", script);
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    let d = driver.to_string_lossy().into_owned();
+    let out = conform(
+        &["--kafka", "4.0", "--driver", &d, HISTORY],
+        Some(Path::new(&path)),
+    );
+    assert_usage_error(&out, "died");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Error: boom"));
+}
+
+/// A driver that answers what is not the protocol is named, not a panic.
+#[test]
+fn an_answer_that_is_not_the_protocol_is_one_line_and_exit_2() {
+    let script = r#"[ "$1" = -version ] && exit 0; while read l; do echo 'not json'; done"#;
+    let (driver, bin) = fake_driver("conform-bad-answer", script);
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    let d = driver.to_string_lossy().into_owned();
+    let out = conform(
+        &["--kafka", "4.0", "--driver", &d, HISTORY],
+        Some(Path::new(&path)),
+    );
+    assert_usage_error(&out, "cannot read");
+}
