@@ -1,7 +1,7 @@
 //! `isrfuzz conform`: histories judged by Apache Kafka's real controller, one release per
 //! run (files and folders, or generated for a time budget).
 
-use crate::cli::input::load_all;
+use crate::cli::input::{load_all, parse_elr};
 use clap::Args;
 use isrfuzz::conform::campaign::{minimize_disagreement, write_disagreement, Generated, Tally};
 use isrfuzz::conform::driver::{build, project_dir};
@@ -57,15 +57,6 @@ pub struct ConformArgs {
     /// Print only the run's tally, as one JSON object (for scripts).
     #[arg(long, conflicts_with = "verbose")]
     json: bool,
-}
-
-fn parse_elr(s: &str) -> Result<ElrMode, String> {
-    match s {
-        "on" => Ok(ElrMode::On),
-        "off" => Ok(ElrMode::Off),
-        "drawn" => Ok(ElrMode::Drawn),
-        _ => Err(format!("expected on, off or drawn, got `{s}`")),
-    }
 }
 
 pub fn run(args: ConformArgs) -> Result<ExitCode, Error> {

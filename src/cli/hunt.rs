@@ -1,6 +1,6 @@
 //! `isrfuzz hunt`: the in-process search, with a progress bar and a summary.
 
-use crate::cli::input::parse_pair;
+use crate::cli::input::{parse_elr, parse_pair};
 use clap::Args;
 use isrfuzz::check::invariants::{self, Check, INVARIANTS};
 use isrfuzz::error::Error;
@@ -48,16 +48,6 @@ pub struct HuntArgs {
     /// history from its input (half on).
     #[arg(long, value_name = "on|off|drawn", default_value = "drawn", value_parser = parse_elr)]
     elr: ElrMode,
-}
-
-/// `--elr`'s value.
-fn parse_elr(s: &str) -> Result<ElrMode, String> {
-    match s {
-        "on" => Ok(ElrMode::On),
-        "off" => Ok(ElrMode::Off),
-        "drawn" => Ok(ElrMode::Drawn),
-        _ => Err(format!("expected on, off or drawn, got `{s}`")),
-    }
 }
 
 pub fn run(args: HuntArgs) -> Result<ExitCode, Error> {

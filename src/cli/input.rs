@@ -4,6 +4,7 @@
 use isrfuzz::check::history::History;
 use isrfuzz::error::Error;
 use isrfuzz::rules::RuleSet;
+use isrfuzz::search::generate::ElrMode;
 use std::path::{Path, PathBuf};
 
 /// `A:B` as a pair; `A` alone is the pair `A:A` (a single-sided run).
@@ -100,4 +101,14 @@ pub fn sides_for(
         (None, None) => "trunk:complete".to_string(),
     };
     RuleSet::parse_pair(&text).map_err(Error::input(path))
+}
+
+/// `--elr`'s value.
+pub fn parse_elr(s: &str) -> Result<ElrMode, String> {
+    match s {
+        "on" => Ok(ElrMode::On),
+        "off" => Ok(ElrMode::Off),
+        "drawn" => Ok(ElrMode::Drawn),
+        _ => Err(format!("expected on, off or drawn, got `{s}`")),
+    }
 }

@@ -129,12 +129,7 @@ pub fn expressible(history: &History, release: &Release) -> History {
 /// The controller requests the model makes on `history` under `rules`, each with the
 /// step that made it and the model's answer: what `conform_history` sends, without a JVM.
 pub fn model_requests(history: &History, rules: &RuleSet) -> Vec<(usize, Exchange)> {
-    let tapped = Tapped {
-        rules,
-        log: RefCell::new(Vec::new()),
-    };
-    let mut state = Cluster::new(&history.brokers, history.broker_config)
-        .with_elr(history.eligible_leader_replicas);
+    let (tapped, mut state) = start(history, rules);
     let mut out = Vec::new();
     for (step, event) in history.events.iter().enumerate() {
         model::apply(&mut state, event, &tapped);
@@ -164,12 +159,7 @@ pub fn conform_history(
             answer.fault.unwrap_or_default()
         )));
     }
-    let tapped = Tapped {
-        rules,
-        log: RefCell::new(Vec::new()),
-    };
-    let mut state = Cluster::new(&history.brokers, history.broker_config)
-        .with_elr(history.eligible_leader_replicas);
+    let (tapped, mut state) = start(history, rules);
     let mut result = Conformance::default();
     for (step, event) in history.events.iter().enumerate() {
         let prev = state.clone();
@@ -269,6 +259,17 @@ fn set_registration(p: &mut Partition, r: &Registration) {
     };
     p.elr = ids(&r.elr);
     p.last_known_elr = ids(&r.last_known_elr);
+}
+
+/// The tapped rule set and the history's starting cluster.
+fn start<'a>(history: &History, rules: &'a RuleSet) -> (Tapped<'a>, Cluster) {
+    let tapped = Tapped {
+        rules,
+        log: RefCell::new(Vec::new()),
+    };
+    let state = Cluster::new(&history.brokers, history.broker_config)
+        .with_elr(history.eligible_leader_replicas);
+    (tapped, state)
 }
 
 /// The rule set with a tap that keeps every exchange of the current step.

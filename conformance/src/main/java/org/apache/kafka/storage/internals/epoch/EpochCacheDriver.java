@@ -1,5 +1,7 @@
 package org.apache.kafka.storage.internals.epoch;
 
+import org.apache.kafka.controller.ConformanceJson;
+
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.server.util.Scheduler;
 import org.apache.kafka.storage.internals.checkpoint.LeaderEpochCheckpointFile;
@@ -117,118 +119,6 @@ public final class EpochCacheDriver {
         }
     }
 
-    /**
-     * A minimal strict JSON reader for the input lines: objects become {@code Map}, arrays
-     * {@code List}, integers {@code Long}, strings (no escapes needed by the format, but
-     * escaped quotes and backslashes are read), true/false/null as themselves. Kafka's own
-     * Jackson is a runtime-only dependency of its jars, so the driver reads its input itself.
-     */
-    static final class Json {
-        private final String s;
-        private int i;
-
-        private Json(String s) {
-            this.s = s;
-        }
-
-        static Object parse(String text) {
-            Json p = new Json(text);
-            Object v = p.value();
-            p.blank();
-            if (p.i != text.length()) throw p.error("trailing characters");
-            return v;
-        }
-
-        private IllegalArgumentException error(String what) {
-            return new IllegalArgumentException("bad JSON at " + i + ": " + what);
-        }
-
-        private void blank() {
-            while (i < s.length() && Character.isWhitespace(s.charAt(i))) i++;
-        }
-
-        private char peek() {
-            blank();
-            if (i >= s.length()) throw error("unexpected end");
-            return s.charAt(i);
-        }
-
-        private void expect(char c) {
-            if (peek() != c) throw error("expected '" + c + "'");
-            i++;
-        }
-
-        private Object value() {
-            char c = peek();
-            if (c == '{') {
-                Map<String, Object> m = new HashMap<>();
-                i++;
-                if (peek() == '}') {
-                    i++;
-                    return m;
-                }
-                while (true) {
-                    if (peek() != '"') throw error("expected a key");
-                    String k = string();
-                    expect(':');
-                    m.put(k, value());
-                    char d = peek();
-                    i++;
-                    if (d == '}') return m;
-                    if (d != ',') throw error("expected ',' or '}'");
-                }
-            }
-            if (c == '[') {
-                List<Object> l = new ArrayList<>();
-                i++;
-                if (peek() == ']') {
-                    i++;
-                    return l;
-                }
-                while (true) {
-                    l.add(value());
-                    char d = peek();
-                    i++;
-                    if (d == ']') return l;
-                    if (d != ',') throw error("expected ',' or ']'");
-                }
-            }
-            if (c == '"') return string();
-            for (String w : new String[] {"true", "false", "null"}) {
-                if (s.startsWith(w, i)) {
-                    i += w.length();
-                    return w.equals("null") ? null : Boolean.valueOf(w);
-                }
-            }
-            int start = i;
-            if (c == '-') i++;
-            while (i < s.length() && Character.isDigit(s.charAt(i))) i++;
-            if (i == start || (c == '-' && i == start + 1)) throw error("unexpected '" + c + "'");
-            try {
-                return Long.parseLong(s.substring(start, i));
-            } catch (NumberFormatException e) {
-                throw error("integer out of range");
-            }
-        }
-
-        private String string() {
-            StringBuilder b = new StringBuilder();
-            i++;
-            while (true) {
-                if (i >= s.length()) throw error("unterminated string");
-                char c = s.charAt(i++);
-                if (c == '"') return b.toString();
-                if (c == '\\') {
-                    if (i >= s.length()) throw error("unterminated escape");
-                    char e = s.charAt(i++);
-                    if (e != '"' && e != '\\' && e != '/') throw error("unsupported escape");
-                    b.append(e);
-                } else {
-                    b.append(c);
-                }
-            }
-        }
-    }
 
     private final File dir;
     private final TopicPartition partition = new TopicPartition("epoch-cache-conformance", 0);
@@ -263,7 +153,7 @@ public final class EpochCacheDriver {
     String run(String line) {
         StringBuilder out = new StringBuilder("{\"obs\":[");
         try {
-            Object parsed = Json.parse(line);
+            Object parsed = ConformanceJson.parse(line);
             if (!(parsed instanceof Map)) throw new IllegalArgumentException("expected an object");
             Object ops = ((Map<?, ?>) parsed).get("ops");
             if (!(ops instanceof List)) throw new IllegalArgumentException("expected \"ops\": [...]");
