@@ -109,3 +109,26 @@ fn an_answer_that_is_not_the_protocol_is_one_line_and_exit_2() {
     );
     assert_usage_error(&out, "cannot read");
 }
+
+/// Histories the release cannot take (Inkless topics, or a flag 4.0 cannot carry) are
+/// refused before any JVM starts, naming the first reason.
+#[test]
+fn histories_the_release_cannot_take_are_refused_before_any_jvm() {
+    let empty = scratch("conform-inkless-only");
+    let inkless = "corpus/regressions/f4-born-diskless-follower-diverted-for-good.json";
+    let out = conform(&["--kafka", "4.4", inkless], Some(&empty));
+    assert_usage_error(&out, "Inkless-only");
+    let dir = scratch("conform-keep-rf");
+    let keep_rf = dir.join("keep-rf.json");
+    std::fs::write(
+        &keep_rf,
+        r#"{"format":4,"brokers":[1,2],"events":[{"op":"create_partition","replicas":[1]},
+        {"op":"reassign","target":[1,2],"allow_replication_factor_change":false}]}"#,
+    )
+    .unwrap();
+    let path = keep_rf.to_string_lossy().into_owned();
+    assert_usage_error(
+        &conform(&["--kafka", "4.0", &path], Some(&empty)),
+        "cannot carry",
+    );
+}

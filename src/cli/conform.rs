@@ -7,6 +7,7 @@ use isrfuzz::conform::campaign::{minimize_disagreement, write_disagreement, Gene
 use isrfuzz::conform::driver::{build, project_dir};
 use isrfuzz::conform::epoch_cache::{jvm, Mapping};
 use isrfuzz::conform::render::describe;
+use isrfuzz::conform::replay::check_expressible;
 use isrfuzz::conform::{conform_history, Conformance, Driver, Release};
 use isrfuzz::error::Error;
 use isrfuzz::rules::RuleSet;
@@ -80,6 +81,7 @@ pub fn run(args: ConformArgs) -> Result<ExitCode, Error> {
         ));
     }
     let histories = load_all(&args.paths)?;
+    refuse_if_none_expressible(&histories, &release)?;
     let mut driver = Driver::start(&project_dir(args.driver.as_deref()), release)?;
     let mut run = Run {
         args: &args,
@@ -138,6 +140,32 @@ fn epoch_cache(args: &ConformArgs, release: Release, count: usize) -> Result<Exi
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    })
+}
+
+/// Files were named and the release can take none of them: say why, before any JVM.
+fn refuse_if_none_expressible(
+    histories: &[(PathBuf, History)],
+    release: &Release,
+) -> Result<(), Error> {
+    if histories.is_empty() {
+        return Ok(());
+    }
+    let mut why = None;
+    for (path, h) in histories {
+        match check_expressible(h, release) {
+            Ok(()) => return Ok(()),
+            Err(skip) => why = why.or(Some((path, skip.0))),
+        }
+    }
+    let (path, reason) = why.expect("at least one history");
+    Err(Error::Input {
+        path: path.clone(),
+        message: format!(
+            "Apache Kafka {} can take none of the {} histories named ({reason}); conform replays KRaft histories only",
+            release.version,
+            histories.len()
+        ),
     })
 }
 
