@@ -16,7 +16,8 @@ files=(f1-unclean-election-completes f2-zk-style-lone-adding-isr f2-zk-style-lon
   f9-cancel-reorders-replicas f14-always-write-override-clears-lists f17-elr-names-a-removed-replica
   f18-stale-elr-member-elected f18-readded-elr-member-elected-with-an-empty-log
   f18-stale-elr-member-elected-while-healing f19-last-known-leader-not-a-replica
-  f19-non-replica-leader-strands-a-reassignment f20-last-known-leader-elected-after-its-power-loss
+  f19-non-replica-leader-strands-a-reassignment f19-4.0-elects-a-fenced-non-replica
+  f20-last-known-leader-elected-after-its-power-loss
   kafka-21419-repro kafka-21419-repro-elr-on kafka-21419-override-drops-targeted-replicas)
 printf '| history |'; for v in "${versions[@]}"; do printf ' %s |' "$v"; done; echo
 printf '|---|'; for _ in "${versions[@]}"; do printf -- '---|'; done; echo

@@ -92,10 +92,10 @@ pub fn run(args: ConformArgs) -> Result<ExitCode, Error> {
     let started = Instant::now();
     if let Some(seconds) = seconds {
         let seed = args.seed.unwrap_or_else(clock_seed);
-        println!(
-            "conform: Kafka {} against {rules}, seed {seed}, {seconds} s",
-            release.version
-        );
+        if !args.json {
+            let version = release.version;
+            println!("conform: Kafka {version} against {rules}, seed {seed}, {seconds} s");
+        }
         for h in Generated::new(release, seed, rules, args.elr, seconds) {
             run.one(&mut driver, "generated", &h)?;
         }
