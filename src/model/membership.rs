@@ -5,7 +5,7 @@
 //! `handleBrokerShutdown`, `handleBrokerUnfenced`, `generateLeaderAndIsrUpdates`), and
 //! aiven/inkless for the diskless ISR expansion on unfencing.
 
-use super::builder::{Acceptor, ChangeBuilder};
+use super::builder::{Acceptor, Built, ChangeBuilder};
 use super::controller::{acceptor, commit, fault, Rejection};
 use super::{
     BrokerId, BrokerState, Cluster, ErrorCode, Outcome, PartitionEffect, Rules, NO_LEADER,
@@ -42,29 +42,9 @@ pub(crate) fn broker_leaves(
     } else {
         to
     };
-    atomically(c, |c| {
-        set_broker_state(c, broker, to);
-        let effects = leave_partitions(c, rules, broker, false, false)?;
-        Ok(Outcome::accepted(effects))
-    })
-}
-
-/// Run `f`; when it fails, put back what it changed: upstream replays no record of a
-/// request whose handler threw.
-fn atomically<T>(
-    c: &mut Cluster,
-    f: impl FnOnce(&mut Cluster) -> Result<T, Rejection>,
-) -> Result<T, Rejection> {
-    let saved = (
-        c.brokers.clone(),
-        c.partitions.clone(),
-        c.reassigning.clone(),
-    );
-    let result = f(c);
-    if result.is_err() {
-        (c.brokers, c.partitions, c.reassigning) = saved;
-    }
-    result
+    let records = leave_records(c, rules, broker, false, false)?;
+    set_broker_state(c, broker, to);
+    Ok(Outcome::accepted(commit_all(c, records)))
 }
 
 /// `handleBrokerShutdown`, which every registration of a new incarnation runs
@@ -82,27 +62,41 @@ pub(crate) fn broker_registers(
     broker: BrokerId,
     unclean: bool,
 ) -> Result<Vec<PartitionEffect>, Rejection> {
-    atomically(c, |c| {
-        if !(c.elr && unclean) {
-            return leave_partitions(c, rules, broker, false, false);
-        }
-        let mut effects = leave_partitions(c, rules, broker, true, false)?;
-        effects.extend(leave_partitions(c, rules, broker, true, true)?);
-        Ok(effects)
-    })
+    let unclean = c.elr && unclean;
+    let mut records = leave_records(c, rules, broker, unclean, false)?;
+    if unclean {
+        records.extend(leave_records(c, rules, broker, true, true)?);
+    }
+    Ok(commit_all(c, records))
+}
+
+/// A handler's records, each built before any is stored, so that a build that throws
+/// fails the whole request with nothing written (upstream replays no record of a request
+/// whose handler threw). Each build reads only its own partition and the brokers, which
+/// the records stored before it do not change, so building them all first equals
+/// upstream's build-and-append loop.
+type Records = Vec<(usize, Built)>;
+
+/// Store the records in order.
+fn commit_all(c: &mut Cluster, records: Records) -> Vec<PartitionEffect> {
+    let mut effects = Vec::with_capacity(records.len());
+    for (index, built) in records {
+        effects.extend(commit(c, index, Some(built)));
+    }
+    effects
 }
 
 /// `generateLeaderAndIsrUpdates` removing `broker` (never an acceptable leader, out of the
 /// ISR; with `unclean_shutdown`, kept out of the ELR too) over the partitions that list it
-/// in the ISR (or, with `in_elr`, in the ELR).
-fn leave_partitions(
-    c: &mut Cluster,
+/// in the ISR (or, with `in_elr`, in the ELR; the two sets are disjoint, ELR2).
+fn leave_records(
+    c: &Cluster,
     rules: &dyn Rules,
     broker: BrokerId,
     unclean_shutdown: bool,
     in_elr: bool,
-) -> Result<Vec<PartitionEffect>, Rejection> {
-    let mut effects = Vec::new();
+) -> Result<Records, Rejection> {
+    let mut records = Vec::new();
     for index in 0..c.partitions.len() {
         let part = &c.partitions[index];
         if !(if in_elr { &part.elr } else { &part.isr }).contains(&broker) {
@@ -118,10 +112,9 @@ fn leave_partitions(
             builder.unclean_shutdown = broker;
         }
         builder.target_isr.retain(|&b| b != broker);
-        let built = builder.build().map_err(fault)?;
-        effects.extend(commit(c, index, built));
+        records.extend(builder.build().map_err(fault)?.map(|b| (index, b)));
     }
-    Ok(effects)
+    Ok(records)
 }
 
 /// `handleBrokerUnfenced`: elections for the partitions that have no leader.
@@ -139,17 +132,7 @@ pub(crate) fn unfence(
             "the broker's registration failed: it sends no heartbeat",
         ));
     }
-    atomically(c, |c| unfence_partitions(c, rules, broker))
-}
-
-/// `handleBrokerUnfenced`'s records: the elections, the broker active, then Inkless's
-/// diskless ISR expansion.
-fn unfence_partitions(
-    c: &mut Cluster,
-    rules: &dyn Rules,
-    broker: BrokerId,
-) -> Result<Outcome, Rejection> {
-    let mut effects = Vec::new();
+    let mut records = Vec::new();
     for index in 0..c.partitions.len() {
         let part = &c.partitions[index];
         if part.leader != NO_LEADER {
@@ -164,8 +147,9 @@ fn unfence_partitions(
             .with_topic_election()
             .build()
             .map_err(fault)?;
-        effects.extend(commit(c, index, built));
+        records.extend(built.map(|b| (index, b)));
     }
+    let mut effects = commit_all(c, records);
     set_broker_state(c, broker, BrokerState::Active);
     // `expandIsrForDisklessManagedPartitions` (#754): rule `unfence-expansion`.
     for index in 0..c.partitions.len() {
@@ -176,6 +160,7 @@ fn unfence_partitions(
         }
         let mut builder = ChangeBuilder::new(part, rules, acceptor(c), c.elr).with_topic_election();
         builder.target_isr.push(broker);
+        // A diskless topic's acceptor has no directory lookup: this build never throws.
         let built = builder.build().map_err(fault)?;
         effects.extend(commit(c, index, built));
     }
