@@ -111,15 +111,12 @@ fn registers_again(c: &mut Cluster, rules: &dyn Rules, broker: BrokerId, outcome
                 all.extend(effects);
             }
         }
-        Err(_) => {
-            c.runtime.unregistered.push(broker);
-            c.runtime.unregistered.sort_unstable();
-            *outcome = faulted(outcome.effects().to_vec(), broker, "registration");
-        }
+        Err(_) => *outcome = faulted(outcome.effects().to_vec(), broker, "registration"),
     }
 }
 
-/// A registration of a new incarnation, through the tap.
+/// A registration of a new incarnation, through the tap. One that throws leaves the
+/// broker fenced for good: it retries and never gets in, so it is never unfenced.
 fn register(
     c: &mut Cluster,
     rules: &dyn Rules,
@@ -137,6 +134,10 @@ fn register(
             Err((error, reason)) => Outcome::rejected(*error, reason),
         };
         tap.record(request::exchange(request, &outcome, c));
+    }
+    if registered.is_err() {
+        c.runtime.unregistered.push(broker);
+        c.runtime.unregistered.sort_unstable();
     }
     registered
 }
@@ -322,12 +323,7 @@ fn restart_broker(
     // The new incarnation registers (`handleBrokerShutdown`): with ELR on, an unclean
     // shutdown takes the broker out of every ISR and ELR; otherwise it is handled as a
     // fencing, which matters where the fenced broker was the last ISR member.
-    let registered = register(c, rules, broker, loss.is_some());
-    // A registration the controller cannot take leaves the broker fenced: it retries and
-    // never gets in, so it is never unfenced.
-    let Ok(registered) = registered else {
-        c.runtime.unregistered.push(broker);
-        c.runtime.unregistered.sort_unstable();
+    let Ok(registered) = register(c, rules, broker, loss.is_some()) else {
         return Ok(faulted(effects, broker, "registration"));
     };
     effects.extend(registered);
