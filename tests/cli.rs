@@ -199,6 +199,9 @@ fn hunt_finds_writes_and_never_overwrites() {
         "3000",
         "--seed",
         "7",
+        // trunk's own bug (KAFKA-21419) is expected, not new: count it as new here.
+        "--known",
+        "none",
         "--out",
         out_dir.to_str().unwrap(),
     ];
@@ -324,7 +327,15 @@ fn raw_fuzzer_artifacts_replay_and_promote() {
     let repro = write(&dir, "repro.json", GOOD);
     let regressions = dir.join("regressions");
     let r = regressions.to_str().unwrap();
-    let first = isrfuzz(&["promote", &repro, "--rules", "trunk:complete", "--out", r]);
+    let promote = [
+        "promote",
+        &repro,
+        "--rules",
+        "trunk:complete",
+        "--known",
+        "none",
+    ];
+    let first = isrfuzz(&[&promote[..], &["--out", r]].concat());
     let stdout = String::from_utf8_lossy(&first.stdout);
     assert_eq!(first.status.code(), Some(0), "{stdout}");
     assert!(
@@ -344,7 +355,7 @@ fn raw_fuzzer_artifacts_replay_and_promote() {
     );
     // Promoting again writes nothing new and overwrites nothing.
     let before: Vec<_> = files.iter().map(|p| std::fs::read(p).unwrap()).collect();
-    let again = isrfuzz(&["promote", &repro, "--rules", "trunk:complete", "--out", r]);
+    let again = isrfuzz(&[&promote[..], &["--out", r]].concat());
     assert!(String::from_utf8_lossy(&again.stdout).contains("already there"));
     let after: Vec<_> = files.iter().map(|p| std::fs::read(p).unwrap()).collect();
     assert_eq!(before, after);
@@ -494,7 +505,16 @@ fn elr_options_are_checked_and_reported() {
     assert_usage_error(&out, "min-isr");
     let dir = scratch("exhaust_elr");
     let o = dir.to_string_lossy().into_owned();
-    let args = ["exhaust", "--rules", "trunk", "--elr", "--min-isr", "2"];
+    let args = [
+        "exhaust",
+        "--rules",
+        "trunk",
+        "--elr",
+        "--min-isr",
+        "2",
+        "--known",
+        "none",
+    ];
     let out = isrfuzz(&[&args[..], &["--depth", "3", "--out", &o]].concat());
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(

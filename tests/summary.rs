@@ -38,7 +38,7 @@ fn hunt_json_summary_has_one_row_per_variant_invariant_and_finding() {
     assert!(rows.len() > 10, "{rows:?}");
     let mut keys: Vec<String> = Vec::new();
     for r in rows {
-        let key = format!("{} {} {}", r["rules"], r["invariant"], r["known"]);
+        let key = format!("{} {} {}", r["rules"], r["invariant"], r["finding"]);
         assert!(!keys.contains(&key), "two rows for {key}");
         keys.push(key);
         let rules = r["rules"].as_str().unwrap();
@@ -46,11 +46,32 @@ fn hunt_json_summary_has_one_row_per_variant_invariant_and_finding() {
             rules == "complete" || rules.starts_with("complete+"),
             "{rules}"
         );
-        if r["known"].is_null() {
-            let w = r["witness"].as_str().expect("a new finding has a witness");
-            assert!(std::path::Path::new(w).exists(), "{w}");
-        }
+        let class = r["class"].as_str().unwrap();
+        assert_eq!(r["finding"].is_null(), class == "new", "{r}");
+        // Every row, expected and known ones too, has a witness of its own rule set.
+        let w = r["witness"].as_str().expect("every row has a witness");
+        let h = isrfuzz::check::history::History::load(std::path::Path::new(w)).unwrap();
+        let sides: Vec<&str> = h.rules.as_deref().unwrap().split(':').collect();
+        assert!(
+            if class == "new" {
+                sides.contains(&rules)
+            } else {
+                sides[0] == rules
+            },
+            "{w}"
+        );
+        let folder = std::path::Path::new(w).parent().unwrap();
+        assert_eq!(folder.ends_with(class), class != "new", "{w}");
     }
+    // The default pairs show their presets' own bugs as expected, not new.
+    let expected = rows.iter().filter(|r| r["class"] == "expected").count();
+    assert!(expected >= 5, "{rows:?}");
+    let kafka_21419_new = rows.iter().any(|r| {
+        r["rules"] == "complete+trunk"
+            && r["class"] == "new"
+            && ["G2", "G5"].contains(&r["invariant"].as_str().unwrap())
+    });
+    assert!(!kafka_21419_new, "{rows:?}");
     let _ = std::fs::remove_dir_all(&out);
 }
 
@@ -74,12 +95,25 @@ fn hunt_and_exhaust_end_with_the_summary() {
         .skip_while(|l| !l.starts_with("summary:"))
         .collect();
     assert!(tail.len() > 2, "{stdout}");
-    assert!(tail[1].contains("rule set") && tail[1].contains("shortest witness"));
+    // Per rule set: its name, then indented rows, each new, expected or known; the last
+    // line says what to do.
+    let (last, body) = tail[1..].split_last().unwrap();
+    for l in body {
+        let ok = match l.strip_prefix("  ") {
+            Some(row) => ["new ", "expected ", "known "]
+                .iter()
+                .any(|c| row.starts_with(c)),
+            None => ["trunk+inkless-main", "complete"].contains(l),
+        };
+        assert!(ok, "{l}\n{stdout}");
+    }
     assert!(
-        tail[2..]
-            .iter()
-            .all(|l| l.trim_start().starts_with("trunk+inkless-main ")
-                || l.trim_start().starts_with("complete ")),
+        body.iter()
+            .any(|l| l.starts_with("  expected  KAFKA-21419")),
+        "{stdout}"
+    );
+    assert!(
+        last.starts_with("no new findings") || last.contains("new finding"),
         "{stdout}"
     );
     let ex = isrfuzz(&[

@@ -3,10 +3,12 @@
 
 use isrfuzz::check::history::History;
 use isrfuzz::check::oracle;
-use isrfuzz::findings::triage::{known_as, load_known, parse_known, Known};
+use isrfuzz::findings::triage::{known_as, load_known, parse_known, Kind, Known};
 use isrfuzz::findings::Sink;
 use isrfuzz::rules::RuleSet;
 use std::path::Path;
+
+mod common;
 
 fn regression(name: &str) -> History {
     let path = format!(
@@ -33,40 +35,64 @@ fn triaged(known: &[Known], history: &History) -> Vec<String> {
 fn each_known_regression_is_its_own_finding() {
     let known = known();
     let cases = [
-        ("f4-born-diskless-follower-diverted-for-good", "INV-9 F4"),
-        ("f5-operator-seal-elects-leader-without-prefix", "INV-2 F5"),
-        ("f6-follower-handed-to-consolidation-unrecorded", "INV-4 F6"),
-        ("f7-abort-strands-staged-reassignment", "E1 F7, INV-9 F11"),
-        ("f11-abort-leaves-classic-fetcher-on-diskless", "INV-9 F11"),
+        (
+            "f4-born-diskless-follower-diverted-for-good",
+            "INV-9 known F4",
+        ),
+        (
+            "f5-operator-seal-elects-leader-without-prefix",
+            "INV-2 known F5",
+        ),
+        (
+            "f6-follower-handed-to-consolidation-unrecorded",
+            "INV-4 known F6",
+        ),
+        (
+            "f7-abort-strands-staged-reassignment",
+            "E1 known F7, INV-9 known F11",
+        ),
+        (
+            "f11-abort-leaves-classic-fetcher-on-diskless",
+            "INV-9 known F11",
+        ),
         (
             "f12-operator-seal-hands-off-follower-recorded-below",
-            "INV-4 F12",
+            "INV-4 known F12",
         ),
         (
             "f10-new-leader-records-reset-then-same-leader-bump",
-            "INV-4 F10",
+            "INV-4 known F10",
         ),
-        ("complete--INV-4--799820e0f43b5cbf", "INV-4 F6"),
-        ("complete--INV-4--098552c70ca0b2c2", "INV-4 F6"),
+        ("complete--INV-4--799820e0f43b5cbf", "INV-4 known F6"),
+        ("complete--INV-4--098552c70ca0b2c2", "INV-4 known F6"),
         (
             "f13-one-step-completes-through-kept-removing",
-            "G4 F13, G5 F13",
+            "G4 known F13, G5 known F13",
         ),
-        ("f17-elr-names-a-removed-replica", "ELR1 F17, ELR3 F17"),
-        ("f18-stale-elr-member-elected", "ELR1 F17, ELR3 F17, S4 F18"),
+        (
+            "f17-elr-names-a-removed-replica",
+            "ELR1 known F17, ELR3 known F17",
+        ),
+        (
+            "f18-stale-elr-member-elected",
+            "ELR1 known F17, ELR3 known F17, S4 known F18",
+        ),
         (
             "f18-stale-elr-blocks-the-last-known-leader",
-            "E1 F18, ELR1 F17, ELR3 F17",
+            "E1 known F18, ELR1 known F17, ELR3 known F17",
         ),
-        ("f19-last-known-leader-not-a-replica", "S4 F19"),
+        ("f19-last-known-leader-not-a-replica", "S4 known F19"),
         (
             "f18-readded-elr-member-elected-with-an-empty-log",
-            "ELR1 F17, ELR3 F17, S4 F18",
+            "ELR1 known F17, ELR3 known F17, S4 known F18",
         ),
-        ("f19-non-replica-leader-strands-a-reassignment", "S4 F19"),
+        (
+            "f19-non-replica-leader-strands-a-reassignment",
+            "S4 known F19",
+        ),
         (
             "f18-stale-elr-member-elected-while-healing",
-            "D4 F18, ELR1 F17, ELR3 F17, ELR4 F18",
+            "D4 known F18, ELR1 known F17, ELR3 known F17, ELR4 known F18",
         ),
     ];
     for (file, expected) in cases {
@@ -87,7 +113,7 @@ fn a_second_mechanism_for_a_known_invariant_is_new() {
     let f10 = regression("f10-new-leader-records-reset-then-same-leader-bump");
     let f6 = regression("f6-follower-handed-to-consolidation-unrecorded");
     assert_eq!(triaged(&only_f6, &f10), ["INV-4 new"]);
-    assert_eq!(triaged(&only_f6, &f6), ["INV-4 F6"]);
+    assert_eq!(triaged(&only_f6, &f6), ["INV-4 known F6"]);
     let complete = RuleSet::complete();
     let sink = Sink::new(None, only_f6, "test");
     let found = sink.promote_all([complete, complete], &f10).unwrap();
@@ -142,8 +168,20 @@ fn format_1_and_bad_mechanisms_are_refused_with_a_reason() {
     assert!(parse_known(bad_event)
         .unwrap_err()
         .contains("unknown event kind `teleport`"));
-    let future = r#"{"format":3,"known":[]}"#;
-    assert!(parse_known(future).unwrap_err().contains("reads version 2"));
+    let future = r#"{"format":4,"known":[]}"#;
+    assert!(parse_known(future)
+        .unwrap_err()
+        .contains("reads versions 2 and 3"));
+    let expected_in_2 = r#"{"format":2,"expected":[{"id":"X","rules":"trunk","invariant":"G5","mechanism":{"decisions":["V1"]},"reason":"x"}],"known":[]}"#;
+    assert!(parse_known(expected_in_2)
+        .unwrap_err()
+        .contains("no `expected` section"));
+    let bad_through = r#"{"format":3,"known":[{"id":"F1","rules":"complete","through":["teleport"],"invariant":"INV-4","mechanism":{"decisions":["V1"]},"reason":"x"}]}"#;
+    assert!(parse_known(bad_through)
+        .unwrap_err()
+        .contains("unknown rule `teleport`"));
+    let bad_fix = r#"{"format":3,"known":[{"id":"F1","rules":"complete","invariant":"INV-4","mechanism":{"fixed_by":"shrink=never"},"reason":"x"}]}"#;
+    assert!(parse_known(bad_fix).unwrap_err().contains("fixed_by"));
 }
 
 /// The ids each violation of `history` under `rules` is known as.
@@ -154,7 +192,8 @@ fn triaged_under(known: &[Known], history: &History, rules: &str) -> Vec<String>
         .violations
         .iter()
         .map(|v| {
-            let id = known_as(known, history, &run.sides[0], v).map_or("new", |k| k.id.as_str());
+            let id = known_as(known, history, &run.sides[0], v)
+                .map_or("new".to_string(), |k| format!("{} {}", k.kind.name(), k.id));
             format!("{} {id}", v.invariant)
         })
         .collect()
@@ -167,8 +206,19 @@ fn a_scoped_finding_is_known_whatever_the_other_family_runs() {
     // is F10. Under the Inkless rules of main it is not complete's hole: new.
     let known = known();
     let h = regression("f10-new-leader-records-reset-then-same-leader-bump");
-    assert_eq!(triaged_under(&known, &h, "complete+trunk"), ["INV-4 F10"]);
+    assert_eq!(
+        triaged_under(&known, &h, "complete+trunk"),
+        ["INV-4 known F10"]
+    );
+    // Under main's Inkless rules it is not complete's hole: main's own (F8: two writers).
     let main: Vec<String> = triaged_under(&known, &h, "inkless-main");
+    assert_eq!(main, ["INV-5 expected F8"]);
+    let only_known: Vec<Known> = known
+        .iter()
+        .filter(|k| k.kind == Kind::Known)
+        .cloned()
+        .collect();
+    let main: Vec<String> = triaged_under(&only_known, &h, "inkless-main");
     assert!(
         !main.is_empty() && main.iter().all(|t| t.ends_with(" new")),
         "{main:?}"
@@ -183,7 +233,76 @@ fn a_scoped_finding_is_known_whatever_the_other_family_runs() {
         triaged_under(&unscoped, &h, "complete+trunk"),
         ["INV-4 new"]
     );
-    assert_eq!(triaged_under(&unscoped, &h, "complete"), ["INV-4 F10"]);
+    assert_eq!(
+        triaged_under(&unscoped, &h, "complete"),
+        ["INV-4 known F10"]
+    );
+}
+
+/// Each preset's own documented bug is expected, not new, on the preset and on every
+/// rule set that runs its buggy rule; a documented hole of `complete` reached through a
+/// KRaft variant is that hole (F17 through `through: []`), on a variant no preset has too.
+#[test]
+fn each_presets_bug_is_expected_and_complete_holes_are_known_on_every_variant() {
+    let known = known();
+    let cases = [
+        ("kafka-21419-repro", "trunk", "G2 expected KAFKA-21419, G5 expected KAFKA-21419"),
+        ("kafka-21419-repro", "complete+3.8-4.2", "G2 expected KAFKA-21419"),
+        (
+            "kafka-21419-override-drops-targeted-replicas",
+            "complete+3.0-3.7",
+            "G1 expected KAFKA-21419, G2 expected KAFKA-21419, G4 expected KAFKA-21419, G5 expected KAFKA-21419",
+        ),
+        ("zk-style--S0--32f2900975084f9b", "complete+zk-style", "S0 expected F2"),
+        ("f14-always-write-override-clears-lists", "complete+kafka-21419-always-write", "G5 expected always-write"),
+        ("3.0-3.7--G1--30e6835bbc3dfe3c", "complete+kafka-21419", "G1 expected proposed-fix"),
+        ("f17-elr-names-a-removed-replica", "complete+trunk", "ELR1 known F17, ELR3 known F17"),
+        (
+            "f17-elr-names-a-removed-replica",
+            "complete+completion=3.8-4.2+derivation=kafka-21419",
+            "ELR1 known F17, ELR3 known F17",
+        ),
+    ];
+    for (name, rules, want) in cases {
+        let got = triaged_under(&known, &regression(name), rules).join(", ");
+        assert_eq!(got, want, "{name} under {rules}");
+    }
+    // The derivation's bug is the derivation's: the same history under a KRaft rule set
+    // with a fixed derivation is not KAFKA-21419.
+    let h = regression("kafka-21419-repro");
+    let fixed = triaged_under(&known, &h, "trunk+derivation=transients-tracked");
+    assert!(
+        fixed.iter().all(|t| !t.contains("KAFKA-21419")),
+        "{fixed:?}"
+    );
+    // An Inkless preset's bug is matched by its cause: fixing that rule alone on the very
+    // history removes the violation (`fixed_by`); CE-e is the one-step reassignment.
+    let ce_e = common::parse(
+        "create 1,3,2; produce 10; time 15000; switch; time 15000; seal; time 15000; reassign 1,4",
+    );
+    assert_eq!(
+        triaged_under(&known, &ce_e, "complete+pr756+pr760"),
+        ["INV-2 expected CE-e"]
+    );
+    // A KRaft variant leaves the Inkless rules at complete: nothing to expect there.
+    assert!(triaged_under(&known, &ce_e, "complete+trunk").is_empty());
+    // Without `fixed_by`, any INV-2 under one-step would be CE-e; with it, only one that
+    // the staged reassignment removes. Pin that the check runs: a fix that does not
+    // remove the violation leaves it new.
+    let wrong_fix: Vec<Known> = known
+        .iter()
+        .cloned()
+        .map(|mut k| {
+            if k.id == "CE-e" {
+                k.mechanism.fixed_by = Some("lag=both-caps".to_string());
+            }
+            k
+        })
+        .collect();
+    assert_eq!(
+        triaged_under(&wrong_fix, &ce_e, "complete+pr756+pr760"),
+        ["INV-2 new"]
+    );
 }
 
 /// Generated histories from fixed seeds, ELR drawn.

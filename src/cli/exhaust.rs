@@ -21,6 +21,10 @@ const DEPTH_MAX: usize = 8;
 
 #[derive(Args)]
 pub struct ExhaustArgs {
+    /// Expected and known findings to count instead of report (default: those built in,
+    /// from corpus/known.json; `--known none` for none).
+    #[arg(long, value_name = "FILE")]
+    known: Option<PathBuf>,
     /// Rule sets A or A:B (each side explored on its own).
     #[arg(long = "rules", value_name = "A[:B]", default_value = "complete")]
     rules: String,
@@ -91,7 +95,7 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode, Error> {
     let limits = limits(&args)?;
     let sides = RuleSet::parse_pair(&args.rules).map_err(Error::Usage)?;
     let start = &start(&args)?;
-    let known = load_known_or_default(None)?;
+    let known = load_known_or_default(args.known.as_deref())?;
     let origin = format!(
         "found by `isrfuzz exhaust --start {}{}`",
         start.name,
@@ -195,7 +199,7 @@ fn summary_row(rules: RuleSet, c: &Counterexample) -> Row {
     Row {
         rules,
         invariant: c.invariant,
-        known: c.known.clone(),
+        matched: c.known.clone(),
         count: 1,
         first: None,
         witness: c.path.clone().map(|p| (p, c.ops)),
@@ -203,8 +207,8 @@ fn summary_row(rules: RuleSet, c: &Counterexample) -> Row {
 }
 
 fn counterexample_line(c: &Counterexample) -> String {
-    if let Some(id) = &c.known {
-        return format!("  known {} ({id})", c.invariant);
+    if let Some(m) = &c.known {
+        return format!("  {} {} ({})", m.kind.name(), c.invariant, m.id);
     }
     let versus = c.other_violates.map_or(String::new(), |(b, also)| {
         format!(" ({b} {})", if also { "violates it too" } else { "holds" })

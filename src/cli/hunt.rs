@@ -34,8 +34,8 @@ pub struct HuntArgs {
     /// Stop after this many histories.
     #[arg(long, value_name = "N")]
     max_histories: Option<u64>,
-    /// Known findings to count instead of report (default: corpus/known.json when it
-    /// exists here; `--known none` for none).
+    /// Expected and known findings to count instead of report (default: those built in,
+    /// from corpus/known.json; `--known none` for none).
     #[arg(long, value_name = "FILE")]
     known: Option<PathBuf>,
     /// Stop at the first finding of this invariant (time-to-detection measurements).
@@ -175,7 +175,7 @@ fn print_report(report: &Report, json: bool) {
         .map(|(i, n)| format!("{}={n}", i.id))
         .collect();
     println!("sometimes: {}", sometimes.join(" "));
-    if report.findings.is_empty() && report.harness_bugs.is_empty() {
+    if report.summary.rows.is_empty() && report.harness_bugs.is_empty() {
         println!("no violation found");
     }
     print!("{}", report.summary.table(report.histories, report.elapsed));

@@ -12,6 +12,10 @@ use std::process::ExitCode;
 
 #[derive(Args)]
 pub struct PromoteArgs {
+    /// Expected and known findings to count instead of report (default: those built in,
+    /// from corpus/known.json; `--known none` for none).
+    #[arg(long, value_name = "FILE")]
+    known: Option<PathBuf>,
     #[arg(required = true, value_name = "ARTIFACT")]
     files: Vec<PathBuf>,
     /// Rule sets A:B or A (default: the history's own, else trunk against complete).
@@ -33,7 +37,7 @@ pub fn run(args: PromoteArgs) -> Result<ExitCode, Error> {
         fuzz::check_env().map_err(Error::Usage)?;
     }
     let inputs = load_all(&args.files)?;
-    let mut known = load_known_or_default(None)?;
+    let mut known = load_known_or_default(args.known.as_deref())?;
     let mut written = 0;
     for (path, history) in &inputs {
         let sides = match target {
@@ -86,6 +90,8 @@ fn target_named(name: &str) -> Result<Target, Error> {
 fn promoted_known(f: &Finding, path: &Path) -> Known {
     // In memory only: matched by (rule set, invariant), so one regression per pair.
     Known {
+        kind: Default::default(),
+        through: None,
         id: String::new(),
         rules: f.side_rules.to_string(),
         invariant: f.invariant.to_string(),

@@ -12,6 +12,7 @@ use crate::check::oracle::{self, SideRun, Violation};
 use crate::error::Error;
 use crate::findings::attribution::attributed;
 use crate::findings::minimize::minimize;
+use crate::findings::summary::Matched;
 use crate::findings::triage::{self, Known};
 use crate::rules::RuleSet;
 use std::path::{Path, PathBuf};
@@ -45,7 +46,7 @@ pub struct Sink {
     /// The run's other rule sets: a witness lists each one that breaks on it.
     listed: Vec<RuleSet>,
     /// Witnesses written or met in this run, by content hash: one file per history.
-    witnesses: std::sync::Mutex<Vec<(u64, PathBuf)>>,
+    witnesses: std::sync::Mutex<Vec<(u64, RuleSet, PathBuf)>>,
 }
 
 impl Sink {
@@ -123,6 +124,67 @@ impl Sink {
         triage::known_as(&self.known, history, run, v)
     }
 
+    /// The expected or known finding the violation is, as a summary row names it.
+    pub fn classify(&self, history: &History, run: &SideRun, v: &Violation) -> Option<Matched> {
+        self.known_as(history, run, v).map(|k| Matched {
+            kind: k.kind,
+            id: if k.id.is_empty() {
+                "promoted".to_string()
+            } else {
+                k.id.clone()
+            },
+        })
+    }
+
+    /// Minimize `history` towards a violation of `invariant` on `side` that is still
+    /// `matched` (and the side's own), annotate it and write it into the folder of its
+    /// class (`OUT/expected`, `OUT/known`): each summary row, known ones included, has a
+    /// witness of its own rule set, and the top folder keeps only what is new.
+    pub fn promote_matched(
+        &self,
+        pair: [RuleSet; 2],
+        side: usize,
+        invariant: &'static str,
+        matched: &Matched,
+        history: &History,
+    ) -> Result<Finding, Error> {
+        let minimal = minimize(history, |h| {
+            self.is_matched(pair, side, invariant, matched, h)
+        });
+        let dir = self.out.as_ref().map(|d| d.join(matched.kind.name()));
+        // A row of the reference side (`complete`, last) is that rule set's alone: its
+        // witness names it only, so replaying the file shows just the row's rule set.
+        let (pair, side) = if side + 1 == sides_of(&pair).len() && side > 0 {
+            ([pair[side]; 2], 0)
+        } else {
+            (pair, side)
+        };
+        self.record_in(dir.as_deref(), pair, side, invariant, minimal)
+    }
+
+    /// Whether `history` shows, on `side` and not on a later side, a violation of
+    /// `invariant` that is `matched`: the predicate [`Sink::promote_matched`] keeps true.
+    fn is_matched(
+        &self,
+        pair: [RuleSet; 2],
+        side: usize,
+        invariant: &str,
+        matched: &Matched,
+        history: &History,
+    ) -> bool {
+        let sides = sides_of(&pair);
+        let decisions = self.needs_decisions(invariant);
+        let Some(own) = run_focused(history, sides[side], invariant, decisions) else {
+            return false;
+        };
+        let same = own.violations.iter().any(|v| {
+            v.invariant == invariant && self.classify(history, &own, v).as_ref() == Some(matched)
+        });
+        same && sides[side + 1..].iter().all(|&later| {
+            run_focused(history, later, invariant, false).is_some_and(|r| !r.violates(invariant))
+        })
+    }
+
     /// Treat this finding as known from now on (one regression per pair and invariant).
     pub fn add_known(&mut self, known: Known) {
         self.known.push(known);
@@ -183,11 +245,22 @@ impl Sink {
         pair: [RuleSet; 2],
         side: usize,
         invariant: &'static str,
+        history: History,
+    ) -> Result<Finding, Error> {
+        self.record_in(self.out.as_deref(), pair, side, invariant, history)
+    }
+
+    fn record_in(
+        &self,
+        out: Option<&Path>,
+        pair: [RuleSet; 2],
+        side: usize,
+        invariant: &'static str,
         mut history: History,
     ) -> Result<Finding, Error> {
         annotate(&mut history, pair, side, invariant, &self.origin);
         list_breaking(&mut history, &self.listed);
-        let (path, created) = match &self.out {
+        let (path, created) = match out {
             Some(dir) => {
                 let (path, created) = self.write_once(dir, &history, &pair[side], invariant)?;
                 (Some(path), created)
@@ -239,7 +312,9 @@ impl Sink {
 
 impl Sink {
     /// Write a witness unless the same history (content hash) was already written or
-    /// found in `dir` in this run, under whatever name: then that file is the witness.
+    /// found in `dir` in this run for the same rule set, under whatever name: then that
+    /// file is the witness. Another rule set gets a file of its own (its `rules` pair is
+    /// what `replay` runs).
     fn write_once(
         &self,
         dir: &Path,
@@ -249,12 +324,15 @@ impl Sink {
     ) -> Result<(PathBuf, bool), Error> {
         let hash = history.content_hash();
         let mut seen = self.witnesses.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, path)) = seen.iter().find(|(h, p)| *h == hash && p.exists()) {
+        let found = seen
+            .iter()
+            .find(|(h, r, p)| *h == hash && r == rules && p.starts_with(dir) && p.exists());
+        if let Some((_, _, path)) = found {
             return Ok((path.clone(), false));
         }
         std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
         let (path, created) = write_finding(dir, history, rules, invariant)?;
-        seen.push((hash, path.clone()));
+        seen.push((hash, *rules, path.clone()));
         Ok((path, created))
     }
 }

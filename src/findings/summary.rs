@@ -1,26 +1,44 @@
 //! The one summary an engine prints at the end of a run: per (rule set, invariant,
-//! finding) how many histories showed it, when it was first met, and the shortest witness
+//! class) how many histories showed it, when it was first met, and the shortest witness
 //! written for it; as a table for people and as JSON for tools.
+//!
+//! Three classes, said plainly: *expected* (the documented upstream bug a rule variant
+//! exists to show, `KAFKA-21419` on `trunk`), *known* (a documented hole of `complete` or
+//! upstream, `F17`), and *new*: everything else, and only that.
 
+use crate::findings::triage::Kind;
 use crate::rules::RuleSet;
 use serde_json::json;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// One row: a violation of `invariant` under `rules`, either a known finding (its id) or
-/// new (with its witness).
+/// What a row's violations were matched to: an expected or known finding, by its id.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Matched {
+    pub kind: Kind,
+    pub id: String,
+}
+
+/// One row: a violation of `invariant` under `rules`, expected, known or new.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
     pub rules: RuleSet,
     pub invariant: &'static str,
-    /// The known finding's id (`F6`), `None` for a new one.
-    pub known: Option<String>,
+    /// The expected or known finding it is, `None` for a new one.
+    pub matched: Option<Matched>,
     /// Histories that showed it (for `exhaust`: 1, its shortest counterexample).
     pub count: u64,
     /// When it was first met, from the start of the run (`None` where not measured).
     pub first: Option<Duration>,
-    /// The shortest witness written, and its number of events.
+    /// The shortest witness written under this rule set, and its number of events.
     pub witness: Option<(PathBuf, usize)>,
+}
+
+impl Row {
+    /// `new`, `expected` or `known`.
+    pub fn class(&self) -> &'static str {
+        self.matched.as_ref().map_or("new", |m| m.kind.name())
+    }
 }
 
 /// Every row of a run, in the order first met.
@@ -29,90 +47,184 @@ pub struct Summary {
     pub rows: Vec<Row>,
 }
 
+/// Rows shown per group line before the rest is folded into "and N more".
+const GROUP_INVARIANTS_MAX: usize = 12;
+
 impl Summary {
-    /// Count one more history showing (`rules`, `invariant`, `known`), met at `at`.
+    /// Count one more history showing (`rules`, `invariant`, `matched`), met at `at`.
+    /// Returns whether this is the row's first history.
     pub fn count(
         &mut self,
         rules: RuleSet,
         invariant: &'static str,
-        known: Option<&str>,
+        matched: Option<Matched>,
         at: Duration,
-    ) {
-        let key =
-            |r: &Row| r.rules == rules && r.invariant == invariant && r.known.as_deref() == known;
+    ) -> bool {
+        let key = |r: &Row| r.rules == rules && r.invariant == invariant && r.matched == matched;
         match self.rows.iter_mut().find(|r| key(r)) {
-            Some(r) => r.count += 1,
-            None => self.rows.push(Row {
-                rules,
-                invariant,
-                known: known.map(str::to_string),
-                count: 1,
-                first: Some(at),
-                witness: None,
-            }),
+            Some(r) => {
+                r.count += 1;
+                false
+            }
+            None => {
+                self.rows.push(Row {
+                    rules,
+                    invariant,
+                    matched,
+                    count: 1,
+                    first: Some(at),
+                    witness: None,
+                });
+                true
+            }
         }
     }
 
-    /// Record the (current, shortest) witness of a new (`rules`, `invariant`).
+    /// Record the (current, shortest) witness of a row.
     pub fn witness(
         &mut self,
         rules: RuleSet,
         invariant: &str,
+        matched: Option<&Matched>,
         path: Option<PathBuf>,
         events: usize,
     ) {
-        let row = self
-            .rows
-            .iter_mut()
-            .find(|r| r.rules == rules && r.invariant == invariant && r.known.is_none());
+        let row = self.rows.iter_mut().find(|r| {
+            r.rules == rules && r.invariant == invariant && r.matched.as_ref() == matched
+        });
         if let (Some(row), Some(path)) = (row, path) {
             row.witness = Some((path, events));
         }
     }
 
     pub fn new_count(&self) -> usize {
-        self.rows.iter().filter(|r| r.known.is_none()).count()
+        self.class_count("new")
     }
 
-    /// The table: one line per row, new findings first.
+    fn class_count(&self, class: &str) -> usize {
+        self.rows.iter().filter(|r| r.class() == class).count()
+    }
+
+    /// The rule sets in the order to print them: those with new rows first, then as met.
+    fn rule_sets(&self) -> Vec<RuleSet> {
+        let mut sets: Vec<RuleSet> = Vec::new();
+        for r in &self.rows {
+            if !sets.contains(&r.rules) {
+                sets.push(r.rules);
+            }
+        }
+        let has_new = |s: &RuleSet| {
+            self.rows
+                .iter()
+                .any(|r| r.rules == *s && r.matched.is_none())
+        };
+        sets.sort_by_key(|s| !has_new(s));
+        sets
+    }
+
+    /// The table: per rule set, its new rows one per line (with their witness), then one
+    /// line per expected or known finding listing the invariants it showed; and the line a
+    /// person acts on.
     pub fn table(&self, histories: u64, elapsed: Duration) -> String {
-        let known = self.rows.len() - self.new_count();
         let mut out = format!(
-            "summary: {} new, {known} known in {histories} histories, {:.1} s\n",
+            "summary: {} new, {} expected, {} known (rule set × invariant) in {histories} histories, {:.1} s\n",
             self.new_count(),
+            self.class_count("expected"),
+            self.class_count("known"),
             elapsed.as_secs_f64()
         );
-        if self.rows.is_empty() {
-            return out;
+        for rules in self.rule_sets() {
+            out.push_str(&format!("{rules}\n"));
+            let rows: Vec<&Row> = self.rows.iter().filter(|r| r.rules == rules).collect();
+            for r in rows.iter().filter(|r| r.matched.is_none()) {
+                out.push_str(&format!(
+                    "  new       {:<9} {:>9} histories, first {:>7.3} s  {}\n",
+                    r.invariant,
+                    r.count,
+                    r.first.map_or(0.0, |d| d.as_secs_f64()),
+                    witness_text(r)
+                ));
+            }
+            out.push_str(&self.group_lines(&rows, Kind::Expected));
+            out.push_str(&self.group_lines(&rows, Kind::Known));
         }
-        out.push_str(&format!(
-            "  {:<34} {:<9} {:<9} {:>10} {:>9}  shortest witness\n",
-            "rule set", "invariant", "finding", "histories", "first s"
-        ));
-        let mut rows: Vec<&Row> = self.rows.iter().collect();
-        rows.sort_by_key(|r| r.known.is_some());
+        out.push_str(&self.action_line());
+        out
+    }
+
+    /// One line per finding of `kind` among `rows`: its id, the invariants it showed, the
+    /// histories, and its shortest witness.
+    fn group_lines(&self, rows: &[&Row], kind: Kind) -> String {
+        let mut ids: Vec<&str> = Vec::new();
         for r in rows {
+            if let Some(m) = r.matched.as_ref().filter(|m| m.kind == kind) {
+                if !ids.contains(&m.id.as_str()) {
+                    ids.push(&m.id);
+                }
+            }
+        }
+        let mut out = String::new();
+        for id in ids {
+            let group: Vec<&&Row> = rows
+                .iter()
+                .filter(|r| {
+                    r.matched
+                        .as_ref()
+                        .is_some_and(|m| m.kind == kind && m.id == id)
+                })
+                .collect();
+            let mut invariants: Vec<&str> = group.iter().map(|r| r.invariant).collect();
+            let more = invariants.len().saturating_sub(GROUP_INVARIANTS_MAX);
+            invariants.truncate(GROUP_INVARIANTS_MAX);
+            let mut names = invariants.join(" ");
+            if more > 0 {
+                names.push_str(&format!(" and {more} more"));
+            }
+            let count: u64 = group.iter().map(|r| r.count).sum();
+            let shortest = group
+                .iter()
+                .filter(|r| r.witness.is_some())
+                .min_by_key(|r| r.witness.as_ref().map(|(_, n)| *n));
             out.push_str(&format!(
-                "  {:<34} {:<9} {:<9} {:>10} {:>9}  {}\n",
-                r.rules.to_string(),
-                r.invariant,
-                r.known
-                    .as_deref()
-                    .map_or("new".to_string(), |k| format!("known {k}")),
-                r.count,
-                r.first
-                    .map_or("-".to_string(), |d| format!("{:.3}", d.as_secs_f64())),
-                r.witness.as_ref().map_or("-".to_string(), |(p, n)| format!(
-                    "{} ({n} events)",
-                    p.display()
-                )),
+                "  {:<9} {id:<11} {names}: {count} histories  {}\n",
+                kind.name(),
+                shortest.map_or("-".to_string(), |r| witness_text(r))
             ));
         }
         out
     }
 
-    /// One JSON object: `histories`, `seconds`, `rows` (rules, invariant, known, count,
-    /// first_seconds, witness, witness_events).
+    /// The last line: what to do now.
+    fn action_line(&self) -> String {
+        let new: Vec<String> = self
+            .rows
+            .iter()
+            .filter(|r| r.matched.is_none())
+            .map(|r| format!("{} {}", r.rules, r.invariant))
+            .collect();
+        if new.is_empty() {
+            return format!(
+                "no new findings ({} expected, {} known rows: documented, see docs/findings.md)\n",
+                self.class_count("expected"),
+                self.class_count("known")
+            );
+        }
+        let shown = new.len().min(GROUP_INVARIANTS_MAX);
+        let more = if new.len() > shown {
+            format!(" and {} more", new.len() - shown)
+        } else {
+            String::new()
+        };
+        format!(
+            "{} new finding{}: {}{more}; replay one with `isrfuzz replay FILE`, file it with `isrfuzz replay --report jira FILE`\n",
+            new.len(),
+            if new.len() == 1 { "" } else { "s" },
+            new[..shown].join(", ")
+        )
+    }
+
+    /// One JSON object: `histories`, `seconds`, `new`, `expected`, `known`, `rows` (rules,
+    /// invariant, class, finding, count, first_seconds, witness, witness_events).
     pub fn json(&self, histories: u64, elapsed: Duration) -> String {
         let rows: Vec<_> = self
             .rows
@@ -121,7 +233,8 @@ impl Summary {
                 json!({
                     "rules": r.rules.to_string(),
                     "invariant": r.invariant,
-                    "known": r.known,
+                    "class": r.class(),
+                    "finding": r.matched.as_ref().map(|m| m.id.clone()),
                     "count": r.count,
                     "first_seconds": r.first.map(|d| d.as_secs_f64()),
                     "witness": r.witness.as_ref().map(|(p, _)| p.display().to_string()),
@@ -133,8 +246,16 @@ impl Summary {
             "histories": histories,
             "seconds": elapsed.as_secs_f64(),
             "new": self.new_count(),
+            "expected": self.class_count("expected"),
+            "known": self.class_count("known"),
             "rows": rows,
         })
         .to_string()
     }
+}
+
+fn witness_text(r: &Row) -> String {
+    r.witness.as_ref().map_or("-".to_string(), |(p, n)| {
+        format!("{} ({n} events)", p.display())
+    })
 }

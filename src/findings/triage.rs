@@ -15,18 +15,41 @@ use crate::rules::{Family, RuleSet};
 use std::cell::OnceCell;
 use std::path::Path;
 
-/// Where the known findings of this repository live (relative to its root).
+/// Where the known findings of this repository live (relative to its root); the build
+/// embeds that file ([`embedded`]), so a run anywhere knows them.
 pub const KNOWN_DEFAULT_PATH: &str = "corpus/known.json";
 
-/// The known-findings format this build reads.
-pub const KNOWN_FORMAT: u32 = 2;
+/// The known-findings format this build writes; it reads this one and 2 (no `expected`).
+pub const KNOWN_FORMAT: u32 = 3;
+
+/// What a matched violation is: the documented upstream bug a rule variant exists to show
+/// (a preset's reason to be), or a documented hole of `complete` or upstream.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Expected,
+    #[default]
+    Known,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Expected => "expected",
+            Kind::Known => "known",
+        }
+    }
+}
 
 /// A finding that is understood and accepted (a documented upstream hole): engines count
 /// it instead of reporting it as new.
 #[derive(Clone, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Known {
-    /// Its name in docs/findings.md (`F6`).
+    /// Expected or known: which section of the file it came from.
+    #[serde(skip)]
+    pub kind: Kind,
+    /// Its name: `F6` (docs/findings.md) or the upstream ticket (`KAFKA-21419`).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub id: String,
     pub rules: String,
@@ -37,6 +60,13 @@ pub struct Known {
     /// reach the hole; the mechanism still has to hold). Absent: on `rules` only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<Scope>,
+    /// The rules (ids, `derivation`) the mechanism runs through: when given, the finding is
+    /// known on every rule set whose variants of these rules are `rules`'s, whatever its
+    /// other rules (they only change which histories reach it; the mechanism still has to
+    /// hold). Empty: on every rule set (no rule variant takes part: shared code). It
+    /// overrides `scope`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub through: Option<Vec<String>>,
     /// What makes a violation this finding.
     #[serde(default)]
     pub mechanism: Mechanism,
@@ -83,11 +113,29 @@ pub struct Mechanism {
     /// Rule decisions that did not fire.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub without_decisions: Vec<String>,
+    /// `rule=variant`: the violation is gone when this one rule of the violating rule set
+    /// is set to this variant (its fix) and the same history is run again. Names the
+    /// cause of an expected finding: the buggy variant itself, whatever else differs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixed_by: Option<String>,
 }
 
 impl Mechanism {
     fn is_empty(&self) -> bool {
         *self == Mechanism::default()
+    }
+
+    /// Whether the violation `v` of `history` under `rules` is gone once the rule
+    /// [`Mechanism::fixed_by`] names is fixed (true when it names none).
+    pub fn fixed_holds(&self, history: &History, rules: &RuleSet, v: &Violation) -> bool {
+        let Some(fix) = &self.fixed_by else {
+            return true;
+        };
+        let Ok(fixed) = RuleSet::parse(&format!("{rules}+{fix}")) else {
+            return false;
+        };
+        crate::check::focused::run_focused(history, fixed, v.invariant, false)
+            .is_some_and(|r| !r.violates(v.invariant))
     }
 
     fn needs_trace(&self) -> bool {
@@ -169,12 +217,24 @@ impl Known {
         self.invariant == v.invariant && self.covers(rules) && self.mechanism.holds(v, trace)
     }
 
-    /// Whether a violation under `rules` can be this finding (its scope, [`Known::scope`]).
+    /// Whether a violation under `rules` can be this finding ([`Known::through`], else
+    /// [`Known::scope`]).
     pub fn covers(&self, rules: &RuleSet) -> bool {
-        RuleSet::parse(&self.rules).is_ok_and(|k| match self.scope {
+        let Ok(k) = RuleSet::parse(&self.rules) else {
+            return false;
+        };
+        if let Some(through) = &self.through {
+            return through.iter().all(|id| {
+                crate::rules::RULES
+                    .iter()
+                    .find(|r| r.id == id)
+                    .is_some_and(|r| (r.get)(&k) == (r.get)(rules))
+            });
+        }
+        match self.scope {
             None => k == *rules,
             Some(s) => k.same_rules_of(rules, s.family()),
-        })
+        }
     }
 }
 
@@ -188,7 +248,9 @@ pub fn known_as<'a>(
 ) -> Option<&'a Known> {
     let trace = OnceCell::new();
     let trace = || trace.get_or_init(|| Trace::of_run(history, run, v.step));
-    known.iter().find(|k| k.matches(&run.rules, v, &trace))
+    known.iter().find(|k| {
+        k.matches(&run.rules, v, &trace) && k.mechanism.fixed_holds(history, &run.rules, v)
+    })
 }
 
 /// Whether any of `known` matches the violation.
@@ -202,15 +264,21 @@ pub fn load_known(path: &Path) -> Result<Vec<Known>, Error> {
     parse_known(&text).map_err(Error::input(path))
 }
 
-/// The known findings a command uses: `none` for none, a given file, else
-/// [`KNOWN_DEFAULT_PATH`] when it exists in the working directory.
+/// The expected and known findings committed with this build ([`KNOWN_DEFAULT_PATH`],
+/// embedded: the working directory does not matter).
+pub fn embedded() -> &'static [Known] {
+    static KNOWN: std::sync::OnceLock<Vec<Known>> = std::sync::OnceLock::new();
+    KNOWN.get_or_init(|| {
+        parse_known(include_str!("../../corpus/known.json")).expect("corpus/known.json is valid")
+    })
+}
+
+/// The findings a command uses: `none` for none, a given file, else the embedded ones.
 pub fn load_known_or_default(path: Option<&Path>) -> Result<Vec<Known>, Error> {
-    let default = Path::new(KNOWN_DEFAULT_PATH);
     match path {
         Some(p) if p.as_os_str() == "none" => Ok(Vec::new()),
         Some(p) => load_known(p),
-        None if default.exists() => load_known(default),
-        None => Ok(Vec::new()),
+        None => Ok(embedded().to_vec()),
     }
 }
 
@@ -224,6 +292,8 @@ struct Version {
 struct KnownFile {
     #[allow(dead_code)]
     format: u32,
+    #[serde(default)]
+    expected: Vec<Known>,
     known: Vec<Known>,
 }
 
@@ -238,18 +308,27 @@ pub fn parse_known(text: &str) -> Result<Vec<Known>, String> {
                 .to_string(),
         );
     }
-    if version.format != KNOWN_FORMAT {
+    if !(2..=KNOWN_FORMAT).contains(&version.format) {
         return Err(format!(
-            "unknown format version {} (this isrfuzz reads version {KNOWN_FORMAT})",
+            "unknown format version {} (this isrfuzz reads versions 2 and {KNOWN_FORMAT})",
             version.format
         ));
     }
     let file: KnownFile =
         serde_json::from_str(text).map_err(|e| format!("malformed known-findings file: {e}"))?;
-    for k in &file.known {
+    if version.format == 2 && !file.expected.is_empty() {
+        return Err("format 2 has no `expected` section (write format 3)".to_string());
+    }
+    // Expected first: a preset's own bug is the narrower explanation of a violation.
+    let expected = file.expected.into_iter().map(|k| Known {
+        kind: Kind::Expected,
+        ..k
+    });
+    let all: Vec<Known> = expected.chain(file.known).collect();
+    for k in &all {
         check_entry(k)?;
     }
-    Ok(file.known)
+    Ok(all)
 }
 
 fn check_entry(k: &Known) -> Result<(), String> {
@@ -263,7 +342,16 @@ fn check_entry(k: &Known) -> Result<(), String> {
             k.rules, k.invariant
         ));
     }
+    for id in k.through.iter().flatten() {
+        if !crate::rules::RULES.iter().any(|r| r.id == id) {
+            return Err(format!("{}: unknown rule `{id}` in `through`", k.id));
+        }
+    }
     let m = &k.mechanism;
+    if let Some(fix) = &m.fixed_by {
+        RuleSet::parse(&format!("complete+{fix}"))
+            .map_err(|e| format!("{}: fixed_by: {e}", k.id))?;
+    }
     for d in m.decisions.iter().chain(&m.without_decisions) {
         let is_decision =
             invariants::by_id(d).is_some_and(|i| matches!(i.check, Check::Sometimes(_)));

@@ -15,8 +15,8 @@ pub struct Counterexample {
     pub invariant: &'static str,
     /// Operations after the start's setup.
     pub ops: usize,
-    /// The known finding it matched (its id): not written.
-    pub known: Option<String>,
+    /// The expected or known finding it matched: not written.
+    pub known: Option<crate::findings::summary::Matched>,
     pub path: Option<PathBuf>,
     /// With a second rule set: whether it violates the invariant on the same history.
     pub other_violates: Option<(RuleSet, bool)>,
@@ -36,11 +36,11 @@ pub fn record(
         let side = &run.sides[0];
         let violation = side.violations.iter().find(|v| v.invariant == *invariant);
         let ops = history.events.len() - start.setup.len();
-        if let Some(k) = violation.and_then(|v| sink.known_as(history, side, v)) {
+        if let Some(m) = violation.and_then(|v| sink.classify(history, side, v)) {
             out.push(Counterexample {
                 invariant,
                 ops,
-                known: Some(k.id.clone()),
+                known: Some(m),
                 path: None,
                 other_violates: None,
             });

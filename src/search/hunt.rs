@@ -10,7 +10,7 @@ use crate::check::oracle::Verdict;
 use crate::error::Error;
 use crate::findings::attribution::attributed;
 use crate::findings::finding::sides_of;
-use crate::findings::summary::Summary;
+use crate::findings::summary::{Matched, Summary};
 use crate::findings::{Finding, Sink};
 use crate::rules::RuleSet;
 use crate::search::generate::{decode_judged, decode_with, ElrMode, GEN_EVENTS_MAX};
@@ -43,6 +43,8 @@ pub struct Report {
     pub write_error: Option<Error>,
     /// Per (rule set, invariant, known finding or new): histories, first time, witness.
     pub summary: Summary,
+    /// The first history of each expected or known row, waiting for its witness.
+    pub matched: Vec<([RuleSet; 2], usize, &'static str, Matched, History)>,
     /// When the two sides' states first differed (the bug was *triggered*), and after
     /// how many histories; a detection needs an invariant to fail as well.
     pub first_divergence: Option<(Duration, u64)>,
@@ -107,11 +109,28 @@ pub fn hunt(cfg: &Config, sink: &Sink, mut progress: impl FnMut(&Report)) -> Res
         }
     }
     report.elapsed = start.elapsed();
+    if report.write_error.is_none() {
+        if let Err(e) = witness_matched(sink, &mut report) {
+            report.write_error = Some(e);
+        }
+    }
     for f in &report.findings {
         let events = f.history.events.len();
-        (report.summary).witness(f.side_rules, f.invariant, f.path.clone(), events);
+        (report.summary).witness(f.side_rules, f.invariant, None, f.path.clone(), events);
     }
     Ok(report)
+}
+
+/// Every row has a witness of its own rule set, expected and known ones too (minimized,
+/// written under OUT/expected and OUT/known). Done once the search is over, so that it
+/// costs the search nothing: about a hundred rows, each minimized once.
+fn witness_matched(sink: &Sink, report: &mut Report) -> Result<(), Error> {
+    for (pair, side, invariant, m, history) in std::mem::take(&mut report.matched) {
+        let f = sink.promote_matched(pair, side, invariant, &m, &history)?;
+        let n = f.history.events.len();
+        (report.summary).witness(pair[side], invariant, Some(&m), f.path, n);
+    }
+    Ok(())
 }
 
 /// Deletion-only minimization stops at local minima (an unclean election standing in for
@@ -199,11 +218,15 @@ fn absorb(
                 continue;
             }
             let elapsed = start.elapsed();
-            if let Some(k) = sink.known_as(&history, side, v) {
-                let id = if k.id.is_empty() { "promoted" } else { &k.id };
-                report
-                    .summary
-                    .count(side.rules, v.invariant, Some(id), elapsed);
+            if let Some(m) = sink.classify(&history, side, v) {
+                let first =
+                    (report.summary).count(side.rules, v.invariant, Some(m.clone()), elapsed);
+                if first {
+                    // Its witness is minimized and written after the search (`witness_matched`).
+                    report
+                        .matched
+                        .push((pair, s, v.invariant, m, history.clone()));
+                }
                 continue;
             }
             report.summary.count(side.rules, v.invariant, None, elapsed);
