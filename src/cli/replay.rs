@@ -3,7 +3,7 @@
 use crate::cli::input::{check_rules, load_all, sides_for};
 use clap::Args;
 use isrfuzz::check::oracle::{self, Verdict};
-use isrfuzz::error::Error;
+use isrfuzz::error::{inert, Error};
 use isrfuzz::findings::{bugreport, operator, report, svg};
 use isrfuzz::History;
 use std::path::{Path, PathBuf};
@@ -61,7 +61,7 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode, Error> {
         {
             eprintln!(
                 "error: {}: two runs of the same history differ (harness bug)",
-                path.display()
+                inert(&path.display().to_string())
             );
             bug = true;
         }
@@ -131,8 +131,8 @@ fn expect_holds(path: &Path, history: &History, verdict: &Verdict) -> bool {
         let Ok(rules) = isrfuzz::rules::RuleSet::parse(&e.rules) else {
             eprintln!(
                 "expect: {}: unknown rule set `{}` in `expect`",
-                path.display(),
-                e.rules
+                inert(&path.display().to_string()),
+                inert(&e.rules)
             );
             holds = false;
             continue;
@@ -157,9 +157,9 @@ fn expect_holds(path: &Path, history: &History, verdict: &Verdict) -> bool {
             };
             eprintln!(
                 "expect: {}: the file expects {} under {}, the verdict is {}",
-                path.display(),
+                inert(&path.display().to_string()),
                 show(&recorded),
-                e.rules,
+                inert(&e.rules),
                 show(&actual)
             );
             holds = false;
