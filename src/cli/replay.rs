@@ -89,6 +89,13 @@ fn print_outputs(
 ) -> Result<(), Error> {
     if let Some(file) = &args.svg {
         std::fs::write(file, svg::timeline(history, verdict)).map_err(Error::io(file))?;
+        // Say where it went; with --json stdout holds the verdict alone.
+        let wrote = format!("wrote {}", inert(&file.display().to_string()));
+        if args.json {
+            eprintln!("{wrote}");
+        } else {
+            println!("{wrote}");
+        }
     }
     if args.operator {
         let side = &verdict.sides[0];
