@@ -12,6 +12,7 @@ cargo build --release --quiet --bin isrfuzz
 bin=${CARGO_TARGET_DIR:-target}/release/isrfuzz
 command -v prlimit >/dev/null || { echo "ci/hostile.sh needs prlimit (util-linux)" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "ci/hostile.sh needs python3" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "ci/hostile.sh needs /usr/bin/time (GNU time)" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 seeds=$(find corpus -name '*.json' ! -name known.json | sort)
@@ -101,6 +102,50 @@ PY
     done
   done
   ls -a "$tmp/out" | grep -q '^\.tmp-' && { echo "temp file left in round $round"; bad=$((bad + 1)); }
+done
+# Worst-case histories (a fixed section, whatever the budget): valid histories at the work
+# budget (TASK_WORK_MAX) and the event limit, in the shapes that cost most: 1,023 time steps
+# each full of notes on 2 or 3 brokers and one partition, 2 brokers on 8 partitions (most
+# notes), 16 brokers on one (most time), and produces between the steps. Measured in
+# docs/benchmarks.md#worst-case-history (at most 3.4 s, 171 MB); a run over these limits
+# (about twice that) fails the campaign.
+worst_seconds_max=7
+worst_rss_kb_max=$((350 * 1024))
+mkdir -p "$tmp/worst"
+python3 - "$tmp/worst" <<'PY'
+import json, sys
+WORK_MAX, EVENTS_MAX = 4_000_000, 1024  # check::history::{TASK_WORK_MAX, EVENTS_MAX}
+def history(brokers, partitions, produce_every=0, lag_ms=2):
+    ev = [{"op": "create_partition", "replicas": brokers}] * partitions
+    left = EVENTS_MAX - len(ev)
+    steps = left - (left + produce_every - 1) // produce_every if produce_every else left
+    runs = WORK_MAX // (steps * len(brokers) * partitions)
+    advance = {"op": "advance_time", "ms": (runs - 1) * max(lag_ms // 2, 1)}
+    for i in range(left):
+        ev.append({"op": "produce", "records": 1000} if produce_every and i % produce_every == 0 else advance)
+    return {"format": 3, "brokers": brokers,
+            "broker_config": {"replica_lag_time_max_ms": lag_ms}, "events": ev}
+shapes = {"b2-idle": history([1, 2], 1), "b3-idle": history([1, 2, 3], 1),
+          "b3-produce": history([1, 2, 3], 1, 2), "b2p8-idle": history([1, 2], 8),
+          "b16-idle": history(list(range(1, 17)), 1)}
+for name, h in shapes.items():
+    json.dump(h, open(f"{sys.argv[1]}/{name}.json", "w"))
+PY
+for f in "$tmp"/worst/*.json; do
+  for mode in plain md svg; do
+    args=(); [ $mode = md ] && args=(--report md); [ $mode = svg ] && args=(--svg "$tmp/worst/out.svg")
+    set +e
+    /usr/bin/time -f "%e %M" -o "$tmp/time" "$bin" replay "$f" "${args[@]}" >/dev/null 2>"$tmp/err"
+    rc=$?
+    set -e
+    read -r secs rss_kb < <(tail -1 "$tmp/time")
+    echo "  worst case $(basename "$f" .json) $mode: exit $rc, $secs s, $((rss_kb / 1024)) MB"
+    if [ $rc -gt 1 ] || awk -v s="$secs" -v m="$worst_seconds_max" 'BEGIN { exit !(s > m) }' \
+        || [ "$rss_kb" -gt "$worst_rss_kb_max" ]; then
+      echo "worst case over the bound ($worst_seconds_max s, $((worst_rss_kb_max / 1024)) MB) or failing: $(basename "$f") $mode"
+      bad=$((bad + 1))
+    fi
+  done
 done
 echo "hostile campaign: $budget s, $round rounds; outcomes by command and exit code (137 = killed: timeout or CPU limit):"
 for k in $(printf '%s\n' "${!counts[@]}" | sort); do echo "  $k ${counts[$k]}"; done

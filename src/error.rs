@@ -29,3 +29,47 @@ impl Error {
         }
     }
 }
+
+/// `text` made inert for a terminal: control characters (newlines, escape sequences, DEL,
+/// C1), line and paragraph separators and bidirectional-text controls are written as
+/// `\u{..}`. User text quoted in an error (a rule string, a path, a file's field) then
+/// keeps the error on one line and cannot clear the screen or reorder what is shown.
+pub fn inert(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if is_hostile(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn is_hostile(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            // Line and paragraph separators, which some terminals and editors break on.
+            '\u{2028}' | '\u{2029}'
+            // Bidirectional marks, embeddings, overrides and isolates (Trojan Source).
+            | '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::inert;
+
+    #[test]
+    fn hostile_characters_are_escaped_and_the_rest_kept() {
+        assert_eq!(
+            inert("complete\n\x1b[2Jtrunk\u{202e}x\u{7f}é"),
+            "complete\\u{a}\\u{1b}[2Jtrunk\\u{202e}x\\u{7f}é"
+        );
+        assert_eq!(
+            inert("a\tb\r\u{85}\u{2028}"),
+            "a\\u{9}b\\u{d}\\u{85}\\u{2028}"
+        );
+    }
+}

@@ -532,3 +532,19 @@ fn elr_options_are_checked_and_reported() {
         assert!(text.contains("\"min_insync_replicas\":2"), "{text}");
     }
 }
+
+#[test]
+fn replay_svg_says_where_it_wrote() {
+    let dir = scratch("replay-svg");
+    let svg = dir.join("timeline.svg");
+    let out = isrfuzz(&[
+        "replay",
+        "corpus/regressions/kafka-21419-repro.json",
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout, format!("wrote {}\n", svg.display()));
+    assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
+}

@@ -350,3 +350,59 @@ fn replay_says_when_an_expect_block_lies() {
     assert_ends(&out, &[1], "lying expect");
     assert!(String::from_utf8_lossy(&out.stderr).contains("the file expects none"));
 }
+
+/// Exit 2 with exactly one line on stderr, and nothing in it a terminal acts on: no
+/// control byte but the final newline, no DEL, no bidirectional override.
+fn assert_one_inert_line(out: &Output, what: &str) {
+    assert_ends(out, &[2], what);
+    let err = &out.stderr;
+    assert_eq!(err.last(), Some(&b'\n'), "{what}: {err:?}");
+    let body = &err[..err.len() - 1];
+    assert!(
+        !body.iter().any(|&b| b < 0x20 || b == 0x7f),
+        "{what}: control byte in {:?}",
+        String::from_utf8_lossy(err)
+    );
+    let text = String::from_utf8_lossy(err);
+    assert!(
+        !text.contains('\u{202e}'),
+        "{what}: bidi override in {text:?}"
+    );
+}
+
+#[test]
+fn user_text_in_errors_stays_one_inert_line() {
+    let dir = scratch("inert");
+    let create = serde_json::json!({"op": "create_partition", "replicas": [1, 2, 3]});
+    let f = write(&dir, "h.json", &history(&[1, 2, 3], None, &[create]));
+    let hostile = [
+        "complete\n\x1b[2Jtrunk",
+        "complete\u{202e}trunk:complete",
+        "complete:rule\x7f=x\r",
+        "completion=\u{2066}x\u{85}",
+    ];
+    for rules in hostile {
+        let out = bounded(&["replay", &f, "--rules", rules], &[]);
+        assert_one_inert_line(&out, &format!("replay --rules {rules:?}"));
+        let out = bounded(&["hunt", "--seconds", "1", "--rules", rules], &[]);
+        assert_one_inert_line(&out, &format!("hunt --rules {rules:?}"));
+        let text = std::fs::read_to_string(&f).unwrap();
+        let mut h: serde_json::Value = serde_json::from_str(&text).unwrap();
+        h["rules"] = serde_json::json!(rules);
+        let g = write(&dir, "r.json", &h.to_string());
+        assert_one_inert_line(&bounded(&["replay", &g], &[]), "`rules` field");
+        let promote = [
+            "promote",
+            "--target",
+            "cluster",
+            &f,
+            "--out",
+            dir.to_str().unwrap(),
+        ];
+        let out = bounded(&promote, &[("ISRFUZZ_RULES", rules)]);
+        assert_one_inert_line(&out, &format!("ISRFUZZ_RULES={rules:?}"));
+        // A value clap refuses is quoted by clap's message.
+        let out = bounded(&["hunt", "--elr", rules], &[]);
+        assert_one_inert_line(&out, &format!("hunt --elr {rules:?}"));
+    }
+}

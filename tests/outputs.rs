@@ -159,3 +159,74 @@ fn elr_on_in_the_operator_steps_and_the_step_table() {
            0  create [3,2] min.isr=2             ok                       p0 [3,2]         [3,2]       []        []          3   0   0 elr=[] lke=[]  
            1  reassign p0 [2]                    ok, completed            p0 [2]           [2]         []        []          2   1   1 elr=[3] lke=[]  !! ELR1 ELR3"#]].assert_eq(&rows.join("\n"));
 }
+
+/// The label of each violation, with its column's x and its own y.
+fn violation_labels(doc: &str) -> Vec<(String, String, String)> {
+    doc.split("class=\"violation-label\" x=\"")
+        .skip(1)
+        .map(|rest| {
+            let (x, rest) = rest.split_once("\" y=\"").unwrap();
+            let (y, rest) = rest.split_once('"').unwrap();
+            let name = rest.split('>').nth(1).unwrap().split('<').next().unwrap();
+            (x.to_string(), y.to_string(), name.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn svg_timeline_names_events_stacks_labels_and_has_a_legend() {
+    // trunk violates G1 and G2 at step 2, G4 and G5 at step 3.
+    let path = "corpus/regressions/trunk--G4--56267fc605ad76f8.json";
+    let h = History::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap();
+    let sides = RuleSet::parse_pair(h.rules.as_deref().unwrap()).unwrap();
+    let doc = svg::timeline(&h, &oracle::run(&h, &sides, true));
+    // Every column carries its event's name.
+    assert_eq!(
+        doc.matches("class=\"event\"").count(),
+        h.events.len() * sides.len()
+    );
+    assert!(doc.contains(">reassign p0 [2]</text>"), "{doc}");
+    assert!(doc.contains(">reassign p0 [3,…</text>"), "{doc}");
+    // Labels that share a column are on separate lines.
+    let labels = violation_labels(&doc);
+    assert!(labels.len() >= 4, "{labels:?}");
+    for (i, a) in labels.iter().enumerate() {
+        for b in &labels[i + 1..] {
+            assert!(a.0 != b.0 || a.1 != b.1, "{a:?} and {b:?} overlap");
+        }
+    }
+    assert!(labels.iter().any(|l| l.2 == "G1") && labels.iter().any(|l| l.2 == "G2"));
+    // The legend names every color and mark.
+    let legend = doc.split("<g class=\"legend\">").nth(1).unwrap();
+    for words in [
+        "L leader",
+        "I in the ISR",
+        "first violation",
+        "ISR membership changed",
+    ] {
+        assert!(legend.contains(words), "legend lacks {words}");
+    }
+}
+
+#[test]
+fn svg_timeline_marks_isr_changes_inside_a_step() {
+    let text = r#"{"format":3,"brokers":[1,2,3],"broker_config":{"replica_lag_time_max_ms":100},
+        "events":[{"op":"create_partition","replicas":[1,2,3]},{"op":"stall_broker","broker":2},
+        {"op":"advance_time","ms":200},{"op":"resume_broker","broker":2},
+        {"op":"advance_time","ms":200}]}"#;
+    let h: History = serde_json::from_str(text).unwrap();
+    let sides = [RuleSet::complete()];
+    let doc = svg::timeline(&h, &oracle::run(&h, &sides, true));
+    // Broker 2 is shrunk out during step 2 and re-admitted during step 4; nothing else.
+    let marked: Vec<(usize, &str)> = (0..h.events.len())
+        .flat_map(|s| {
+            let column = doc.split(&format!("data-step=\"{s}\"")).nth(1).unwrap();
+            let column = column.split("</g>").next().unwrap();
+            column
+                .split("class=\"transient\" data-broker=\"")
+                .skip(1)
+                .map(move |r| (s, r.split('"').next().unwrap()))
+        })
+        .collect();
+    assert_eq!(marked, vec![(2, "2"), (4, "2")]);
+}

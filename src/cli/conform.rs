@@ -12,6 +12,7 @@ use isrfuzz::conform::{conform_history, Conformance, Driver, Release};
 use isrfuzz::error::Error;
 use isrfuzz::rules::RuleSet;
 use isrfuzz::search::generate::ElrMode;
+use isrfuzz::search::stop;
 use isrfuzz::History;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -89,27 +90,20 @@ pub fn run(args: ConformArgs) -> Result<ExitCode, Error> {
         release,
         tally: Tally::default(),
     };
+    stop::install();
     let started = Instant::now();
-    if let Some(seconds) = seconds {
-        let seed = args.seed.unwrap_or_else(clock_seed);
-        if !args.json {
-            let version = release.version;
-            println!("conform: Kafka {version} against {rules}, seed {seed}, {seconds} s");
-        }
-        for h in Generated::new(release, seed, rules, args.elr, seconds) {
-            run.one(&mut driver, "generated", &h)?;
-        }
-    } else {
-        for (path, h) in &histories {
-            run.one(&mut driver, &path.display().to_string(), h)?;
-        }
-    }
+    let outcome = run.all(&mut driver, seconds, &histories);
     run.tally.elapsed = started.elapsed();
-    if args.json {
-        println!("{}", run.json(&driver));
-    } else {
-        run.summary(&driver);
+    // After a stop request the summary is printed even if the stop broke an exchange with
+    // the JVM (one killed with the whole process group, say); the error follows it.
+    if outcome.is_ok() || stop::requested() {
+        if args.json {
+            println!("{}", run.json(&driver));
+        } else {
+            run.summary(&driver);
+        }
     }
+    outcome?;
     Ok(if run.tally.disagreements() == 0 {
         ExitCode::SUCCESS
     } else {
@@ -182,6 +176,31 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
+    /// Every history, generated for `seconds` or read, until done or asked to stop.
+    fn all(
+        &mut self,
+        driver: &mut Driver,
+        seconds: Option<f64>,
+        histories: &[(PathBuf, History)],
+    ) -> Result<(), Error> {
+        let Some(seconds) = seconds else {
+            for (path, h) in histories.iter().take_while(|_| !stop::requested()) {
+                self.one(driver, &path.display().to_string(), h)?;
+            }
+            return Ok(());
+        };
+        let seed = self.args.seed.unwrap_or_else(clock_seed);
+        if !self.args.json {
+            let (version, rules) = (self.release.version, self.rules);
+            println!("conform: Kafka {version} against {rules}, seed {seed}, {seconds} s");
+        }
+        let generated = Generated::new(self.release, seed, *self.rules, self.args.elr, seconds);
+        for h in generated {
+            self.one(driver, "generated", &h)?;
+        }
+        Ok(())
+    }
+
     /// One history: replayed, and a disagreement minimized, printed and written.
     fn one(&mut self, driver: &mut Driver, label: &str, h: &History) -> Result<(), Error> {
         let c = match conform_history(h, self.rules, driver)? {
@@ -292,6 +311,9 @@ impl Run<'_> {
                 "  {id} shown by Apache Kafka {}: {n} histories",
                 self.release.version
             );
+        }
+        if let Some(signal) = stop::stopped_by() {
+            println!("stopped by {signal} after {} histories", t.histories);
         }
     }
 }

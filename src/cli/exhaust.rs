@@ -8,7 +8,7 @@ use isrfuzz::findings::triage::load_known_or_default;
 use isrfuzz::findings::Sink;
 use isrfuzz::rules::RuleSet;
 use isrfuzz::search::counterexamples::{self, Counterexample};
-use isrfuzz::search::exhaust;
+use isrfuzz::search::{exhaust, stop};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -102,6 +102,7 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode, Error> {
         mode(&args)
     );
     let sink = Sink::new(Some(args.out.clone()), known, origin);
+    stop::install();
     let (mut any, mut cut) = (false, false);
     let mut summary = Summary::default();
     let (t_run, mut transitions) = (std::time::Instant::now(), 0u64);
@@ -129,21 +130,18 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode, Error> {
             say(!args.json, counterexample_line(&c));
             summary.rows.push(summary_row(rules, &c));
         }
-        if let Some(d) = report.cut_at_depth {
+        if let Some(line) = incomplete(&args, &report) {
             cut = true;
-            say(
-                !args.json,
-                format!(
-                    "  INCOMPLETE: --states-max {} stopped the exploration during depth {d}; depth {} was not reached",
-                    args.states_max, args.depth
-                ),
-            );
+            say(!args.json, line);
         }
         if report.violations.is_empty() {
             say(
                 !args.json,
                 format!("  holds to depth {}", report.depth_reached),
             );
+        }
+        if report.stopped {
+            break; // the other side is not started: the user asked to stop
         }
     }
     print_summary(&summary, transitions, t_run.elapsed(), args.json);
@@ -153,6 +151,24 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode, Error> {
         ExitCode::from(EXIT_BOUND_NOT_REACHED)
     } else {
         ExitCode::SUCCESS
+    })
+}
+
+/// Why the exploration did not reach the depth asked, if it did not.
+fn incomplete(args: &ExhaustArgs, report: &exhaust::Report) -> Option<String> {
+    let d = report.cut_at_depth?;
+    Some(if report.stopped {
+        format!(
+            "  INCOMPLETE: stopped by {} during depth {d} after {} transitions; depth {} was not reached",
+            stop::stopped_by().unwrap_or("a signal"),
+            report.transitions,
+            args.depth
+        )
+    } else {
+        format!(
+            "  INCOMPLETE: --states-max {} stopped the exploration during depth {d}; depth {} was not reached",
+            args.states_max, args.depth
+        )
     })
 }
 

@@ -9,6 +9,7 @@ use isrfuzz::findings::triage::load_known_or_default;
 use isrfuzz::findings::Sink;
 use isrfuzz::search::generate::ElrMode;
 use isrfuzz::search::hunt::{self, Config, Report};
+use isrfuzz::search::stop;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -71,6 +72,7 @@ pub fn run(args: HuntArgs) -> Result<ExitCode, Error> {
         indicatif::ProgressStyle::with_template("{bar:30} {elapsed}/{duration} {msg}")
             .expect("valid template"),
     );
+    stop::install();
     let report = hunt::hunt(&cfg, &sink, |r| {
         let rate = r.histories as f64 / r.elapsed.as_secs_f64().max(1e-9);
         bar.set_position((r.elapsed.as_secs_f64() * 10.0) as u64);
@@ -82,6 +84,9 @@ pub fn run(args: HuntArgs) -> Result<ExitCode, Error> {
     })?;
     bar.finish_and_clear();
     print_report(&report, args.json);
+    if let Some(signal) = stop::stopped_by().filter(|_| !args.json) {
+        println!("stopped by {signal} after {} histories", report.histories);
+    }
     if let Some(e) = report.write_error {
         println!("stopped: a finding could not be written (the error below carries it)");
         // The report above holds everything written; the error carries the finding that

@@ -17,7 +17,7 @@ mod speed_plot;
 mod speed_report;
 
 use clap::{Parser, Subcommand};
-use isrfuzz::error::Error;
+use isrfuzz::error::{inert, Error};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -76,15 +76,20 @@ pub fn parse() -> Result<Cli, ExitCode> {
         }
         Err(e) => {
             let text = e.render().to_string();
-            let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+            // The message is clap's first paragraph; a value it quotes may hold newlines,
+            // kept (escaped) rather than cut there.
+            let message = text.split("\n\n").next().unwrap_or_default().trim();
+            let mut lines = message.lines().map(str::trim).filter(|l| !l.is_empty());
             let mut first = lines.next().unwrap_or("bad usage").to_string();
             if first.ends_with(':') {
                 // "the following required arguments were not provided:" and the list.
                 let rest: Vec<&str> = lines.take_while(|l| !l.starts_with("Usage:")).collect();
                 first = format!("{first} {}", rest.join(", "));
+            } else {
+                first = message.to_string();
             }
             let first = first.strip_prefix("error: ").unwrap_or(&first);
-            eprintln!("error: {first} (see `isrfuzz --help`)");
+            eprintln!("error: {} (see `isrfuzz --help`)", inert(first));
             Err(ExitCode::from(2))
         }
     }
@@ -111,7 +116,8 @@ pub fn run(cli: Cli) -> ExitCode {
         }
     };
     result.unwrap_or_else(|e: Error| {
-        eprintln!("error: {e}");
+        // The one place errors are printed: whatever user text they quote stays inert.
+        eprintln!("error: {}", inert(&e.to_string()));
         ExitCode::from(2)
     })
 }

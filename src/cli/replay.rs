@@ -3,7 +3,7 @@
 use crate::cli::input::{check_rules, load_all, sides_for};
 use clap::Args;
 use isrfuzz::check::oracle::{self, Verdict};
-use isrfuzz::error::Error;
+use isrfuzz::error::{inert, Error};
 use isrfuzz::findings::{bugreport, operator, report, svg};
 use isrfuzz::History;
 use std::path::{Path, PathBuf};
@@ -61,7 +61,7 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode, Error> {
         {
             eprintln!(
                 "error: {}: two runs of the same history differ (harness bug)",
-                path.display()
+                inert(&path.display().to_string())
             );
             bug = true;
         }
@@ -89,6 +89,13 @@ fn print_outputs(
 ) -> Result<(), Error> {
     if let Some(file) = &args.svg {
         std::fs::write(file, svg::timeline(history, verdict)).map_err(Error::io(file))?;
+        // Say where it went; with --json stdout holds the verdict alone.
+        let wrote = format!("wrote {}", inert(&file.display().to_string()));
+        if args.json {
+            eprintln!("{wrote}");
+        } else {
+            println!("{wrote}");
+        }
     }
     if args.operator {
         let side = &verdict.sides[0];
@@ -131,8 +138,8 @@ fn expect_holds(path: &Path, history: &History, verdict: &Verdict) -> bool {
         let Ok(rules) = isrfuzz::rules::RuleSet::parse(&e.rules) else {
             eprintln!(
                 "expect: {}: unknown rule set `{}` in `expect`",
-                path.display(),
-                e.rules
+                inert(&path.display().to_string()),
+                inert(&e.rules)
             );
             holds = false;
             continue;
@@ -157,9 +164,9 @@ fn expect_holds(path: &Path, history: &History, verdict: &Verdict) -> bool {
             };
             eprintln!(
                 "expect: {}: the file expects {} under {}, the verdict is {}",
-                path.display(),
+                inert(&path.display().to_string()),
                 show(&recorded),
-                e.rules,
+                inert(&e.rules),
                 show(&actual)
             );
             holds = false;

@@ -12,6 +12,7 @@ use crate::findings::minimize::minimize;
 use crate::rules::RuleSet;
 use crate::search::generate::{decode_with, ElrMode, GEN_EVENTS_MAX};
 use crate::search::rng::Rng;
+use crate::search::stop;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -101,7 +102,8 @@ pub fn write_disagreement(
     write_finding(out, &h, rules, &label).map(|(path, _)| path)
 }
 
-/// Generated histories for `seconds`: the generator's draws, as the release can take them.
+/// Generated histories for `seconds` (or until a stop request): the generator's draws, as
+/// the release can take them.
 pub struct Generated {
     release: Release,
     rng: Rng,
@@ -134,7 +136,7 @@ impl Iterator for Generated {
     type Item = History;
 
     fn next(&mut self) -> Option<History> {
-        if Instant::now() >= self.deadline {
+        if Instant::now() >= self.deadline || stop::requested() {
             return None;
         }
         self.rng.fill(&mut self.buf);

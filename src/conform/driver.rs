@@ -138,7 +138,13 @@ impl Driver {
         let classpath = format!("{}:{}", dir.join("target/classes").display(), deps.trim());
         let stderr_path = dir.join(format!("target/driver-{}.log", release.version));
         let stderr = std::fs::File::create(&stderr_path).map_err(Error::io(&stderr_path))?;
-        let mut child = Command::new("java")
+        let mut command = Command::new("java");
+        // Its own process group: Ctrl-C at a terminal signals the whole foreground group,
+        // and a JVM killed by it would end the run before its summary and mid-way through
+        // a disagreement's minimization. isrfuzz stops it (quit, then kill) when it ends.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command
             .args([
                 "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=4",

@@ -5,6 +5,7 @@ use super::presets::{
     all_presets, preset_named, Preset, BASE, COMPLETE_INKLESS, COMPLETE_KRAFT, PRESETS,
 };
 use super::{Family, RuleSet, RULES};
+use crate::error::inert;
 use std::fmt;
 
 impl RuleSet {
@@ -99,18 +100,24 @@ impl RuleSet {
         let Some((rule, variant)) = item.split_once('=') else {
             let names: Vec<_> = PRESETS.iter().map(|p| p.name).collect();
             return Err(format!(
-                "unknown preset `{item}` (known: {}, complete)",
+                "unknown preset `{}` (known: {}, complete)",
+                inert(item),
                 names.join(", ")
             ));
         };
         let Some(r) = RULES.iter().find(|r| r.id == rule) else {
             let ids: Vec<_> = RULES.iter().map(|r| r.id).collect();
-            return Err(format!("unknown rule `{rule}` (known: {})", ids.join(", ")));
+            return Err(format!(
+                "unknown rule `{}` (known: {})",
+                inert(rule),
+                ids.join(", ")
+            ));
         };
         let Some(v) = r.position(variant) else {
             let names: Vec<_> = r.variants.iter().map(|v| v.name).collect();
             return Err(format!(
-                "unknown variant `{variant}` of rule `{rule}` (known: {})",
+                "unknown variant `{}` of rule `{rule}` (known: {})",
+                inert(variant),
                 names.join(", ")
             ));
         };
@@ -123,7 +130,7 @@ impl RuleSet {
         check_size(text)?;
         let sides: Vec<&str> = text.split(':').collect();
         if sides.len() > 2 || sides.iter().any(|s| s.trim().is_empty()) {
-            return Err(format!("expected A or A:B, got `{text}`"));
+            return Err(format!("expected A or A:B, got `{}`", inert(text)));
         }
         sides.into_iter().map(RuleSet::parse).collect()
     }

@@ -18,6 +18,7 @@ use crate::check::oracle;
 use crate::model::{apply, Acks, BrokerConfig, Cluster, Event, LeaderRecoveryState, Survives};
 use crate::rules::RuleSet;
 use crate::search::seen::{state_hash, Seen};
+use crate::search::stop;
 
 /// A starting cluster and the operations explored from it.
 pub struct Start {
@@ -229,6 +230,8 @@ pub struct Report {
     /// `states_max` stopped the exploration part-way through this depth (so
     /// `depth_reached` is one less, and no bound beyond it was established).
     pub cut_at_depth: Option<usize>,
+    /// A stop request ([`stop`]) ended the exploration, at `cut_at_depth`.
+    pub stopped: bool,
 }
 
 /// Explore every history of up to `depth` operations under `rules` from `start`.
@@ -321,6 +324,12 @@ pub fn explore_with(
             batch.extend(ops.into_iter().map(|op| (idx, op)));
             if batch.len() < BATCH_MAX && k + 1 < frontier.len() {
                 continue;
+            }
+            // Between batches, like the state bound: what was found so far is kept.
+            if stop::requested() {
+                bfs.report.cut_at_depth = Some(d);
+                bfs.report.stopped = true;
+                return bfs.finish();
             }
             match bfs.run_batch(&batch, jobs, limits.states_max, &mut next) {
                 Some(Step::Full) => {

@@ -15,6 +15,7 @@ use crate::findings::{Finding, Sink};
 use crate::rules::RuleSet;
 use crate::search::generate::{decode_judged, decode_with, ElrMode, GEN_EVENTS_MAX};
 use crate::search::rng::{Rng, INPUT_BYTES_MAX};
+use crate::search::stop;
 use std::time::{Duration, Instant};
 
 /// What to search and when to stop. Where findings go is the [`Sink`]'s business.
@@ -68,7 +69,7 @@ pub fn hunt(cfg: &Config, sink: &Sink, mut progress: impl FnMut(&Report)) -> Res
     loop {
         if report.histories % 64 == 0 {
             let now = Instant::now();
-            if now - start >= cfg.budget {
+            if now - start >= cfg.budget || stop::requested() {
                 break;
             }
             if now - last_tick >= Duration::from_millis(100) {

@@ -11,3 +11,4 @@ pub mod generate;
 pub mod hunt;
 pub mod rng;
 mod seen;
+pub mod stop;
