@@ -184,67 +184,72 @@ fn shown(ids: &[BrokerId]) -> String {
 fn call(request: &Request) -> Result<String, String> {
     Ok(match request {
         Request::Register { broker, clean } => format!("ctx.registerBroker({broker}, {clean})"),
-        Request::Event(event) => match event {
-            Event::CreatePartition {
-                replicas,
-                unclean_leader_election_enable,
-                min_insync_replicas,
-                ..
-            } => format!(
-                "ctx.createTopic({}, {min_insync_replicas}, {unclean_leader_election_enable})",
-                ints(replicas)
-            ),
-            Event::Reassign {
-                partition,
-                target,
-                allow_replication_factor_change,
-            } => format!(
-                "ctx.alterPartitionReassignments({partition}, {}, {allow_replication_factor_change})",
-                ints(target)
-            ),
-            Event::CancelReassignment { partition } => {
-                format!("ctx.cancelPartitionReassignment({partition})")
-            }
-            Event::AlterPartition {
-                partition,
-                isr,
-                broker: Some(broker),
-                leader_epoch: Some(le),
-                partition_epoch: Some(pe),
-                leader_recovery_state,
-            } => {
-                let lrs = match leader_recovery_state {
-                    LeaderRecoveryState::Recovered => "RECOVERED",
-                    LeaderRecoveryState::Recovering => "RECOVERING",
-                };
-                format!(
+        Request::Event(event) => event_call(event)?,
+    })
+}
+
+/// One history event as the fixture call that sends it.
+fn event_call(event: &Event) -> Result<String, String> {
+    Ok(match event {
+        Event::CreatePartition {
+            replicas,
+            unclean_leader_election_enable,
+            min_insync_replicas,
+            ..
+        } => format!(
+            "ctx.createTopic({}, {min_insync_replicas}, {unclean_leader_election_enable})",
+            ints(replicas)
+        ),
+        Event::Reassign {
+            partition,
+            target,
+            allow_replication_factor_change,
+        } => format!(
+            "ctx.alterPartitionReassignments({partition}, {}, {allow_replication_factor_change})",
+            ints(target)
+        ),
+        Event::CancelReassignment { partition } => {
+            format!("ctx.cancelPartitionReassignment({partition})")
+        }
+        Event::AlterPartition {
+            partition,
+            isr,
+            broker: Some(broker),
+            leader_epoch: Some(le),
+            partition_epoch: Some(pe),
+            leader_recovery_state,
+        } => {
+            let lrs = match leader_recovery_state {
+                LeaderRecoveryState::Recovered => "RECOVERED",
+                LeaderRecoveryState::Recovering => "RECOVERING",
+            };
+            format!(
                     "ctx.alterPartition({partition}, {broker}, {le}, {pe}, {}, LeaderRecoveryState.{lrs})",
                     ints(isr)
                 )
-            }
-            Event::FenceBroker { broker } => format!("ctx.handleBrokerFenced({broker})"),
-            Event::UnfenceBroker { broker } => format!("ctx.handleBrokerUnfenced({broker})"),
-            Event::ControlledShutdown { broker } => {
-                format!("ctx.handleBrokerInControlledShutdown({broker})")
-            }
-            Event::ElectLeaders {
-                partition,
-                election,
-            } => {
-                let kind = match election {
-                    ElectionType::Preferred => "PREFERRED",
-                    ElectionType::Unclean => "UNCLEAN",
-                };
-                format!("ctx.electLeaders({partition}, ElectionType.{kind})")
-            }
-            Event::ListReassignments => "ctx.listPartitionReassignments()".to_string(),
-            other => {
-                return Err(format!(
-                    "the model sent a {} the fixture has no call for",
-                    other.op()
-                ))
-            }
-        },
+        }
+        Event::FenceBroker { broker } => format!("ctx.handleBrokerFenced({broker})"),
+        Event::UnfenceBroker { broker } => format!("ctx.handleBrokerUnfenced({broker})"),
+        Event::ControlledShutdown { broker } => {
+            format!("ctx.handleBrokerInControlledShutdown({broker})")
+        }
+        Event::ElectLeaders {
+            partition,
+            election,
+        } => {
+            let kind = match election {
+                ElectionType::Preferred => "PREFERRED",
+                ElectionType::Unclean => "UNCLEAN",
+            };
+            format!("ctx.electLeaders({partition}, ElectionType.{kind})")
+        }
+        Event::ListReassignments => "ctx.listPartitionReassignments()".to_string(),
+        other => {
+            return Err(format!(
+                "the model sent a {} the fixture has no call for",
+                other.op()
+            ))
+        }
     })
 }
 
@@ -313,14 +318,31 @@ fn emit_step(
 
 /// The violated property on `after` (and `before`), with the finding's values.
 fn assertion(ctx: &Context, out: &mut String) {
-    let p = ctx.partition;
-    let model = &ctx.after.partitions[p];
-    let ghost = &ctx.after.ghosts[p];
-    let (o, t) = (&ghost.original[..], &ghost.target[..]);
-    let line = |out: &mut String, text: &str| {
-        let _ = writeln!(out, "        {text}");
-    };
-    let chain = || format!("O = {} to T = {}", shown(o), shown(t));
+    match ctx.finding.invariant {
+        "S0" | "S1" => shape_assertion(ctx, out),
+        "G1" | "G2" | "G4" | "G5" => reassignment_assertion(ctx, out),
+        "G6" | "G7" => cancel_and_liveness_assertion(ctx, out),
+        _ => elr_assertion(ctx, out),
+    }
+}
+
+fn line(out: &mut String, text: &str) {
+    let _ = writeln!(out, "        {text}");
+}
+
+/// The finding's partition's original and target replicas (its ghost after the step).
+fn chain<'a>(ctx: &'a Context) -> (&'a [BrokerId], &'a [BrokerId]) {
+    let ghost = &ctx.after.ghosts[ctx.partition];
+    (&ghost.original[..], &ghost.target[..])
+}
+
+fn from_to(o: &[BrokerId], t: &[BrokerId]) -> String {
+    format!("O = {} to T = {}", shown(o), shown(t))
+}
+
+/// S0 and S1: the registration's shape and its two reassignment lists.
+fn shape_assertion(ctx: &Context, out: &mut String) {
+    let (o, _) = chain(ctx);
     match ctx.finding.invariant {
         "S0" => {
             line(out, "// S0: the registration's shape: replicas not empty, no list holds a broker twice, ISR within the replicas, the leader in the ISR or none.");
@@ -335,7 +357,7 @@ fn assertion(ctx: &Context, out: &mut String) {
             line(out, "assertTrue(ids(after.replicas).containsAll(ids(after.isr)), \"S0: ISR \" + ids(after.isr) + \" is not within replicas \" + ids(after.replicas));");
             line(out, "assertTrue(after.leader == -1 || ids(after.isr).contains(after.leader), \"S0: leader \" + after.leader + \" is not in ISR \" + ids(after.isr));");
         }
-        "S1" => {
+        _ => {
             line(out, "// S1: adding and removing are replicas, and no replica is both adding and removing.");
             line(out, "assertTrue(ids(after.replicas).containsAll(ids(after.addingReplicas)) && ids(after.replicas).containsAll(ids(after.removingReplicas)), \"S1: adding or removing outside the replicas: \" + after);");
             if ctx.rules.derivation.tracks_transients() {
@@ -346,6 +368,15 @@ fn assertion(ctx: &Context, out: &mut String) {
                 line(out, "assertEquals(ids(), intersection(ids(after.addingReplicas), ids(after.removingReplicas)), \"S1: a replica is both adding and removing: \" + after);");
             }
         }
+    }
+}
+
+/// G1, G2 while the reassignment is in progress; G4, G5 at its completion.
+fn reassignment_assertion(ctx: &Context, out: &mut String) {
+    let (o, t) = chain(ctx);
+    let ghost = &ctx.after.ghosts[ctx.partition];
+    let chain = || from_to(o, t);
+    match ctx.finding.invariant {
         "G1" => {
             let mut known: Vec<BrokerId> = o.to_vec();
             known.extend(t);
@@ -379,16 +410,33 @@ fn assertion(ctx: &Context, out: &mut String) {
             let _ = writeln!(out, "            assertTrue(ids(after.isr).containsAll({}), \"G5: the reassignment completed with \" + minus({}, ids(after.isr)) + \" of the added replicas out of ISR \" + ids(after.isr));", set(&added), set(&added));
             line(out, "}");
         }
-        "G6" => {
+        _ => unreachable!("assertion() sends G1, G2, G4 and G5 here"),
+    }
+}
+
+/// G6 after an accepted cancel; G7 on any state.
+fn cancel_and_liveness_assertion(ctx: &Context, out: &mut String) {
+    let (o, t) = chain(ctx);
+    let chain = || from_to(o, t);
+    if ctx.finding.invariant == "G6" {
+        {
             let _ = writeln!(out, "        // G6 (cancel restores): an accepted cancel of the reassignment from {} restores the replicas O.", chain());
             line(out, "if (cancel.error().equals(\"NONE\")) {");
             let _ = writeln!(out, "            assertEquals({}, ids(after.replicas), \"G6: the cancel left replicas \" + ids(after.replicas) + \", not the original {}\");", set(o), shown(o));
             line(out, "}");
         }
-        "G7" => {
+    } else {
+        {
             let _ = writeln!(out, "        // G7 (one-step liveness): once every replica of the target T = {} is in the ISR (and some ISR member stays), the change that got it there completes the reassignment.", shown(t));
             let _ = writeln!(out, "        assertFalse(reassigning(after) && ids(after.isr).containsAll({}) && !minus(ids(after.isr), ids(after.removingReplicas)).isEmpty(), \"G7: T {} is within ISR \" + ids(after.isr) + \" yet the reassignment stays open: \" + after);", set(t), shown(t));
         }
+    }
+}
+
+/// ELR1, ELR3, ELR5.
+fn elr_assertion(ctx: &Context, out: &mut String) {
+    let model = &ctx.after.partitions[ctx.partition];
+    match ctx.finding.invariant {
         "ELR1" => {
             line(out, "// ELR1: every eligible leader replica is a replica.");
             line(out, "assertTrue(ids(after.replicas).containsAll(ids(after.elr)), \"ELR1: ELR \" + ids(after.elr) + \" is not within replicas \" + ids(after.replicas));");
@@ -426,6 +474,43 @@ fn render_class(
     body: &str,
 ) -> String {
     let f = ctx.finding;
+    let mut out = String::new();
+    out.push_str("package org.apache.kafka.controller;\n\n");
+    out.push_str(&imports(body));
+    let what = ctx
+        .history
+        .description
+        .as_deref()
+        .map(|d| format!(" * <p>{}\n *\n", javadoc(d)))
+        .unwrap_or_default();
+    let _ = write!(
+        out,
+        "
+/**
+ * {inv} on the real controller managers, as Apache Kafka {version} shows it after step
+ * {step} of {label}: {detail}.
+ *
+{what} * <p>{inv}: {statement}. The assertion holds on a release without the violation.
+ * Emitted by isrfuzz conform --junit from the requests the {rules} rules make.
+ */
+class {class} {{
+    @Test
+    void test{inv}() {{
+{body}    }}
+}}
+",
+        inv = f.invariant,
+        version = release.version,
+        step = f.step,
+        detail = javadoc(f.detail),
+        statement = javadoc(statement),
+        rules = ctx.rules,
+    );
+    out
+}
+
+/// The imports the body uses, plain then static, each group sorted.
+fn imports(body: &str) -> String {
     let mut imports = vec!["org.apache.kafka.metadata.PartitionRegistration"];
     if body.contains("LeaderRecoveryState.") {
         imports.push("org.apache.kafka.metadata.LeaderRecoveryState");
@@ -459,7 +544,6 @@ fn render_class(
         }
     }
     let mut out = String::new();
-    out.push_str("package org.apache.kafka.controller;\n\n");
     for i in &imports {
         let _ = writeln!(out, "import {i};");
     }
@@ -467,35 +551,6 @@ fn render_class(
     for s in &statics {
         let _ = writeln!(out, "import static {s};");
     }
-    let what = ctx
-        .history
-        .description
-        .as_deref()
-        .map(|d| format!(" * <p>{}\n *\n", javadoc(d)))
-        .unwrap_or_default();
-    let _ = write!(
-        out,
-        "
-/**
- * {inv} on the real controller managers: {label}, as Apache Kafka {version} shows it
- * after step {step} ({detail}).
- *
-{what} * <p>{inv}: {statement}. The assertion holds on a release without the violation.
- * Emitted by isrfuzz conform --junit from the requests the {rules} rules make.
- */
-class {class} {{
-    @Test
-    void test{inv}() {{
-{body}    }}
-}}
-",
-        inv = f.invariant,
-        version = release.version,
-        step = f.step,
-        detail = javadoc(f.detail),
-        statement = javadoc(statement),
-        rules = ctx.rules,
-    );
     out
 }
 
