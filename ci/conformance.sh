@@ -4,7 +4,10 @@
 # every controller request (isrfuzz conform; the Java driver in conformance/, built by
 # Maven, which fetches the Kafka jars). Fails on any disagreement, or when Java or Maven is
 # missing. On the oldest and newest release asked, also the driver's own JUnit tests and
-# the model's leader-epoch cache against LeaderEpochFileCache.
+# the model's leader-epoch cache against LeaderEpochFileCache. Then the reproducers: every
+# violation a release shows gets a JUnit test (isrfuzz conform --junit), all of them run in
+# one `mvn test` per release on a scratch copy of conformance/, and each must fail on
+# exactly the releases that show its violation and pass on the others.
 # Usage: ci/conformance.sh [--record] [VERSION...]
 #   VERSION: a release line (4.0) or version (4.0.2); default: every release the driver knows.
 #   --record: write the measured agreement to conformance/measured.json (what `isrfuzz
@@ -25,7 +28,7 @@ failed=0
 for v in "${versions[@]}"; do
   set +e
   target/release/isrfuzz conform --kafka "$v" corpus/regressions --json --out "$work/findings-$v" \
-    > "$work/$v.json" 2> "$work/$v.err"
+    --junit "$work/repro-$v" > "$work/$v.json" 2> "$work/$v.err"
   rc=$?
   set -e
   if [ "$rc" -eq 0 ]; then
@@ -59,6 +62,64 @@ for v in $(printf '%s\n' "$first" "$last" | sort -u); do
     failed=$((failed + 1))
     echo "conformance: driver tests on Kafka $version FAILED"
     tail -n 40 "$work/junit-$v.log"
+  fi
+done
+# The reproducers. A release that shows a violation emits its test; the source run everywhere
+# is the one the newest release asked emitted (the order of the arguments), so a test is
+# judged on every release, those that never showed the violation included.
+proj="$work/repro-project"
+tests="$proj/src/test/java/org/apache/kafka/controller"
+mkdir -p "$proj"
+cp -r conformance/pom.xml conformance/src "$proj/"
+for v in "${versions[@]}"; do
+  [ -d "$work/repro-$v" ] && cp "$work/repro-$v"/*.java "$tests/"
+done
+count=$(find "$tests" -name '*ReproTest.java' | wc -l)
+for v in "${versions[@]}"; do
+  version=$(sed -n 's/.*"release":"\([^"]*\)".*/\1/p' "$work/$v.json")
+  [ -n "$version" ] || continue
+  started=$(date +%s)
+  rm -rf "$proj/target"
+  # Failing tests are the point: Maven is told to carry on, the reports are judged here.
+  if ! mvn -q -B -f "$proj/pom.xml" -Dkafka.version="$version" -Dtest='*ReproTest' \
+      -Dsurefire.failIfNoSpecifiedTests=false -Dmaven.test.failure.ignore=true test \
+      > "$work/repro-$v.log" 2>&1; then
+    failed=$((failed + 1))
+    echo "conformance: reproducers on Kafka $version did not build"
+    tail -n 40 "$work/repro-$v.log"
+    continue
+  fi
+  mismatches=0
+  fails=0
+  for f in "$tests"/*ReproTest.java; do
+    [ -e "$f" ] || continue
+    class=$(basename "$f" .java)
+    report="$proj/target/surefire-reports/TEST-org.apache.kafka.controller.$class.xml"
+    head=$(grep -o '<testsuite [^>]*' "$report" 2>/dev/null || true)
+    errors=$(echo "$head" | sed -n 's/.* errors="\([0-9]*\)".*/\1/p')
+    failures=$(echo "$head" | sed -n 's/.* failures="\([0-9]*\)".*/\1/p')
+    shows=no
+    [ -f "$work/repro-$v/$class.java" ] && shows=yes
+    # An error (an exception other than the assertion's) is never the expected outcome.
+    if [ -z "$head" ] || [ "${errors:-1}" != 0 ]; then
+      outcome=error
+    elif [ "$failures" != 0 ]; then
+      outcome=fails
+      fails=$((fails + 1))
+    else
+      outcome=passes
+    fi
+    if { [ "$shows" = yes ] && [ "$outcome" != fails ]; } || { [ "$shows" = no ] && [ "$outcome" != passes ]; }; then
+      mismatches=$((mismatches + 1))
+      echo "conformance: reproducer $class $outcome on Kafka $version, which $([ "$shows" = yes ] && echo shows || echo does not show) its violation"
+    fi
+  done
+  if [ "$mismatches" -eq 0 ]; then
+    passed=$((passed + 1))
+    echo "conformance: reproducers on Kafka $version: $fails of $count fail, as the release shows ($(( $(date +%s) - started )) s)"
+  else
+    failed=$((failed + 1))
+    echo "conformance: reproducers on Kafka $version FAILED: $mismatches of $count disagree with the release"
   fi
 done
 if [ "$record" -eq 1 ] && [ "$failed" -eq 0 ]; then

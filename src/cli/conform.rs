@@ -6,6 +6,7 @@ use clap::Args;
 use isrfuzz::conform::campaign::{minimize_disagreement, write_disagreement, Generated, Tally};
 use isrfuzz::conform::driver::{build, project_dir};
 use isrfuzz::conform::epoch_cache::{jvm, Mapping};
+use isrfuzz::conform::junit::{junit_reproducer, Finding};
 use isrfuzz::conform::render::describe;
 use isrfuzz::conform::replay::check_expressible;
 use isrfuzz::conform::{conform_history, Conformance, Driver, Release};
@@ -56,6 +57,10 @@ pub struct ConformArgs {
     /// (conformance/EPOCH-CACHE.md).
     #[arg(long, value_name = "N", conflicts_with_all = ["paths", "seconds"])]
     epoch_cache: Option<usize>,
+    /// Write a JUnit 5 reproducer (`<Class>.java`, on conformance/'s ReproFixture) into DIR
+    /// for every violation this release shows, one per history and invariant.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["seconds", "epoch_cache"])]
+    junit: Option<PathBuf>,
     /// Print only the run's tally, as one JSON object (for scripts).
     #[arg(long, conflicts_with = "verbose")]
     json: bool,
@@ -219,6 +224,7 @@ impl Run<'_> {
         };
         self.tally.add(&c);
         self.print_shown(label, &c);
+        self.write_reproducers(label, h, &c)?;
         let Some(d) = &c.disagreement else {
             if self.args.verbose {
                 println!("agree  {label} ({} requests)", c.requests);
@@ -251,6 +257,35 @@ impl Run<'_> {
             "{}",
             describe(&shown.0, &shown.1, &self.rules.to_string(), &real)
         );
+        Ok(())
+    }
+
+    /// `--junit DIR`: a reproducer per violation shown before any disagreement (after one,
+    /// the model's requests are no longer the real controller's history).
+    fn write_reproducers(&self, label: &str, h: &History, c: &Conformance) -> Result<(), Error> {
+        let Some(dir) = &self.args.junit else {
+            return Ok(());
+        };
+        let upto = c.disagreement.as_ref().map_or(usize::MAX, |d| d.step);
+        for (id, step, detail) in c.shown.iter().filter(|(_, step, _)| *step < upto) {
+            let finding = Finding {
+                invariant: id,
+                step: *step,
+                detail,
+            };
+            match junit_reproducer(label, h, self.rules, &self.release, &finding) {
+                Ok(r) => {
+                    std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
+                    let path = dir.join(format!("{}.java", r.class));
+                    std::fs::write(&path, r.source).map_err(Error::io(&path))?;
+                    if !self.args.json {
+                        println!("junit  {id} {label} -> {}", path.display());
+                    }
+                }
+                Err(why) if !self.args.json => println!("junit  {id} {label}: none ({why})"),
+                Err(_) => {}
+            }
+        }
         Ok(())
     }
 

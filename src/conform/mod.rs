@@ -11,6 +11,7 @@
 pub mod campaign;
 pub mod driver;
 pub mod epoch_cache;
+pub mod junit;
 pub mod protocol;
 pub mod release;
 pub mod render;

@@ -138,6 +138,21 @@ pub fn model_requests(history: &History, rules: &RuleSet) -> Vec<(usize, Exchang
     out
 }
 
+/// `model_requests` with the model's state around every step: `states[0]` is the starting
+/// cluster and `states[i + 1]` the one step `i` left (what a reproducer's assertion reads
+/// its original and target replicas from).
+pub fn model_run(history: &History, rules: &RuleSet) -> (Vec<(usize, Exchange)>, Vec<Cluster>) {
+    let (tapped, mut state) = start(history, rules);
+    let mut out = Vec::new();
+    let mut states = vec![state.clone()];
+    for (step, event) in history.events.iter().enumerate() {
+        model::apply(&mut state, event, &tapped);
+        out.extend(tapped.log.borrow_mut().drain(..).map(|e| (step, e)));
+        states.push(state.clone());
+    }
+    (out, states)
+}
+
 /// Replay `history` under `rules` against the driver's release.
 pub fn conform_history(
     history: &History,

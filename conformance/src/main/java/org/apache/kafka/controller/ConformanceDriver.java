@@ -177,8 +177,11 @@ public final class ConformanceDriver {
     private final ArrayList<Uuid> topicIds = new ArrayList<>();
     private long incarnations;
 
-    /** The outcome of one request, before the state is rendered. */
-    private static final class Outcome {
+    /**
+     * The outcome of one request, before the state is rendered. Package-private: the
+     * reproducers' fixture (ReproFixture, in the tests) reads it too.
+     */
+    static final class Outcome {
         String error = "NONE";
         String fault;
         List<Integer> listed;
@@ -586,6 +589,17 @@ public final class ConformanceDriver {
             o.fault = describe(t);
         }
         return o;
+    }
+
+    /** Partition {@code index}'s registration now (null for an index never created). */
+    PartitionRegistration partition(int index) {
+        if (replication == null || index < 0 || index >= topicIds.size()) return null;
+        return replication.getPartition(topicIds.get(index), 0);
+    }
+
+    /** Broker {@code id}'s registration now (null when it never registered). */
+    BrokerRegistration broker(int id) {
+        return cluster == null ? null : cluster.brokerRegistrations().get(id);
     }
 
     // ---------------------------------------------------------------- plumbing

@@ -1,0 +1,116 @@
+//! The JUnit reproducers `conform --junit` writes, without a JVM: the emitted class for
+//! KAFKA-21419 as reported (a snapshot: the requests, one call per line, and G5 asserted
+//! after the step that completed with replica 4 out of the ISR), and the one-line refusals.
+//! Whether each emitted test fails exactly on the releases that show its violation is
+//! ci/conformance.sh's business, against the real jars.
+
+use expect_test::expect_file;
+use isrfuzz::conform::junit::{class_name, junit_reproducer, Finding};
+use isrfuzz::conform::Release;
+use isrfuzz::rules::RuleSet;
+use isrfuzz::History;
+use std::path::Path;
+
+fn load(name: &str) -> History {
+    History::load(&Path::new("corpus/regressions").join(name)).unwrap()
+}
+
+fn emit(
+    name: &str,
+    version: &str,
+    invariant: &str,
+    step: usize,
+    detail: &str,
+) -> Result<String, String> {
+    let release = Release::parse(version).unwrap();
+    let rules = RuleSet::parse(release.preset).unwrap();
+    let finding = Finding {
+        invariant,
+        step,
+        detail,
+    };
+    let label = format!("corpus/regressions/{name}");
+    junit_reproducer(&label, &load(name), &rules, &release, &finding).map(|r| {
+        assert_eq!(r.class, class_name(&label, invariant));
+        r.source
+    })
+}
+
+#[test]
+fn kafka_21419_as_reported_asserts_safe_completion_after_the_isr_expansion() {
+    let source = emit(
+        "kafka-21419-repro.json",
+        "4.4",
+        "G5",
+        3,
+        "p0: completed with new replicas [4] out of isr [1,2,5] (replicas [1,2,4,5])",
+    )
+    .unwrap();
+    expect_file!["snapshots/Kafka21419ReproG5ReproTest.java"].assert_eq(&source);
+}
+
+#[test]
+fn the_assertion_can_fail_only_at_a_completion() {
+    // G5 judges a completion: without the guard the test would fail on 4.2, where the
+    // same step leaves the reassignment open (it then passes there, as it must).
+    let source = emit("kafka-21419-repro.json", "4.4", "G5", 3, "p0: x").unwrap();
+    let guard = source
+        .find("if (reassigning(before) && !reassigning(after))")
+        .unwrap();
+    let assert = source
+        .find("assertTrue(ids(after.isr).containsAll(ids(4, 5))")
+        .unwrap();
+    assert!(guard < assert, "{source}");
+}
+
+#[test]
+fn an_inkless_history_is_refused_in_one_line_naming_the_test_to_extend() {
+    let why = emit(
+        "aborted-switch-has-no-diskless-log.json",
+        "4.4",
+        "G5",
+        1,
+        "p0: x",
+    )
+    .unwrap_err();
+    assert!(!why.contains('\n'), "{why}");
+    assert!(why.contains("Inkless-only"), "{why}");
+    assert!(why.contains("aiven/inkless"), "{why}");
+    assert!(why.contains("ReplicationControlManagerTest"), "{why}");
+}
+
+#[test]
+fn an_invariant_without_an_assertion_is_refused_in_one_line() {
+    let why = emit("kafka-21419-repro.json", "4.4", "D1", 3, "p0: x").unwrap_err();
+    assert!(!why.contains('\n'), "{why}");
+    assert!(why.starts_with("D1 has no JUnit assertion"), "{why}");
+    let why = emit("kafka-21419-repro.json", "4.4", "G5", 9, "p0: x").unwrap_err();
+    assert!(why.contains("beyond"), "{why}");
+}
+
+#[test]
+fn every_request_of_the_step_is_asserted_for_s4() {
+    let source = emit(
+        "f19-last-known-leader-not-a-replica.json",
+        "4.4",
+        "S4",
+        5,
+        "broker 1's registration threw in the controller",
+    )
+    .unwrap();
+    assert!(source.contains("assertFalse(a0.threw()"), "{source}");
+    assert!(source.contains("ctx.registerBroker(1, "), "{source}");
+}
+
+#[test]
+fn class_names_are_java_identifiers_that_keep_versions_apart() {
+    assert_eq!(
+        class_name("corpus/regressions/kafka-21419-repro.json", "G5"),
+        "Kafka21419ReproG5ReproTest"
+    );
+    assert_eq!(
+        class_name("3.0-3.7--G1--30e6835bbc3dfe3c.json", "G1"),
+        "Kafka3_0_3_7G1_30e6835bbc3dfe3cG1ReproTest"
+    );
+    assert_eq!(class_name("f17-elr.json", "ELR1"), "F17ElrELR1ReproTest");
+}
