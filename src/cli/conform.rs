@@ -223,6 +223,11 @@ impl Run<'_> {
             }
         };
         self.tally.add(&c);
+        if label != "generated" {
+            let ids = c.shown.iter().map(|(id, _, _)| *id).collect();
+            let key = format!("{:016x}", h.content_hash());
+            self.tally.by_history.insert(key, ids);
+        }
         self.print_shown(label, &c);
         self.write_reproducers(label, h, &c)?;
         let Some(d) = &c.disagreement else {
@@ -318,6 +323,7 @@ impl Run<'_> {
             "skipped": t.skipped.values().sum::<u64>(),
             "disagreements": t.by_class,
             "shown": t.shown,
+            "shown_by_history": t.by_history,
             "seconds": t.elapsed.as_secs_f64(),
             "jvm_seconds": driver.waited.as_secs_f64(),
         })

@@ -4,7 +4,7 @@ use crate::cli::input::{check_rules, load_all, sides_for};
 use clap::Args;
 use isrfuzz::check::oracle::{self, Verdict};
 use isrfuzz::error::{inert, Error};
-use isrfuzz::findings::{bugreport, operator, report, svg};
+use isrfuzz::findings::{operator, report, svg, ticket};
 use isrfuzz::History;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -28,17 +28,18 @@ pub struct ReplayArgs {
     /// Print the history as the commands an operator runs on a real cluster.
     #[arg(long)]
     operator: bool,
-    /// Print a self-contained bug report (`md`: Markdown).
+    /// Print the finding as a ticket to file: `jira` (JIRA wiki markup, for
+    /// issues.apache.org) or `md` (GitHub Markdown).
     #[arg(long, value_name = "FORMAT")]
     report: Option<String>,
 }
 
 pub fn run(args: ReplayArgs) -> Result<ExitCode, Error> {
     check_rules(args.rules.as_deref())?;
-    if args.report.as_deref().is_some_and(|f| f != "md") {
+    if let Some(f) = args.report.as_deref().filter(|f| ticket::Format::parse(f).is_none()) {
         return Err(Error::Usage(format!(
-            "--report: unknown format `{}` (known: md)",
-            args.report.as_deref().unwrap_or_default()
+            "--report: unknown format `{}` (known: jira, md)",
+            inert(f)
         )));
     }
     let histories = load_all(&args.files)?;
@@ -101,11 +102,9 @@ fn print_outputs(
         let side = &verdict.sides[0];
         println!("# {} under {}", path.display(), side.rules);
         print!("{}", operator::operator_steps(history, side));
-    } else if args.report.is_some() {
-        print!(
-            "{}",
-            bugreport::markdown(&path.display().to_string(), history, verdict)
-        );
+    } else if let Some(format) = args.report.as_deref().and_then(ticket::Format::parse) {
+        let file = path.display().to_string();
+        print!("{}", ticket::ticket(&file, history, verdict, format));
     } else if args.svg.is_none() || args.json {
         print_verdict(path, history, verdict, args.json);
     }

@@ -30,6 +30,9 @@ pub struct Tally {
     pub by_class: BTreeMap<String, u64>,
     /// Control-plane violations the real controller showed, by invariant.
     pub shown: BTreeMap<&'static str, u64>,
+    /// Per history given as a file (by content hash, hex): the invariants the real
+    /// controller showed on it, possibly none (what a ticket quotes as affected versions).
+    pub by_history: BTreeMap<String, Vec<&'static str>>,
     pub elapsed: Duration,
 }
 

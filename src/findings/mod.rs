@@ -4,13 +4,13 @@
 //! uses `check` and below, never `search`.
 
 pub mod attribution;
-pub mod bugreport;
 pub mod finding;
 pub mod minimize;
 pub mod operator;
 pub mod report;
 pub mod summary;
 pub mod svg;
+pub mod ticket;
 pub mod triage;
 
 pub use finding::{Finding, Sink};

@@ -1,0 +1,615 @@
+//! `replay --report jira|md`: a finding as the ticket a committer reads, written the way
+//! KAFKA-21419 itself is: a summary in words, affected versions, steps an operator runs
+//! with what to check after each, expected against actual, the suggested fix (the rule
+//! variant that holds), a reproducer to run, the history itself, and upstream sources.
+//!
+//! Only the rule set under report appears; `complete` only as "with the fix". The
+//! ticket is built once as blocks and rendered as GitHub Markdown or JIRA wiki markup.
+
+use crate::check::history::History;
+use crate::check::invariants;
+use crate::check::oracle::{self, SideRun, Verdict, Violation};
+use crate::findings::attribution::responsible_variants;
+use crate::findings::operator;
+use crate::findings::report::step_table;
+use crate::rules::{all_presets, Family, RuleSet, RELEASE_PRESETS, RULES};
+use std::fmt::Write;
+
+/// Where the ticket is pasted.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Format {
+    /// GitHub Markdown.
+    Md,
+    /// JIRA wiki markup (issues.apache.org).
+    Jira,
+}
+
+impl Format {
+    pub fn parse(name: &str) -> Option<Format> {
+        match name {
+            "md" => Some(Format::Md),
+            "jira" => Some(Format::Jira),
+            _ => None,
+        }
+    }
+}
+
+/// What the conformance suite measured, per release: which corpus histories (by content
+/// hash) the real controller showed which invariants on (`ci/conformance.sh --record`).
+const MEASURED: &str = include_str!("../../conformance/measured.json");
+
+enum Block {
+    Heading(String),
+    Para(String),
+    /// Numbered steps, each with an optional check.
+    Steps(Vec<(String, String)>),
+    Bullets(Vec<String>),
+    Code(&'static str, String),
+}
+
+/// The ticket for the violation `history` shows under the rule set `verdict`'s first
+/// violating side names (the file's own finding when its description names one).
+pub fn ticket(file: &str, history: &History, verdict: &Verdict, format: Format) -> String {
+    let Some((side, v)) = reported(history, verdict) else {
+        return format!("{file}: no violation to report under {}\n", rule_names(verdict));
+    };
+    let (history, elr_dropped) = quieted(history, side.rules, v.invariant);
+    let run = oracle::run(&history, &[side.rules], true);
+    let side = &run.sides[0];
+    let Some(v) = side.violations.iter().find(|x| x.invariant == v.invariant) else {
+        return format!("{file}: no violation to report\n");
+    };
+    let history = History {
+        description: Some(summary(&history, v)),
+        rules: Some(side.rules.to_string()),
+        expect: vec![crate::check::history::Expectation {
+            rules: side.rules.to_string(),
+            violations: side.expected(),
+        }],
+        ..history
+    };
+    let fixed = RuleSet::complete();
+    let with_fix = oracle::run(&history, &[fixed], true);
+    let blocks = blocks(&history, side, v, &with_fix.sides[0], elr_dropped);
+    render(&blocks, format)
+}
+
+/// The side and violation under report: the one the file's description names, else the
+/// latest violation of the first side that has one (the consequence the history ends on).
+fn reported<'v>(history: &History, verdict: &'v Verdict) -> Option<(&'v SideRun, &'v Violation)> {
+    let named = history.description.as_deref().and_then(|d| {
+        verdict.sides.iter().find_map(|s| {
+            let text = format!("{} violates ", s.rules);
+            let rest = d.split(&text).nth(1)?;
+            let id = rest.split(|c: char| c.is_whitespace() || c == ';').next()?;
+            s.violations.iter().find(|v| v.invariant == id).map(|v| (s, v))
+        })
+    });
+    named.or_else(|| {
+        let side = verdict.sides.iter().find(|s| !s.violations.is_empty())?;
+        let last = side.violations.iter().max_by_key(|v| v.step)?;
+        Some((side, last))
+    })
+}
+
+/// The history without ELR when the violation does not need it: fewer lists, one feature
+/// flag fewer for the reader. Returns whether ELR was dropped.
+fn quieted(history: &History, rules: RuleSet, invariant: &str) -> (History, bool) {
+    if !history.eligible_leader_replicas {
+        return (history.clone(), false);
+    }
+    let off = History {
+        eligible_leader_replicas: false,
+        ..history.clone()
+    };
+    let still = oracle::run(&off, &[rules], false).sides[0].violates(invariant);
+    if still {
+        (off, true)
+    } else {
+        (history.clone(), false)
+    }
+}
+
+fn rule_names(verdict: &Verdict) -> String {
+    let names: Vec<String> = verdict.sides.iter().map(|s| s.rules.to_string()).collect();
+    names.join(":")
+}
+
+fn blocks(
+    history: &History,
+    side: &SideRun,
+    v: &Violation,
+    fixed: &SideRun,
+    elr_dropped: bool,
+) -> Vec<Block> {
+    let inv = invariants::by_id(v.invariant);
+    let family = family_of(&side.rules, history);
+    let mut out = vec![Block::Heading(summary(history, v))];
+    let mut fields = vec![
+        format!("Component: {}", component(family)),
+        format!("Affected versions: {}", affected(history, side.rules, v.invariant, family)),
+        format!(
+            "Found by: isrfuzz, rule set `{}`, invariant {}{}",
+            side.rules,
+            v.invariant,
+            if elr_dropped { " (ELR off: the finding does not need it)" } else { "" }
+        ),
+    ];
+    if history.eligible_leader_replicas {
+        fields.push("Cluster: eligible leader replicas (KIP-966) on".to_string());
+    }
+    let release = first_release(&fields[1]);
+    out.push(Block::Bullets(fields));
+    out.push(Block::Heading("Description".into()));
+    out.push(Block::Para(format!(
+        "{}. {}",
+        v.detail.trim_end_matches('.'),
+        inv.map_or("", |i| i.rationale)
+    )));
+    let others: Vec<String> = side
+        .violations
+        .iter()
+        .filter(|o| o.invariant != v.invariant)
+        .map(|o| format!("{} ({}) at step {}", o.invariant, headline(o.invariant), o.step + 1))
+        .collect();
+    if !others.is_empty() {
+        out.push(Block::Para(format!("The same history also shows: {}.", others.join("; "))));
+    }
+    out.push(Block::Heading("Steps to reproduce".into()));
+    let mut pre = operator::preamble(history);
+    pre = pre.lines().map(|l| l.trim_start_matches("# ")).collect::<Vec<_>>().join(" ");
+    out.push(Block::Para(pre));
+    let steps = operator::steps(history, side);
+    out.push(Block::Steps(steps.into_iter().map(|s| (s.action, s.check)).collect()));
+    out.push(Block::Heading("Expected".into()));
+    out.push(Block::Para(expected_text(v, inv, fixed)));
+    out.push(Block::Heading("Actual".into()));
+    out.push(Block::Para(actual_text(side, v)));
+    out.push(Block::Heading("Suggested fix".into()));
+    let culprits = culprits(history, &side.rules, v.invariant);
+    out.push(Block::Bullets(fix_lines(&side.rules, &culprits, fixed)));
+    out.push(Block::Heading("Reproducer".into()));
+    out.extend(reproducer(history, side, family, &release));
+    out.push(Block::Heading("History".into()));
+    out.push(Block::Para(
+        "Replay it with `isrfuzz replay FILE` (isrfuzz: a differential fuzzer for Kafka's replication rules); the file:".into(),
+    ));
+    out.push(Block::Code("json", history.to_json()));
+    out.push(Block::Heading("Sources".into()));
+    out.push(Block::Bullets(sources(&side.rules, &culprits, inv)));
+    out
+}
+
+/// Its title: what goes wrong, and under which trigger.
+fn summary(history: &History, v: &Violation) -> String {
+    let what = headline(v.invariant);
+    let mut triggers: Vec<&str> = Vec::new();
+    let ops: Vec<&str> = history.events.iter().map(|e| e.op()).collect();
+    let count = |op: &str| ops.iter().filter(|o| **o == op).count();
+    if count("reassign") >= 2 {
+        triggers.push("after a reassignment is overridden");
+    } else if count("reassign") == 1 {
+        triggers.push("during a reassignment");
+    }
+    if count("cancel_reassignment") > 0 {
+        triggers.push("and cancelled");
+    }
+    if count("switch_start") > 0 {
+        triggers.push("on a topic switched to diskless");
+    }
+    if count("alter_diskless_switch") > 0 {
+        triggers.push("with an operator seal");
+    }
+    let unclean = history.events.iter().any(|e| {
+        matches!(e, crate::model::Event::RestartBroker { unclean: true, .. })
+    });
+    if unclean {
+        triggers.push("after an unclean restart");
+    }
+    let mut title = capitalize(what);
+    if !triggers.is_empty() {
+        title.push(' ');
+        title.push_str(&triggers.join(" "));
+    }
+    title
+}
+
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map_or(String::new(), |f| f.to_uppercase().collect::<String>() + c.as_str())
+}
+
+/// What breaking each invariant looks like to an operator, in a few words.
+fn headline(id: &str) -> &'static str {
+    match id {
+        "S0" => "the partition registration is malformed (an ISR member outside the replicas, or a leader outside the ISR)",
+        "S1" => "a replica is listed as both adding and removing",
+        "S2" => "the reassignment listing disagrees with the partition",
+        "S3" => "partition or leader epochs do not rise as they must",
+        "S4" => "the controller throws on a request",
+        "G1" => "the replicas of a reassignment drift from its target",
+        "G2" => "the reassignment listing omits a replica still being added",
+        "G3" => "an original replica is listed as adding",
+        "G4" => "a reassignment completes on replicas other than its target",
+        "G5" => "a reassignment completes with a new replica out of the ISR",
+        "G6" => "cancelling a reassignment does not restore the original replicas",
+        "G7" => "a reassignment stays open with every target replica in sync",
+        "G8" => "a reassignment that lowers the replication factor completes with out-of-sync survivors",
+        "G9" => "a completion record keeps a removed replica or reorders the replicas",
+        "E1" => "a reassignment never completes on a healthy cluster",
+        "ELR1" => "the eligible leader replicas name a broker that is no replica",
+        "ELR2" => "a replica is in both the ISR and the ELR",
+        "ELR3" => "the ELR is not cleared once the ISR reaches min.insync.replicas",
+        "ELR4" => "an eligible leader replica lacks acknowledged records",
+        "ELR5" => "the last known leader is lost",
+        "D1" => "an acknowledged record is lost",
+        "D2" => "a leader lacks an acknowledged record",
+        "D3" => "two replicas diverge below the high watermark",
+        "D4" => "a replica never gets an acknowledged record back",
+        "D5" => "a record consumers have read is replaced",
+        "INV-1" => "a stalled follower stays in the ISR",
+        "INV-2" => "a replica without the classic prefix becomes electable",
+        "INV-3" => "a consolidating follower at the seal is shrunk from the ISR",
+        "INV-4" => "a healthy follower of a switched partition is shrunk from the ISR",
+        "INV-4b" => "a same-leader epoch bump diverts followers",
+        "INV-5" => "two fetchers append to one log",
+        "INV-6" => "a fetch at the seal is answered with records",
+        "INV-7" => "a diskless partition with seal -1 is shrunk",
+        "INV-8" => "the seal moves the wrong way",
+        "INV-9" => "a follower is never handed back to consolidation",
+        "E2" => "a healthy follower of a switched partition never returns to the ISR",
+        _ => "an invariant is violated",
+    }
+}
+
+/// The family a finding is about: the one whose rules differ from `complete`, else (a
+/// hole of `complete` itself) Inkless when the history uses Inkless events.
+fn family_of(rules: &RuleSet, history: &History) -> Family {
+    let differs = |family: Family| {
+        responsible_variants(rules).iter().any(|v| {
+            let id = v.split('=').next().unwrap_or_default();
+            RULES.iter().any(|r| r.id == id && r.family == family)
+        })
+    };
+    if differs(Family::Kraft) {
+        Family::Kraft
+    } else if differs(Family::Inkless) || history.events.iter().any(inkless_event) {
+        Family::Inkless
+    } else {
+        Family::Kraft
+    }
+}
+
+fn component(family: Family) -> &'static str {
+    match family {
+        Family::Kraft => "controller (KRaft: ReplicationControlManager, PartitionChangeBuilder)",
+        Family::Inkless => "Inkless diskless topics (aiven/inkless)",
+    }
+}
+
+/// The releases that show it: measured on the real controller when the history was
+/// (`conformance/measured.json`), else the releases whose preset shows it, said so.
+fn affected(history: &History, rules: RuleSet, invariant: &str, family: Family) -> String {
+    if family == Family::Inkless {
+        let preset = all_presets().find(|p| {
+            p.family == Family::Inkless && p.rules.same_rules_of(&rules, Family::Inkless)
+        });
+        return preset.map_or("the Inkless rules of this rule set (no released branch)".into(), |p| {
+            format!("aiven/inkless `{}`: {}", p.name, p.summary)
+        });
+    }
+    if let Some(shown) = measured(history, invariant) {
+        return shown;
+    }
+    let mut hit = Vec::new();
+    for p in RELEASE_PRESETS {
+        let mut r = rules;
+        for rule in RULES.iter().filter(|r| r.family == Family::Kraft) {
+            (rule.set)(&mut r, (rule.get)(&p.rules));
+        }
+        if oracle::run(history, &[r], false).sides[0].violates(invariant) {
+            hit.push(p.name.trim_start_matches("kafka-").to_string());
+        }
+    }
+    if hit.is_empty() {
+        return "no Apache Kafka release 4.0-4.4 by their release presets: the bug is in a proposed variant".into();
+    }
+    format!(
+        "Apache Kafka {} (predicted by isrfuzz's release presets, which agreed with each release's controller on every request measured; confirm with `isrfuzz conform --kafka VERSION FILE`)",
+        hit.join(", ")
+    )
+}
+
+/// "shown by Apache Kafka …" when `ci/conformance.sh --record` ran this very history.
+fn measured(history: &History, invariant: &str) -> Option<String> {
+    let m: serde_json::Value = serde_json::from_str(MEASURED).ok()?;
+    let key = format!("{:016x}", history.content_hash());
+    let mut shown = Vec::new();
+    let mut not = Vec::new();
+    for r in m["releases"].as_array()? {
+        // A release that did not replay this history says nothing either way.
+        let ids = r["shown_by_history"].get(&key)?.as_array()?;
+        let release = r["release"].as_str()?.to_string();
+        if ids.iter().any(|i| i == invariant) {
+            shown.push(release);
+        } else {
+            not.push(release);
+        }
+    }
+    let commit = m["commit"].as_str().unwrap_or("?");
+    if shown.is_empty() {
+        return Some(format!(
+            "none: Apache Kafka {} do not show it on the real controller (isrfuzz conform, recorded at {commit})",
+            not.join(", ")
+        ));
+    }
+    Some(format!(
+        "Apache Kafka {} (shown by the real controller: isrfuzz conform, recorded at {commit}){}",
+        shown.join(", "),
+        if not.is_empty() { format!("; not {}", not.join(", ")) } else { String::new() }
+    ))
+}
+
+fn partition_text(side: &SideRun, step: usize) -> String {
+    let Some(r) = side.steps.get(step.min(side.steps.len().saturating_sub(1))) else {
+        return String::new();
+    };
+    let parts: Vec<String> = r
+        .state
+        .partitions
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            format!(
+                "partition {i}: replicas {:?}, ISR {:?}, adding {:?}, removing {:?}, leader {}",
+                p.replicas.to_vec(),
+                p.isr.to_vec(),
+                p.adding_replicas.to_vec(),
+                p.removing_replicas.to_vec(),
+                p.leader
+            )
+        })
+        .collect();
+    parts.join("; ")
+}
+
+fn expected_text(v: &Violation, inv: Option<&invariants::Invariant>, fixed: &SideRun) -> String {
+    let rule = inv.map_or(String::new(), |i| format!("{} ({}: {}).", capitalize(i.statement), i.id, i.kind.name()));
+    let with_fix = if fixed.violates(v.invariant) {
+        String::new()
+    } else {
+        format!(
+            " With the fix (isrfuzz's `complete` rules), after step {}: {}.",
+            v.step.min(fixed.steps.len().saturating_sub(1)) + 1,
+            partition_text(fixed, v.step)
+        )
+    };
+    format!("{rule}{with_fix}")
+}
+
+fn actual_text(side: &SideRun, v: &Violation) -> String {
+    let when = if v.step < side.steps.len() {
+        format!("After step {}", v.step + 1)
+    } else {
+        "Once every broker is back and healthy".to_string()
+    };
+    format!("{when}: {}. {}.", v.detail, partition_text(side, v.step))
+}
+
+/// The rules (indices into `RULES`) whose fix alone removes the violation from this
+/// history; when none does alone, every rule of the finding's family that differs from
+/// `complete`.
+fn culprits(history: &History, rules: &RuleSet, invariant: &str) -> Vec<usize> {
+    let complete = RuleSet::complete();
+    let differ: Vec<usize> = (0..RULES.len())
+        .filter(|&i| (RULES[i].get)(rules) != (RULES[i].get)(&complete))
+        .collect();
+    let alone: Vec<usize> = differ
+        .iter()
+        .copied()
+        .filter(|&i| {
+            let mut fixed = *rules;
+            (RULES[i].set)(&mut fixed, (RULES[i].get)(&complete));
+            !oracle::run(history, &[fixed], false).sides[0].violates(invariant)
+        })
+        .collect();
+    if !alone.is_empty() {
+        return alone;
+    }
+    let family = family_of(rules, history);
+    differ.into_iter().filter(|&i| RULES[i].family == family).collect()
+}
+
+/// Per culprit rule: the variant in use and the one that holds.
+fn fix_lines(rules: &RuleSet, culprits: &[usize], fixed: &SideRun) -> Vec<String> {
+    let complete = RuleSet::complete();
+    let mut out: Vec<String> = culprits
+        .iter()
+        .map(|&i| &RULES[i])
+        .map(|r| {
+            let now = r.variant_of(rules);
+            let fix = r.variant_of(&complete);
+            format!(
+                "Rule `{}`: `{}` ({}) → `{}` ({}); upstream of the fix: {}",
+                r.id,
+                now.name,
+                now.summary,
+                fix.name,
+                fix.summary,
+                upstream(fix.provenance)
+            )
+        })
+        .collect();
+    if culprits.is_empty() {
+        out.push("None known: the violation holds under isrfuzz's most complete rules too (`complete`), a hole no variant fixes yet.".into());
+    } else if fixed.violations.is_empty() {
+        out.push("With every rule at its fix (isrfuzz's `complete`), this history violates nothing.".into());
+    }
+    out
+}
+
+/// The first release an affected-versions line names (`4.3.1` or `4.3`), else `4.4`.
+fn first_release(line: &str) -> String {
+    let after = line.split("Apache Kafka ").nth(1).unwrap_or("");
+    let first = after.split([',', ' ']).next().unwrap_or("");
+    if first.starts_with('4') {
+        first.to_string()
+    } else {
+        "4.4".to_string()
+    }
+}
+
+fn reproducer(history: &History, side: &SideRun, family: Family, release: &str) -> Vec<Block> {
+    if family == Family::Inkless || history.events.iter().any(inkless_event) {
+        return vec![
+            Block::Para(
+                "No Inkless jar is published, so no JUnit test is emitted: extend aiven/inkless's ReplicationControlManagerInklessTest (metadata) or ReplicaManagerInklessTest (core) with the steps of this table:".into(),
+            ),
+            Block::Code("text", step_table(history, side)),
+        ];
+    }
+    vec![
+        Block::Para(
+            "A JUnit 5 test against the real ReplicationControlManager, asserting the violated property at the step (it fails on each affected release, passes on the others):".into(),
+        ),
+        Block::Code(
+            "sh",
+            format!("isrfuzz conform --kafka {release} --junit repro/ FILE\ncp repro/*.java conformance/src/test/java/org/apache/kafka/controller/\nmvn -f conformance/pom.xml -Dkafka.version=VERSION test -Dtest='*ReproTest'   # VERSION: the release conform names\n"),
+        ),
+    ]
+}
+
+/// An event no Apache Kafka controller has: the Inkless switch and seal, a diskless create.
+fn inkless_event(e: &crate::model::Event) -> bool {
+    use crate::model::Event;
+    match e {
+        Event::SwitchStart { .. } | Event::SealCommit { .. } | Event::AlterDisklessSwitch { .. } => true,
+        Event::CreatePartition { diskless, .. } => *diskless,
+        _ => false,
+    }
+}
+
+/// The upstream part of a provenance or source text: its repository-local references
+/// (`docs/…`, `tests/…`) left out.
+fn upstream(text: &str) -> String {
+    let parts: Vec<&str> = text
+        .split(';')
+        .map(str::trim)
+        .filter(|p| !(p.starts_with("docs/") || p.starts_with("tests/") || p.starts_with("src/")))
+        .collect();
+    if parts.is_empty() {
+        "none (no upstream commit)".into()
+    } else {
+        parts.join("; ")
+    }
+}
+
+fn sources(rules: &RuleSet, culprits: &[usize], inv: Option<&invariants::Invariant>) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(i) = inv {
+        out.push(format!("{}: {}", i.id, upstream(i.source)));
+    }
+    for r in culprits.iter().map(|&i| &RULES[i]) {
+        let v = r.variant_of(rules);
+        out.push(format!("`{}={}`: {}", r.id, v.name, upstream(v.provenance)));
+    }
+    out.push(
+        "Code links: https://github.com/apache/kafka/tree/d79bd502ec (apache trunk), https://github.com/aiven/inkless/tree/5f22fac12b (#756 head)".into(),
+    );
+    out
+}
+
+fn render(blocks: &[Block], format: Format) -> String {
+    let mut out = String::new();
+    let mut first = true;
+    for b in blocks {
+        match (b, format) {
+            (Block::Heading(h), Format::Md) => {
+                let level = if first { "#" } else { "##" };
+                let _ = writeln!(out, "{level} {h}\n");
+            }
+            (Block::Heading(h), Format::Jira) => {
+                let level = if first { "h1." } else { "h2." };
+                let _ = writeln!(out, "{level} {h}\n");
+            }
+            (Block::Para(p), _) => {
+                let _ = writeln!(out, "{}\n", inline(p, format));
+            }
+            (Block::Bullets(items), _) => {
+                for i in items {
+                    let _ = writeln!(out, "{} {}", bullet(format), inline(i, format));
+                }
+                out.push('\n');
+            }
+            (Block::Steps(steps), _) => {
+                for (n, (action, check)) in steps.iter().enumerate() {
+                    let mark = match format {
+                        Format::Md => format!("{}.", n + 1),
+                        Format::Jira => "#".to_string(),
+                    };
+                    let _ = writeln!(out, "{mark} {}", inline(&code_span(action, format), format));
+                    if !check.is_empty() {
+                        let sub = match format {
+                            Format::Md => "    - Check:",
+                            Format::Jira => "#* Check:",
+                        };
+                        let _ = writeln!(out, "{sub} {}", inline(check, format));
+                    }
+                }
+                out.push('\n');
+            }
+            (Block::Code(lang, text), Format::Md) => {
+                let _ = writeln!(out, "```{lang}\n{}\n```\n", text.trim_end());
+            }
+            (Block::Code(lang, text), Format::Jira) => {
+                let tag = if *lang == "json" || *lang == "sh" {
+                    format!("{{code:{}}}", if *lang == "sh" { "bash" } else { lang })
+                } else {
+                    "{noformat}".to_string()
+                };
+                let close = if tag.starts_with("{code") { "{code}" } else { "{noformat}" };
+                let _ = writeln!(out, "{tag}\n{}\n{close}\n", text.trim_end());
+            }
+        }
+        first = false;
+    }
+    out
+}
+
+fn bullet(format: Format) -> &'static str {
+    match format {
+        Format::Md => "-",
+        Format::Jira => "*",
+    }
+}
+
+/// A step's commands as inline code: the text before the first `:` of a step that names
+/// a tool stays prose.
+fn code_span(action: &str, _format: Format) -> String {
+    action.to_string()
+}
+
+/// Inline code spans (`x`) in the target markup: JIRA writes them {{x}}.
+fn inline(text: &str, format: Format) -> String {
+    match format {
+        Format::Md => text.to_string(),
+        Format::Jira => {
+            let mut out = String::new();
+            for (i, part) in text.split('`').enumerate() {
+                if i % 2 == 1 {
+                    let _ = write!(out, "{{{{{part}}}}}");
+                } else {
+                    // JIRA reads `[`, `*` and `_` as markup; escape them in prose.
+                    for c in part.chars() {
+                        if matches!(c, '[' | ']' | '*' | '_' | '{' | '}' | '|') {
+                            out.push('\\');
+                        }
+                        out.push(c);
+                    }
+                }
+            }
+            out
+        }
+    }
+}
