@@ -8,8 +8,8 @@
 # The walk-throughs' source steps run in the guide's order, but the builds are shared: one
 # debug build tests both variants, one release build hunts with both, and both swaps are
 # checked in one more build at the end (each swap's test runs rules the other swap leaves
-# alone, so each test can only fail by its own swap). On 2 cores: measured in the commit
-# that added this comment, see the commit message.
+# alone, so each test can only fail by its own swap). Measured on 2 shared cores: 109 s
+# with an empty scratch target dir, 40 s on the next run.
 # Usage: ci/adding-a-variant.sh    (ADDING_A_VARIANT_DIR: scratch location,
 #                                   default target/adding-a-variant)
 set -euo pipefail
