@@ -7,8 +7,15 @@ mod common;
 use common::{outcome, ALL};
 use expect_test::{expect, Expect};
 
+/// `history` under every preset.
 fn check(history: &str, expect: Expect) {
-    expect.assert_eq(&outcome(history, ALL));
+    check_rule_sets(history, ALL, expect);
+}
+
+/// `history` under the given rule sets: a variant that no preset uses yet is told from its
+/// siblings as `complete+RULE=VARIANT` beside `complete+RULE=SIBLING` for each sibling.
+fn check_rule_sets(history: &str, rule_sets: &[&str], expect: Expect) {
+    expect.assert_eq(&outcome(history, rule_sets));
 }
 
 #[test]
