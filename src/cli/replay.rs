@@ -36,7 +36,11 @@ pub struct ReplayArgs {
 
 pub fn run(args: ReplayArgs) -> Result<ExitCode, Error> {
     check_rules(args.rules.as_deref())?;
-    if let Some(f) = args.report.as_deref().filter(|f| ticket::Format::parse(f).is_none()) {
+    if let Some(f) = args
+        .report
+        .as_deref()
+        .filter(|f| ticket::Format::parse(f).is_none())
+    {
         return Err(Error::Usage(format!(
             "--report: unknown format `{}` (known: jira, md)",
             inert(f)

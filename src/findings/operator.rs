@@ -92,8 +92,13 @@ pub fn wrong_lines(side: &SideRun) -> Vec<String> {
                 "once the cluster is healthy again".to_string()
             };
             let statement = crate::check::invariants::by_id(v.invariant)
-                .map_or(String::new(), |i| format!(" (it must hold: {})", i.statement));
-            format!("# What is wrong {when}: {}, {}{statement}", v.invariant, v.detail)
+                .map_or(String::new(), |i| {
+                    format!(" (it must hold: {})", i.statement)
+                });
+            format!(
+                "# What is wrong {when}: {}, {}{statement}",
+                v.invariant, v.detail
+            )
         })
         .collect()
 }
@@ -130,7 +135,11 @@ fn describe(i: usize, p: &Partition) -> String {
         list(&p.isr)
     );
     if !p.elr.is_empty() || !p.last_known_elr.is_empty() {
-        text.push_str(&format!(" Elr {} LastKnownElr {}", list(&p.elr), list(&p.last_known_elr)));
+        text.push_str(&format!(
+            " Elr {} LastKnownElr {}",
+            list(&p.elr),
+            list(&p.last_known_elr)
+        ));
     }
     if !p.adding_replicas.is_empty() || !p.removing_replicas.is_empty() {
         text.push_str(&format!(

@@ -146,7 +146,7 @@ impl Summary {
                 ));
             }
             out.push_str(&self.group_lines(&rows, Kind::Expected));
-            out.push_str(&self.group_lines(&rows, Kind::Known));
+            out.push_str(&known_line(&rows));
         }
         out.push_str(&self.action_line());
         out
@@ -193,7 +193,35 @@ impl Summary {
         }
         out
     }
+}
 
+/// The known rows of one rule set on one line: they are documented holes of the fixes the
+/// rule set reaches too, the same on every rule set (their witnesses are in the JSON
+/// summary and under OUT/known).
+fn known_line(rows: &[&Row]) -> String {
+    let mut ids: Vec<(&str, Vec<&str>)> = Vec::new();
+    let mut count = 0;
+    for r in rows {
+        let Some(m) = r.matched.as_ref().filter(|m| m.kind == Kind::Known) else {
+            continue;
+        };
+        count += r.count;
+        match ids.iter_mut().find(|(id, _)| *id == m.id) {
+            Some((_, invs)) => invs.push(r.invariant),
+            None => ids.push((&m.id, vec![r.invariant])),
+        }
+    }
+    if ids.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = ids
+        .iter()
+        .map(|(id, invs)| format!("{id} ({})", invs.join(" ")))
+        .collect();
+    format!("  known     {}: {count} histories\n", list.join(", "))
+}
+
+impl Summary {
     /// The last line: what to do now.
     fn action_line(&self) -> String {
         let new: Vec<String> = self

@@ -51,7 +51,10 @@ enum Block {
 /// violating side names (the file's own finding when its description names one).
 pub fn ticket(file: &str, history: &History, verdict: &Verdict, format: Format) -> String {
     let Some((side, v)) = reported(history, verdict) else {
-        return format!("{file}: no violation to report under {}\n", rule_names(verdict));
+        return format!(
+            "{file}: no violation to report under {}\n",
+            rule_names(verdict)
+        );
     };
     let (history, elr_dropped) = quieted(history, side.rules, v.invariant);
     let run = oracle::run(&history, &[side.rules], true);
@@ -82,7 +85,10 @@ fn reported<'v>(history: &History, verdict: &'v Verdict) -> Option<(&'v SideRun,
             let text = format!("{} violates ", s.rules);
             let rest = d.split(&text).nth(1)?;
             let id = rest.split(|c: char| c.is_whitespace() || c == ';').next()?;
-            s.violations.iter().find(|v| v.invariant == id).map(|v| (s, v))
+            s.violations
+                .iter()
+                .find(|v| v.invariant == id)
+                .map(|v| (s, v))
         })
     });
     named.or_else(|| {
@@ -127,12 +133,19 @@ fn blocks(
     let mut out = vec![Block::Heading(summary(history, v))];
     let mut fields = vec![
         format!("Component: {}", component(family)),
-        format!("Affected versions: {}", affected(history, side.rules, v.invariant, family)),
+        format!(
+            "Affected versions: {}",
+            affected(history, side.rules, v.invariant, family)
+        ),
         format!(
             "Found by: isrfuzz, rule set `{}`, invariant {}{}",
             side.rules,
             v.invariant,
-            if elr_dropped { " (ELR off: the finding does not need it)" } else { "" }
+            if elr_dropped {
+                " (ELR off: the finding does not need it)"
+            } else {
+                ""
+            }
         ),
     ];
     if history.eligible_leader_replicas {
@@ -150,17 +163,33 @@ fn blocks(
         .violations
         .iter()
         .filter(|o| o.invariant != v.invariant)
-        .map(|o| format!("{} ({}) at step {}", o.invariant, headline(o.invariant), o.step + 1))
+        .map(|o| {
+            format!(
+                "{} ({}) at step {}",
+                o.invariant,
+                headline(o.invariant),
+                o.step + 1
+            )
+        })
         .collect();
     if !others.is_empty() {
-        out.push(Block::Para(format!("The same history also shows: {}.", others.join("; "))));
+        out.push(Block::Para(format!(
+            "The same history also shows: {}.",
+            others.join("; ")
+        )));
     }
     out.push(Block::Heading("Steps to reproduce".into()));
     let mut pre = operator::preamble(history);
-    pre = pre.lines().map(|l| l.trim_start_matches("# ")).collect::<Vec<_>>().join(" ");
+    pre = pre
+        .lines()
+        .map(|l| l.trim_start_matches("# "))
+        .collect::<Vec<_>>()
+        .join(" ");
     out.push(Block::Para(pre));
     let steps = operator::steps(history, side);
-    out.push(Block::Steps(steps.into_iter().map(|s| (s.action, s.check)).collect()));
+    out.push(Block::Steps(
+        steps.into_iter().map(|s| (s.action, s.check)).collect(),
+    ));
     out.push(Block::Heading("Expected".into()));
     out.push(Block::Para(expected_text(v, inv, fixed)));
     out.push(Block::Heading("Actual".into()));
@@ -200,9 +229,10 @@ fn summary(history: &History, v: &Violation) -> String {
     if count("alter_diskless_switch") > 0 {
         triggers.push("with an operator seal");
     }
-    let unclean = history.events.iter().any(|e| {
-        matches!(e, crate::model::Event::RestartBroker { unclean: true, .. })
-    });
+    let unclean = history
+        .events
+        .iter()
+        .any(|e| matches!(e, crate::model::Event::RestartBroker { unclean: true, .. }));
     if unclean {
         triggers.push("after an unclean restart");
     }
@@ -216,8 +246,9 @@ fn summary(history: &History, v: &Violation) -> String {
 
 fn capitalize(s: &str) -> String {
     let mut c = s.chars();
-    c.next()
-        .map_or(String::new(), |f| f.to_uppercase().collect::<String>() + c.as_str())
+    c.next().map_or(String::new(), |f| {
+        f.to_uppercase().collect::<String>() + c.as_str()
+    })
 }
 
 /// What breaking each invariant looks like to an operator, in a few words.
@@ -295,9 +326,10 @@ fn affected(history: &History, rules: RuleSet, invariant: &str, family: Family) 
         let preset = all_presets().find(|p| {
             p.family == Family::Inkless && p.rules.same_rules_of(&rules, Family::Inkless)
         });
-        return preset.map_or("the Inkless rules of this rule set (no released branch)".into(), |p| {
-            format!("aiven/inkless `{}`: {}", p.name, p.summary)
-        });
+        return preset.map_or(
+            "the Inkless rules of this rule set (no released branch)".into(),
+            |p| format!("aiven/inkless `{}`: {}", p.name, p.summary),
+        );
     }
     if let Some(shown) = measured(history, invariant) {
         return shown;
@@ -347,7 +379,11 @@ fn measured(history: &History, invariant: &str) -> Option<String> {
     Some(format!(
         "Apache Kafka {} (shown by the real controller: isrfuzz conform, recorded at {commit}){}",
         shown.join(", "),
-        if not.is_empty() { format!("; not {}", not.join(", ")) } else { String::new() }
+        if not.is_empty() {
+            format!("; not {}", not.join(", "))
+        } else {
+            String::new()
+        }
     ))
 }
 
@@ -375,7 +411,9 @@ fn partition_text(side: &SideRun, step: usize) -> String {
 }
 
 fn expected_text(v: &Violation, inv: Option<&invariants::Invariant>, fixed: &SideRun) -> String {
-    let rule = inv.map_or(String::new(), |i| format!("{} ({}: {}).", capitalize(i.statement), i.id, i.kind.name()));
+    let rule = inv.map_or(String::new(), |i| {
+        format!("{} ({}: {}).", capitalize(i.statement), i.id, i.kind.name())
+    });
     let with_fix = if fixed.violates(v.invariant) {
         String::new()
     } else {
@@ -418,7 +456,10 @@ fn culprits(history: &History, rules: &RuleSet, invariant: &str) -> Vec<usize> {
         return alone;
     }
     let family = family_of(rules, history);
-    differ.into_iter().filter(|&i| RULES[i].family == family).collect()
+    differ
+        .into_iter()
+        .filter(|&i| RULES[i].family == family)
+        .collect()
 }
 
 /// Per culprit rule: the variant in use and the one that holds.
@@ -444,7 +485,10 @@ fn fix_lines(rules: &RuleSet, culprits: &[usize], fixed: &SideRun) -> Vec<String
     if culprits.is_empty() {
         out.push("None known: the violation holds under isrfuzz's most complete rules too (`complete`), a hole no variant fixes yet.".into());
     } else if fixed.violations.is_empty() {
-        out.push("With every rule at its fix (isrfuzz's `complete`), this history violates nothing.".into());
+        out.push(
+            "With every rule at its fix (isrfuzz's `complete`), this history violates nothing."
+                .into(),
+        );
     }
     out
 }
@@ -484,7 +528,9 @@ fn reproducer(history: &History, side: &SideRun, family: Family, release: &str) 
 fn inkless_event(e: &crate::model::Event) -> bool {
     use crate::model::Event;
     match e {
-        Event::SwitchStart { .. } | Event::SealCommit { .. } | Event::AlterDisklessSwitch { .. } => true,
+        Event::SwitchStart { .. }
+        | Event::SealCommit { .. }
+        | Event::AlterDisklessSwitch { .. } => true,
         Event::CreatePartition { diskless, .. } => *diskless,
         _ => false,
     }
@@ -505,7 +551,11 @@ fn upstream(text: &str) -> String {
     }
 }
 
-fn sources(rules: &RuleSet, culprits: &[usize], inv: Option<&invariants::Invariant>) -> Vec<String> {
+fn sources(
+    rules: &RuleSet,
+    culprits: &[usize],
+    inv: Option<&invariants::Invariant>,
+) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(i) = inv {
         out.push(format!("{}: {}", i.id, upstream(i.source)));
@@ -568,7 +618,11 @@ fn render(blocks: &[Block], format: Format) -> String {
                 } else {
                     "{noformat}".to_string()
                 };
-                let close = if tag.starts_with("{code") { "{code}" } else { "{noformat}" };
+                let close = if tag.starts_with("{code") {
+                    "{code}"
+                } else {
+                    "{noformat}"
+                };
                 let _ = writeln!(out, "{tag}\n{}\n{close}\n", text.trim_end());
             }
         }

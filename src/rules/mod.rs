@@ -29,7 +29,9 @@ pub use derivation::Derivation;
 pub use lag::Lag;
 pub use last_known_leader::LastKnownLeader;
 pub use leader_change::LeaderChange;
-pub use presets::{all_presets, Preset, COMPLETE_INKLESS, COMPLETE_KRAFT, PRESETS, RELEASE_PRESETS};
+pub use presets::{
+    all_presets, Preset, COMPLETE_INKLESS, COMPLETE_KRAFT, PRESETS, RELEASE_PRESETS,
+};
 pub use seal_admission::SealAdmission;
 pub use seal_fetch::SealFetch;
 pub use shrink::Shrink;
