@@ -6,7 +6,7 @@
 use expect_test::expect;
 use isrfuzz::check::history::History;
 use isrfuzz::check::oracle;
-use isrfuzz::findings::{bugreport, operator, svg};
+use isrfuzz::findings::{operator, svg, ticket};
 use isrfuzz::rules::RuleSet;
 use std::path::Path;
 
@@ -23,82 +23,106 @@ fn repro() -> (History, oracle::Verdict) {
 fn operator_steps_of_the_kafka_21419_repro() {
     let (h, verdict) = repro();
     expect![[r##"
-        # Brokers [1, 2, 3, 4, 5]; `$BS` is a bootstrap server. Topic `t`, one partition per create.
+        # Brokers [1, 2, 3, 4, 5]; `$BS` is a bootstrap server. Topic `t`, one partition per create; replica.lag.time.max.ms=30000.
         1. kafka-topics.sh --bootstrap-server $BS --create --topic t --replica-assignment 1:2:3
+           check: `kafka-topics.sh --bootstrap-server $BS --describe --topic t` shows partition 0 Leader 1 Replicas 1,2,3 Isr 1,2,3
         2. write reassign-1.json = {"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1, 2, 4]}]}; kafka-reassign-partitions.sh --bootstrap-server $BS --reassignment-json-file reassign-1.json --execute --additional; kafka-reassign-partitions.sh --bootstrap-server $BS --list
+           check: `kafka-topics.sh --bootstrap-server $BS --describe --topic t` shows partition 0 Leader 1 Replicas 1,2,4,3 Isr 1,2,3; `--list` shows adding [4] removing [3]
         3. write reassign-2.json = {"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1, 2, 4, 5]}]}; kafka-reassign-partitions.sh --bootstrap-server $BS --reassignment-json-file reassign-2.json --execute --additional; kafka-reassign-partitions.sh --bootstrap-server $BS --list
-        4. condition: ISR of t-0 becomes [1, 2, 3, 5]: hold broker 4 out of the ISR, e.g. with a 1 B/s follower throttle (kafka-configs.sh --bootstrap-server $BS --alter --entity-type brokers --entity-name 4 --add-config follower.replication.throttled.rate=1; kafka-configs.sh --bootstrap-server $BS --alter --entity-type topics --entity-name t --add-config follower.replication.throttled.replicas=0:4); let broker 5 catch up and join the ISR (remove its throttle if any)
+           check: `kafka-topics.sh --bootstrap-server $BS --describe --topic t` shows partition 0 Leader 1 Replicas 1,2,4,5,3 Isr 1,2,3; `--list` shows adding [5] removing [3]
+        4. make the ISR of t-0 [1, 2, 3, 5]: keep broker 4 out of the ISR: kafka-configs.sh --bootstrap-server $BS --alter --entity-type brokers --entity-name 4 --add-config follower.replication.throttled.rate=1; kafka-configs.sh --bootstrap-server $BS --alter --entity-type topics --entity-name t --add-config follower.replication.throttled.replicas=0:4 and wait replica.lag.time.max.ms; let broker 5 catch up and join the ISR (kafka-configs.sh --bootstrap-server $BS --alter --entity-type brokers --entity-name 5 --delete-config follower.replication.throttled.rate, if it was throttled)
+           check: `kafka-topics.sh --bootstrap-server $BS --describe --topic t` shows partition 0 Leader 1 Replicas 1,2,4,5 Isr 1,2,5
         5. kafka-reassign-partitions.sh --bootstrap-server $BS --verify --reassignment-json-file reassign-2.json
+        # What is wrong after step 3: G2, p0: [4] will survive, is not original [1,2,3] and is not in adding [5] (it must hold: list completeness: while reassigning, (replicas − removing) − O ⊆ adding)
+        # What is wrong after step 4: G5, p0: completed with new replicas [4] out of isr [1,2,5] (replicas [1,2,4,5]) (it must hold: safe completion: at completion, T − O ⊆ ISR (the ISR completion was decided on, see F1))
     "##]].assert_eq(&operator::operator_steps(&h, &verdict.sides[0]));
 }
 
+/// `replay --report jira` on the KAFKA-21419 repro reads like the JIRA ticket: a summary in
+/// words, affected versions, operator steps with checks, expected against actual, the fix.
 #[test]
-fn markdown_report_of_the_kafka_21419_repro() {
+fn jira_ticket_of_the_kafka_21419_repro() {
     let (h, verdict) = repro();
-    expect![[r##"
-        # KAFKA-21419 as reported
+    let t = ticket::ticket(REPRO, &h, &verdict, ticket::Format::Jira);
+    let lines: Vec<&str> = t.lines().collect();
+    assert_eq!(
+        lines[0],
+        "h1. A reassignment completes with a new replica out of the ISR after a reassignment is overridden"
+    );
+    for section in [
+        "h2. Description",
+        "h2. Steps to reproduce",
+        "h2. Expected",
+        "h2. Actual",
+        "h2. Suggested fix",
+        "h2. Reproducer",
+        "h2. History",
+        "h2. Sources",
+    ] {
+        assert!(lines.contains(&section), "{section} missing:\n{t}");
+    }
+    // Affected: 4.3 and 4.4 complete with 4 out of the ISR, 4.0-4.2 do not (conformance).
+    let affected = lines
+        .iter()
+        .find(|l| l.starts_with("* Affected versions:"))
+        .unwrap();
+    assert!(
+        affected.contains("Apache Kafka 4.3") && affected.contains("4.4"),
+        "{affected}"
+    );
+    assert!(!affected.contains("4.2"), "{affected}");
+    // The step that matters is a concrete means with a check, not a condition.
+    assert!(!t.contains("condition:"), "{t}");
+    assert!(t.contains("follower.replication.throttled.rate=1"), "{t}");
+    assert!(t.contains("#* Check: {{kafka-topics.sh --bootstrap-server $BS --describe --topic t}} shows partition 0 Leader 1 Replicas 1,2,4,5 Isr 1,2,5"), "{t}");
+    // Only the rule set under report; the fix as "with the fix".
+    assert!(!t.contains("complete+inkless-main"), "{t}");
+    assert!(t.contains("With the fix"), "{t}");
+    assert!(t.contains("Rule {{derivation}}: {{trunk}}"), "{t}");
+    assert!(
+        !t.contains("Rule {{shrink}}"),
+        "only the rule whose fix removes it:\n{t}"
+    );
+    // The history is embedded, as the reported rule set's own.
+    assert!(
+        t.contains("{code:json}") && t.contains("\"rules\": \"trunk+inkless-main\""),
+        "{t}"
+    );
+    // No repository paths as sources.
+    let sources = &t[t.find("h2. Sources").unwrap()..];
+    assert!(!sources.contains("docs/"), "{sources}");
+}
 
-        ## Summary
-
-        KAFKA-21419 as reported: override [1,2,4] with [1,2,4,5] while 4 is still adding, then 5 joins the ISR; trunk completes with 4 out of the ISR
-
-        Verdict: trunk+inkless-main violates G2@2 G5@3; complete+inkless-main holds; states differ from step 2
-
-        ## Rule variants
-
-        - `trunk+inkless-main`: differs from `complete` in derivation=trunk, shrink=inkless-main, lag=uncapped, leader-change=none, seal-fetch=local-log, seal-admission=generic, switched-reassignment=one-step
-        - `complete+inkless-main`: differs from `complete` in shrink=inkless-main, lag=uncapped, leader-change=none, seal-fetch=local-log, seal-admission=generic, switched-reassignment=one-step
-
-        ## Steps
-
-        ```text
-        rules: trunk+inkless-main
-        step  event                              result                      replicas      isr         adding    removing  ldr  le  pe  violations
-           0  create [1,2,3]                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
-           1  reassign p0 [1,2,4]                ok                       p0 [1,2,4,3]     [1,2,3]     [4]       [3]         1   0   1  
-           2  reassign p0 [1,2,4,5]              ok                       p0 [1,2,4,5,3]   [1,2,3]     [5]       [3]         1   0   2  !! G2
-           3  alter_partition p0 isr=[1,2,3,5]   ok, completed            p0 [1,2,4,5]     [1,2,5]     []        []          1   1   3  !! G5
-          G2 step 2: p0: [4] will survive, is not original [1,2,3] and is not in adding [5]
-          G5 step 3: p0: completed with new replicas [4] out of isr [1,2,5] (replicas [1,2,4,5])
-        ```
-
-        ```text
-        rules: complete+inkless-main
-        step  event                              result                      replicas      isr         adding    removing  ldr  le  pe  violations
-           0  create [1,2,3]                     ok                       p0 [1,2,3]       [1,2,3]     []        []          1   0   0  
-           1  reassign p0 [1,2,4]                ok                       p0 [1,2,4,3]     [1,2,3]     [4]       [3]         1   0   1  
-           2  reassign p0 [1,2,4,5]              ok                       p0 [1,2,4,5,3]   [1,2,3]     [4,5]     [3]         1   0   2  
-           3  alter_partition p0 isr=[1,2,3,5]   ok                       p0 [1,2,4,5,3]   [1,2,3,5]   [4,5]     [3]         1   0   3  
-        ```
-
-        ## Invariants violated
-
-        - **G2** under `trunk+inkless-main` at step 2: p0: [4] will survive, is not original [1,2,3] and is not in adding [5]
-          - Statement: list completeness: while reassigning, (replicas − removing) − O ⊆ adding
-          - Why: Every non-original replica that will survive completion must be reported as adding, or `--list`, throttles and under-replication accounting treat it as caught up. This is KAFKA-21419's first symptom (history 1, step 2) and the drop-then-re-add hole of its proposed fix (history 5).
-          - Source: docs/model/reassignment.md#g2, #history-1, #history-5; https://issues.apache.org/jira/browse/KAFKA-21419
-        - **G5** under `trunk+inkless-main` at step 3: p0: completed with new replicas [4] out of isr [1,2,5] (replicas [1,2,4,5])
-          - Statement: safe completion: at completion, T − O ⊆ ISR (the ISR completion was decided on, see F1)
-          - Why: No newly added replica may be declared done while out of sync: KAFKA-21419 ends with replicas [1,2,4,5] and ISR [1,2,5], the removed replica 3 already gone.
-          - Source: docs/model/reassignment.md#g5, #history-1, #ends; https://issues.apache.org/jira/browse/KAFKA-21419
-
-        ## Operator steps (under `trunk+inkless-main`)
-
-        ```sh
-        # Brokers [1, 2, 3, 4, 5]; `$BS` is a bootstrap server. Topic `t`, one partition per create.
-        1. kafka-topics.sh --bootstrap-server $BS --create --topic t --replica-assignment 1:2:3
-        2. write reassign-1.json = {"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1, 2, 4]}]}; kafka-reassign-partitions.sh --bootstrap-server $BS --reassignment-json-file reassign-1.json --execute --additional; kafka-reassign-partitions.sh --bootstrap-server $BS --list
-        3. write reassign-2.json = {"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1, 2, 4, 5]}]}; kafka-reassign-partitions.sh --bootstrap-server $BS --reassignment-json-file reassign-2.json --execute --additional; kafka-reassign-partitions.sh --bootstrap-server $BS --list
-        4. condition: ISR of t-0 becomes [1, 2, 3, 5]: hold broker 4 out of the ISR, e.g. with a 1 B/s follower throttle (kafka-configs.sh --bootstrap-server $BS --alter --entity-type brokers --entity-name 4 --add-config follower.replication.throttled.rate=1; kafka-configs.sh --bootstrap-server $BS --alter --entity-type topics --entity-name t --add-config follower.replication.throttled.replicas=0:4); let broker 5 catch up and join the ISR (remove its throttle if any)
-        5. kafka-reassign-partitions.sh --bootstrap-server $BS --verify --reassignment-json-file reassign-2.json
-        ```
-
-        ## Replay
-
-        ```sh
-        isrfuzz replay corpus/regressions/kafka-21419-repro.json --rules 'trunk+inkless-main:complete+inkless-main'
-        ```
-    "##]].assert_eq(&bugreport::markdown(REPRO, &h, &verdict));
+/// The same ticket in GitHub Markdown; an Inkless finding names the upstream test to
+/// extend instead of a JUnit reproducer.
+#[test]
+fn markdown_tickets_for_kraft_and_inkless() {
+    let (h, verdict) = repro();
+    let t = ticket::ticket(REPRO, &h, &verdict, ticket::Format::Md);
+    assert!(
+        t.starts_with("# A reassignment completes with a new replica out of the ISR"),
+        "{t}"
+    );
+    assert!(
+        t.contains("## Steps to reproduce\n") && t.contains("    - Check: "),
+        "{t}"
+    );
+    assert!(
+        t.contains("isrfuzz conform --kafka 4.3 --junit repro/ FILE"),
+        "{t}"
+    );
+    let file = "corpus/regressions/f5-operator-seal-elects-leader-without-prefix.json";
+    let h = History::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap();
+    let verdict = oracle::run(&h, &[RuleSet::complete()], true);
+    let t = ticket::ticket(file, &h, &verdict, ticket::Format::Md);
+    assert!(t.contains("Component: Inkless"), "{t}");
+    assert!(t.contains("ReplicationControlManagerInklessTest"), "{t}");
+    assert!(
+        t.contains(
+            "kafka-topic-switch.sh seal --bootstrap-server $BS --topic t --partition 0 --offset 5"
+        ),
+        "{t}"
+    );
 }
 
 #[test]
@@ -147,7 +171,7 @@ fn elr_on_in_the_operator_steps_and_the_step_table() {
     let steps = operator::operator_steps(&h, &verdict.sides[0]);
     let head: Vec<&str> = steps.lines().take(3).collect();
     expect![[r#"
-        # Brokers [1, 2, 3]; `$BS` is a bootstrap server. Topic `t`, one partition per create.
+        # Brokers [1, 2, 3]; `$BS` is a bootstrap server. Topic `t`, one partition per create; replica.lag.time.max.ms=30000.
         # ELR on: kafka-features.sh --bootstrap-server $BS upgrade --feature eligible.leader.replicas.version=1 (the default of new 4.1+ clusters)
         1. kafka-topics.sh --bootstrap-server $BS --create --topic t --replica-assignment 3:2 --config min.insync.replicas=2"#]].assert_eq(&head.join("\n"));
     let table = isrfuzz::findings::report::step_table(&h, &verdict.sides[0]);

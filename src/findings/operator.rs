@@ -264,6 +264,14 @@ fn step(
         Event::DeleteRecords { partition, offset } => format!(
             "delete the records of partition {partition} below offset {offset} (kafka-delete-records.sh {BS} --offset-json-file with offset {offset})"
         ),
+        other => data_step(other),
+    }
+}
+
+/// The steps of the data plane and the Inkless switch: produce, time, fetches, flushes,
+/// the switch tool.
+fn data_step(event: &Event) -> String {
+    match event {
         Event::Produce { records, acks, .. } => {
             let acks = if *acks == crate::model::event::Acks::All { "all" } else { "1" };
             format!(
@@ -301,6 +309,8 @@ fn step(
         Event::AlterDisklessSwitch { partition, seal } => format!(
             "kafka-topic-switch.sh seal {BS} --topic {TOPIC} --partition {partition} --offset {seal}"
         ),
+        // Every other event is written by `step`.
+        other => format!("{other}"),
     }
 }
 

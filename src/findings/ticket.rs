@@ -10,10 +10,10 @@ use crate::check::history::History;
 use crate::check::invariants;
 use crate::check::oracle::{self, SideRun, Verdict, Violation};
 use crate::findings::attribution::responsible_variants;
+use crate::findings::markup::{render, Block};
 use crate::findings::operator;
 use crate::findings::report::step_table;
 use crate::rules::{all_presets, Family, RuleSet, RELEASE_PRESETS, RULES};
-use std::fmt::Write;
 
 /// Where the ticket is pasted.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -37,15 +37,6 @@ impl Format {
 /// What the conformance suite measured, per release: which corpus histories (by content
 /// hash) the real controller showed which invariants on (`ci/conformance.sh --record`).
 const MEASURED: &str = include_str!("../../conformance/measured.json");
-
-enum Block {
-    Heading(String),
-    Para(String),
-    /// Numbered steps, each with an optional check.
-    Steps(Vec<(String, String)>),
-    Bullets(Vec<String>),
-    Code(&'static str, String),
-}
 
 /// The ticket for the violation `history` shows under the rule set `verdict`'s first
 /// violating side names (the file's own finding when its description names one).
@@ -130,54 +121,8 @@ fn blocks(
 ) -> Vec<Block> {
     let inv = invariants::by_id(v.invariant);
     let family = family_of(&side.rules, history);
-    let mut out = vec![Block::Heading(summary(history, v))];
-    let mut fields = vec![
-        format!("Component: {}", component(family)),
-        format!(
-            "Affected versions: {}",
-            affected(history, side.rules, v.invariant, family)
-        ),
-        format!(
-            "Found by: isrfuzz, rule set `{}`, invariant {}{}",
-            side.rules,
-            v.invariant,
-            if elr_dropped {
-                " (ELR off: the finding does not need it)"
-            } else {
-                ""
-            }
-        ),
-    ];
-    if history.eligible_leader_replicas {
-        fields.push("Cluster: eligible leader replicas (KIP-966) on".to_string());
-    }
-    let release = first_release(&fields[1]);
-    out.push(Block::Bullets(fields));
-    out.push(Block::Heading("Description".into()));
-    out.push(Block::Para(format!(
-        "{}. {}",
-        v.detail.trim_end_matches('.'),
-        inv.map_or("", |i| i.rationale)
-    )));
-    let others: Vec<String> = side
-        .violations
-        .iter()
-        .filter(|o| o.invariant != v.invariant)
-        .map(|o| {
-            format!(
-                "{} ({}) at step {}",
-                o.invariant,
-                headline(o.invariant),
-                o.step + 1
-            )
-        })
-        .collect();
-    if !others.is_empty() {
-        out.push(Block::Para(format!(
-            "The same history also shows: {}.",
-            others.join("; ")
-        )));
-    }
+    let (mut out, release) = head(history, side, v, family, elr_dropped);
+    out.extend(description(side, v, inv));
     out.push(Block::Heading("Steps to reproduce".into()));
     let mut pre = operator::preamble(history);
     pre = pre
@@ -206,6 +151,70 @@ fn blocks(
     out.push(Block::Code("json", history.to_json()));
     out.push(Block::Heading("Sources".into()));
     out.push(Block::Bullets(sources(&side.rules, &culprits, inv)));
+    out
+}
+
+/// The title and the fields under it; and the first affected release (for the reproducer).
+fn head(
+    history: &History,
+    side: &SideRun,
+    v: &Violation,
+    family: Family,
+    elr_dropped: bool,
+) -> (Vec<Block>, String) {
+    let mut out = vec![Block::Heading(summary(history, v))];
+    let mut fields = vec![
+        format!("Component: {}", component(family)),
+        format!(
+            "Affected versions: {}",
+            affected(history, side.rules, v.invariant, family)
+        ),
+        format!(
+            "Found by: isrfuzz, rule set `{}`, invariant {}{}",
+            side.rules,
+            v.invariant,
+            if elr_dropped {
+                " (ELR off: the finding does not need it)"
+            } else {
+                ""
+            }
+        ),
+    ];
+    if history.eligible_leader_replicas {
+        fields.push("Cluster: eligible leader replicas (KIP-966) on".to_string());
+    }
+    let release = first_release(&fields[1]);
+    out.push(Block::Bullets(fields));
+    (out, release)
+}
+
+/// What happens, in words, and what else the history shows.
+fn description(side: &SideRun, v: &Violation, inv: Option<&invariants::Invariant>) -> Vec<Block> {
+    let mut out = vec![Block::Heading("Description".into())];
+    out.push(Block::Para(format!(
+        "{}. {}",
+        v.detail.trim_end_matches('.'),
+        inv.map_or("", |i| i.rationale)
+    )));
+    let others: Vec<String> = side
+        .violations
+        .iter()
+        .filter(|o| o.invariant != v.invariant)
+        .map(|o| {
+            format!(
+                "{} ({}) at step {}",
+                o.invariant,
+                headline(o.invariant),
+                o.step + 1
+            )
+        })
+        .collect();
+    if !others.is_empty() {
+        out.push(Block::Para(format!(
+            "The same history also shows: {}.",
+            others.join("; ")
+        )));
+    }
     out
 }
 
@@ -568,102 +577,4 @@ fn sources(
         "Code links: https://github.com/apache/kafka/tree/d79bd502ec (apache trunk), https://github.com/aiven/inkless/tree/5f22fac12b (#756 head)".into(),
     );
     out
-}
-
-fn render(blocks: &[Block], format: Format) -> String {
-    let mut out = String::new();
-    let mut first = true;
-    for b in blocks {
-        match (b, format) {
-            (Block::Heading(h), Format::Md) => {
-                let level = if first { "#" } else { "##" };
-                let _ = writeln!(out, "{level} {h}\n");
-            }
-            (Block::Heading(h), Format::Jira) => {
-                let level = if first { "h1." } else { "h2." };
-                let _ = writeln!(out, "{level} {h}\n");
-            }
-            (Block::Para(p), _) => {
-                let _ = writeln!(out, "{}\n", inline(p, format));
-            }
-            (Block::Bullets(items), _) => {
-                for i in items {
-                    let _ = writeln!(out, "{} {}", bullet(format), inline(i, format));
-                }
-                out.push('\n');
-            }
-            (Block::Steps(steps), _) => {
-                for (n, (action, check)) in steps.iter().enumerate() {
-                    let mark = match format {
-                        Format::Md => format!("{}.", n + 1),
-                        Format::Jira => "#".to_string(),
-                    };
-                    let _ = writeln!(out, "{mark} {}", inline(&code_span(action, format), format));
-                    if !check.is_empty() {
-                        let sub = match format {
-                            Format::Md => "    - Check:",
-                            Format::Jira => "#* Check:",
-                        };
-                        let _ = writeln!(out, "{sub} {}", inline(check, format));
-                    }
-                }
-                out.push('\n');
-            }
-            (Block::Code(lang, text), Format::Md) => {
-                let _ = writeln!(out, "```{lang}\n{}\n```\n", text.trim_end());
-            }
-            (Block::Code(lang, text), Format::Jira) => {
-                let tag = if *lang == "json" || *lang == "sh" {
-                    format!("{{code:{}}}", if *lang == "sh" { "bash" } else { lang })
-                } else {
-                    "{noformat}".to_string()
-                };
-                let close = if tag.starts_with("{code") {
-                    "{code}"
-                } else {
-                    "{noformat}"
-                };
-                let _ = writeln!(out, "{tag}\n{}\n{close}\n", text.trim_end());
-            }
-        }
-        first = false;
-    }
-    out
-}
-
-fn bullet(format: Format) -> &'static str {
-    match format {
-        Format::Md => "-",
-        Format::Jira => "*",
-    }
-}
-
-/// A step's commands as inline code: the text before the first `:` of a step that names
-/// a tool stays prose.
-fn code_span(action: &str, _format: Format) -> String {
-    action.to_string()
-}
-
-/// Inline code spans (`x`) in the target markup: JIRA writes them {{x}}.
-fn inline(text: &str, format: Format) -> String {
-    match format {
-        Format::Md => text.to_string(),
-        Format::Jira => {
-            let mut out = String::new();
-            for (i, part) in text.split('`').enumerate() {
-                if i % 2 == 1 {
-                    let _ = write!(out, "{{{{{part}}}}}");
-                } else {
-                    // JIRA reads `[`, `*` and `_` as markup; escape them in prose.
-                    for c in part.chars() {
-                        if matches!(c, '[' | ']' | '*' | '_' | '{' | '}' | '|') {
-                            out.push('\\');
-                        }
-                        out.push(c);
-                    }
-                }
-            }
-            out
-        }
-    }
 }

@@ -1,0 +1,113 @@
+//! The ticket's few shapes of text, rendered as GitHub Markdown or JIRA wiki markup.
+
+use crate::findings::ticket::Format;
+use std::fmt::Write;
+
+/// One piece of a ticket.
+pub enum Block {
+    Heading(String),
+    Para(String),
+    /// Numbered steps, each with an optional check.
+    Steps(Vec<(String, String)>),
+    Bullets(Vec<String>),
+    Code(&'static str, String),
+}
+
+/// The blocks as text in `format`; the first heading is the title.
+pub fn render(blocks: &[Block], format: Format) -> String {
+    let mut out = String::new();
+    let mut first = true;
+    for b in blocks {
+        match (b, format) {
+            (Block::Heading(h), Format::Md) => {
+                let level = if first { "#" } else { "##" };
+                let _ = writeln!(out, "{level} {h}\n");
+            }
+            (Block::Heading(h), Format::Jira) => {
+                let level = if first { "h1." } else { "h2." };
+                let _ = writeln!(out, "{level} {h}\n");
+            }
+            (Block::Para(p), _) => {
+                let _ = writeln!(out, "{}\n", inline(p, format));
+            }
+            (Block::Bullets(items), _) => {
+                for i in items {
+                    let _ = writeln!(out, "{} {}", bullet(format), inline(i, format));
+                }
+                out.push('\n');
+            }
+            (Block::Steps(steps), _) => {
+                for (n, (action, check)) in steps.iter().enumerate() {
+                    let mark = match format {
+                        Format::Md => format!("{}.", n + 1),
+                        Format::Jira => "#".to_string(),
+                    };
+                    let _ = writeln!(out, "{mark} {}", inline(&code_span(action, format), format));
+                    if !check.is_empty() {
+                        let sub = match format {
+                            Format::Md => "    - Check:",
+                            Format::Jira => "#* Check:",
+                        };
+                        let _ = writeln!(out, "{sub} {}", inline(check, format));
+                    }
+                }
+                out.push('\n');
+            }
+            (Block::Code(lang, text), Format::Md) => {
+                let _ = writeln!(out, "```{lang}\n{}\n```\n", text.trim_end());
+            }
+            (Block::Code(lang, text), Format::Jira) => {
+                let tag = if *lang == "json" || *lang == "sh" {
+                    format!("{{code:{}}}", if *lang == "sh" { "bash" } else { lang })
+                } else {
+                    "{noformat}".to_string()
+                };
+                let close = if tag.starts_with("{code") {
+                    "{code}"
+                } else {
+                    "{noformat}"
+                };
+                let _ = writeln!(out, "{tag}\n{}\n{close}\n", text.trim_end());
+            }
+        }
+        first = false;
+    }
+    out
+}
+
+fn bullet(format: Format) -> &'static str {
+    match format {
+        Format::Md => "-",
+        Format::Jira => "*",
+    }
+}
+
+/// A step's commands as inline code: the text before the first `:` of a step that names
+/// a tool stays prose.
+fn code_span(action: &str, _format: Format) -> String {
+    action.to_string()
+}
+
+/// Inline code spans (`x`) in the target markup: JIRA writes them {{x}}.
+fn inline(text: &str, format: Format) -> String {
+    match format {
+        Format::Md => text.to_string(),
+        Format::Jira => {
+            let mut out = String::new();
+            for (i, part) in text.split('`').enumerate() {
+                if i % 2 == 1 {
+                    let _ = write!(out, "{{{{{part}}}}}");
+                } else {
+                    // JIRA reads `[`, `*` and `_` as markup; escape them in prose.
+                    for c in part.chars() {
+                        if matches!(c, '[' | ']' | '*' | '_' | '{' | '}' | '|') {
+                            out.push('\\');
+                        }
+                        out.push(c);
+                    }
+                }
+            }
+            out
+        }
+    }
+}
