@@ -340,6 +340,15 @@ fn affected(history: &History, rules: RuleSet, invariant: &str, family: Family) 
             |p| format!("aiven/inkless `{}`: {}", p.name, p.summary),
         );
     }
+    // A hole of the complete rules is shared code: the releases may have it too. A rule
+    // set whose KRaft rules differ from complete's and from every release's is a proposal.
+    let complete = RuleSet::complete().same_rules_of(&rules, Family::Kraft);
+    let released = RELEASE_PRESETS
+        .iter()
+        .any(|p| p.rules.same_rules_of(&rules, Family::Kraft));
+    if !released && !complete {
+        return "no Apache Kafka release: the rule set's KRaft rules are a proposed variant, not those of any release 4.0-4.4".into();
+    }
     if let Some(shown) = measured(history, invariant) {
         return shown;
     }
@@ -389,9 +398,9 @@ fn measured(history: &History, invariant: &str) -> Option<String> {
         "Apache Kafka {} (shown by the real controller: isrfuzz conform, recorded at {commit}){}",
         shown.join(", "),
         if not.is_empty() {
-            format!("; not {}", not.join(", "))
-        } else {
             String::new()
+        } else {
+            format!("; not {}", not.join(", "))
         }
     ))
 }
