@@ -227,7 +227,11 @@ fn a_scoped_finding_is_known_whatever_the_other_family_runs() {
     let unscoped: Vec<Known> = known
         .iter()
         .cloned()
-        .map(|k| Known { scope: None, through: None, ..k })
+        .map(|k| Known {
+            scope: None,
+            through: None,
+            ..k
+        })
         .collect();
     assert_eq!(
         triaged_under(&unscoped, &h, "complete+trunk"),

@@ -356,7 +356,7 @@ fn isr_change(partition: usize, isr: &[BrokerId], part: Option<Partition>) -> St
 
 /// A 1 B/s follower throttle on `broker` (for `partition`, or every partition of the topic).
 fn throttle(broker: BrokerId, partition: Option<usize>) -> String {
-    let replicas = partition.map_or_else(|| format!("*"), |p| format!("{p}:{broker}"));
+    let replicas = partition.map_or_else(|| "*".to_string(), |p| format!("{p}:{broker}"));
     format!(
         "kafka-configs.sh {BS} --alter --entity-type brokers --entity-name {broker} --add-config follower.replication.throttled.rate=1; kafka-configs.sh {BS} --alter --entity-type topics --entity-name {TOPIC} --add-config follower.replication.throttled.replicas={replicas}"
     )
