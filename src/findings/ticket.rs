@@ -15,6 +15,12 @@ use crate::findings::operator;
 use crate::findings::report::step_table;
 use crate::rules::{all_presets, Family, RuleSet, RELEASE_PRESETS, RULES};
 
+/// The longest history a ticket replays under other rule sets to find the culprit rule and
+/// the affected releases (each one more run): a generated finding has at most a few dozen
+/// events, while a history at the input limits takes seconds per run. Longer ones get
+/// every differing rule and the measured releases only, and say so.
+const SEARCH_EVENTS_MAX: usize = 128;
+
 /// Where the ticket is pasted.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Format {
@@ -48,8 +54,15 @@ pub fn ticket(file: &str, history: &History, verdict: &Verdict, format: Format) 
         );
     };
     let (history, elr_dropped) = quieted(history, side.rules, v.invariant);
-    let run = oracle::run(&history, &[side.rules], true);
-    let side = &run.sides[0];
+    // The verdict's own runs serve while the history is unchanged: a history at the input
+    // limits costs seconds and tens of MB per run.
+    let rerun;
+    let side = if elr_dropped {
+        rerun = oracle::run(&history, &[side.rules], true);
+        &rerun.sides[0]
+    } else {
+        side
+    };
     let Some(v) = side.violations.iter().find(|x| x.invariant == v.invariant) else {
         return format!("{file}: no violation to report\n");
     };
@@ -63,8 +76,16 @@ pub fn ticket(file: &str, history: &History, verdict: &Verdict, format: Format) 
         ..history
     };
     let fixed = RuleSet::complete();
-    let with_fix = oracle::run(&history, &[fixed], true);
-    let blocks = blocks(&history, side, v, &with_fix.sides[0], elr_dropped);
+    let known_fix = verdict.sides.iter().find(|s| s.rules == fixed && !elr_dropped);
+    let fix_run;
+    let with_fix = match known_fix {
+        Some(s) => s,
+        None => {
+            fix_run = oracle::run(&history, &[fixed], true);
+            &fix_run.sides[0]
+        }
+    };
+    let blocks = blocks(&history, side, v, with_fix, elr_dropped);
     render(&blocks, format)
 }
 
@@ -92,7 +113,7 @@ fn reported<'v>(history: &History, verdict: &'v Verdict) -> Option<(&'v SideRun,
 /// The history without ELR when the violation does not need it: fewer lists, one feature
 /// flag fewer for the reader. Returns whether ELR was dropped.
 fn quieted(history: &History, rules: RuleSet, invariant: &str) -> (History, bool) {
-    if !history.eligible_leader_replicas {
+    if !history.eligible_leader_replicas || history.events.len() > SEARCH_EVENTS_MAX {
         return (history.clone(), false);
     }
     let off = History {
@@ -194,7 +215,7 @@ fn description(side: &SideRun, v: &Violation, inv: Option<&invariants::Invariant
     out.push(Block::Para(format!(
         "{}. {}",
         v.detail.trim_end_matches('.'),
-        inv.map_or("", |i| i.rationale)
+        without_repo_paths(inv.map_or("", |i| i.rationale))
     )));
     let others: Vec<String> = side
         .violations
@@ -352,6 +373,11 @@ fn affected(history: &History, rules: RuleSet, invariant: &str, family: Family) 
     if let Some(shown) = measured(history, invariant) {
         return shown;
     }
+    if history.events.len() > SEARCH_EVENTS_MAX {
+        return format!(
+            "not predicted for a history of more than {SEARCH_EVENTS_MAX} events: run `isrfuzz conform --kafka VERSION FILE`"
+        );
+    }
     let mut hit = Vec::new();
     for p in RELEASE_PRESETS {
         let mut r = rules;
@@ -461,6 +487,9 @@ fn culprits(history: &History, rules: &RuleSet, invariant: &str) -> Vec<usize> {
     let differ: Vec<usize> = (0..RULES.len())
         .filter(|&i| (RULES[i].get)(rules) != (RULES[i].get)(&complete))
         .collect();
+    if history.events.len() > SEARCH_EVENTS_MAX {
+        return differ;
+    }
     let alone: Vec<usize> = differ
         .iter()
         .copied()
@@ -540,6 +569,23 @@ fn reproducer(history: &History, side: &SideRun, family: Family, release: &str) 
             format!("isrfuzz conform --kafka {release} --junit repro/ FILE\ncp repro/*.java conformance/src/test/java/org/apache/kafka/controller/\nmvn -f conformance/pom.xml -Dkafka.version=VERSION test -Dtest='*ReproTest'   # VERSION: the release conform names\n"),
         ),
     ]
+}
+
+/// `text` without references into this repository (`docs/…`, `src/…`, `tests/…`): a
+/// ticket is read where the repository is not.
+fn without_repo_paths(text: &str) -> String {
+    let local = |w: &str| {
+        let w = w.trim_start_matches('(');
+        ["docs/", "src/", "tests/"].iter().any(|p| w.starts_with(p))
+    };
+    let kept: Vec<&str> = text.split(' ').filter(|w| !local(w)).collect();
+    let joined = kept.join(" ");
+    let trimmed = joined.trim_end_matches([' ', ':', ',', ';']);
+    let mut out = trimmed.replace(" ()", "").replace(": .", ".").replace(" .", ".");
+    if text.ends_with('.') && !out.ends_with('.') {
+        out.push('.');
+    }
+    out
 }
 
 /// An event no Apache Kafka controller has: the Inkless switch and seal, a diskless create.
