@@ -76,7 +76,10 @@ pub fn ticket(file: &str, history: &History, verdict: &Verdict, format: Format) 
         ..history
     };
     let fixed = RuleSet::complete();
-    let known_fix = verdict.sides.iter().find(|s| s.rules == fixed && !elr_dropped);
+    let known_fix = verdict
+        .sides
+        .iter()
+        .find(|s| s.rules == fixed && !elr_dropped);
     let fix_run;
     let with_fix = match known_fix {
         Some(s) => s,
@@ -581,7 +584,10 @@ fn without_repo_paths(text: &str) -> String {
     let kept: Vec<&str> = text.split(' ').filter(|w| !local(w)).collect();
     let joined = kept.join(" ");
     let trimmed = joined.trim_end_matches([' ', ':', ',', ';']);
-    let mut out = trimmed.replace(" ()", "").replace(": .", ".").replace(" .", ".");
+    let mut out = trimmed
+        .replace(" ()", "")
+        .replace(": .", ".")
+        .replace(" .", ".");
     if text.ends_with('.') && !out.ends_with('.') {
         out.push('.');
     }
