@@ -111,3 +111,38 @@ fn inline(text: &str, format: Format) -> String {
         }
     }
 }
+
+/// `text` without references into this repository (`docs/…`, `src/…`, `tests/…`): a
+/// ticket is read where the repository is not.
+pub fn without_repo_paths(text: &str) -> String {
+    let local = |w: &str| {
+        let w = w.trim_start_matches('(');
+        ["docs/", "src/", "tests/"].iter().any(|p| w.starts_with(p))
+    };
+    let kept: Vec<&str> = text.split(' ').filter(|w| !local(w)).collect();
+    let joined = kept.join(" ");
+    let trimmed = joined.trim_end_matches([' ', ':', ',', ';']);
+    let mut out = trimmed
+        .replace(" ()", "")
+        .replace(": .", ".")
+        .replace(" .", ".");
+    if text.ends_with('.') && !out.ends_with('.') {
+        out.push('.');
+    }
+    out
+}
+
+/// The upstream part of a provenance or source text: its repository-local references
+/// (`docs/…`, `tests/…`) left out.
+pub fn upstream(text: &str) -> String {
+    let parts: Vec<&str> = text
+        .split(';')
+        .map(str::trim)
+        .filter(|p| !(p.starts_with("docs/") || p.starts_with("tests/") || p.starts_with("src/")))
+        .collect();
+    if parts.is_empty() {
+        "none (no upstream commit)".into()
+    } else {
+        parts.join("; ")
+    }
+}

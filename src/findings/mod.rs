@@ -5,6 +5,7 @@
 
 pub mod attribution;
 pub mod finding;
+pub mod headline;
 pub mod markup;
 pub mod minimize;
 pub mod operator;

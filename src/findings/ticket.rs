@@ -10,7 +10,8 @@ use crate::check::history::History;
 use crate::check::invariants;
 use crate::check::oracle::{self, SideRun, Verdict, Violation};
 use crate::findings::attribution::responsible_variants;
-use crate::findings::markup::{render, Block};
+use crate::findings::headline::headline;
+use crate::findings::markup::{render, upstream, without_repo_paths, Block};
 use crate::findings::operator;
 use crate::findings::report::step_table;
 use crate::rules::{all_presets, Family, RuleSet, RELEASE_PRESETS, RULES};
@@ -284,49 +285,6 @@ fn capitalize(s: &str) -> String {
     })
 }
 
-/// What breaking each invariant looks like to an operator, in a few words.
-fn headline(id: &str) -> &'static str {
-    match id {
-        "S0" => "the partition registration is malformed (an ISR member outside the replicas, or a leader outside the ISR)",
-        "S1" => "a replica is listed as both adding and removing",
-        "S2" => "the reassignment listing disagrees with the partition",
-        "S3" => "partition or leader epochs do not rise as they must",
-        "S4" => "the controller throws on a request",
-        "G1" => "the replicas of a reassignment drift from its target",
-        "G2" => "the reassignment listing omits a replica still being added",
-        "G3" => "an original replica is listed as adding",
-        "G4" => "a reassignment completes on replicas other than its target",
-        "G5" => "a reassignment completes with a new replica out of the ISR",
-        "G6" => "cancelling a reassignment does not restore the original replicas",
-        "G7" => "a reassignment stays open with every target replica in sync",
-        "G8" => "a reassignment that lowers the replication factor completes with out-of-sync survivors",
-        "G9" => "a completion record keeps a removed replica or reorders the replicas",
-        "E1" => "a reassignment never completes on a healthy cluster",
-        "ELR1" => "the eligible leader replicas name a broker that is no replica",
-        "ELR2" => "a replica is in both the ISR and the ELR",
-        "ELR3" => "the ELR is not cleared once the ISR reaches min.insync.replicas",
-        "ELR4" => "an eligible leader replica lacks acknowledged records",
-        "ELR5" => "the last known leader is lost",
-        "D1" => "an acknowledged record is lost",
-        "D2" => "a leader lacks an acknowledged record",
-        "D3" => "two replicas diverge below the high watermark",
-        "D4" => "a replica never gets an acknowledged record back",
-        "D5" => "a record consumers have read is replaced",
-        "INV-1" => "a stalled follower stays in the ISR",
-        "INV-2" => "a replica without the classic prefix becomes electable",
-        "INV-3" => "a consolidating follower at the seal is shrunk from the ISR",
-        "INV-4" => "a healthy follower of a switched partition is shrunk from the ISR",
-        "INV-4b" => "a same-leader epoch bump diverts followers",
-        "INV-5" => "two fetchers append to one log",
-        "INV-6" => "a fetch at the seal is answered with records",
-        "INV-7" => "a diskless partition with seal -1 is shrunk",
-        "INV-8" => "the seal moves the wrong way",
-        "INV-9" => "a follower is never handed back to consolidation",
-        "E2" => "a healthy follower of a switched partition never returns to the ISR",
-        _ => "an invariant is violated",
-    }
-}
-
 /// The family a finding is about: the one whose rules differ from `complete`, else (a
 /// hole of `complete` itself) Inkless when the history uses Inkless events.
 fn family_of(rules: &RuleSet, history: &History) -> Family {
@@ -574,26 +532,6 @@ fn reproducer(history: &History, side: &SideRun, family: Family, release: &str) 
     ]
 }
 
-/// `text` without references into this repository (`docs/…`, `src/…`, `tests/…`): a
-/// ticket is read where the repository is not.
-fn without_repo_paths(text: &str) -> String {
-    let local = |w: &str| {
-        let w = w.trim_start_matches('(');
-        ["docs/", "src/", "tests/"].iter().any(|p| w.starts_with(p))
-    };
-    let kept: Vec<&str> = text.split(' ').filter(|w| !local(w)).collect();
-    let joined = kept.join(" ");
-    let trimmed = joined.trim_end_matches([' ', ':', ',', ';']);
-    let mut out = trimmed
-        .replace(" ()", "")
-        .replace(": .", ".")
-        .replace(" .", ".");
-    if text.ends_with('.') && !out.ends_with('.') {
-        out.push('.');
-    }
-    out
-}
-
 /// An event no Apache Kafka controller has: the Inkless switch and seal, a diskless create.
 fn inkless_event(e: &crate::model::Event) -> bool {
     use crate::model::Event;
@@ -603,21 +541,6 @@ fn inkless_event(e: &crate::model::Event) -> bool {
         | Event::AlterDisklessSwitch { .. } => true,
         Event::CreatePartition { diskless, .. } => *diskless,
         _ => false,
-    }
-}
-
-/// The upstream part of a provenance or source text: its repository-local references
-/// (`docs/…`, `tests/…`) left out.
-fn upstream(text: &str) -> String {
-    let parts: Vec<&str> = text
-        .split(';')
-        .map(str::trim)
-        .filter(|p| !(p.starts_with("docs/") || p.starts_with("tests/") || p.starts_with("src/")))
-        .collect();
-    if parts.is_empty() {
-        "none (no upstream commit)".into()
-    } else {
-        parts.join("; ")
     }
 }
 

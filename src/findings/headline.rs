@@ -1,0 +1,45 @@
+//! Each invariant as an operator sees it broken, in a few words: the titles of tickets
+//! (`replay --report`). A data table, one line per invariant of `check::invariants`.
+
+/// What breaking each invariant looks like to an operator, in a few words.
+pub fn headline(id: &str) -> &'static str {
+    match id {
+        "S0" => "the partition registration is malformed (an ISR member outside the replicas, or a leader outside the ISR)",
+        "S1" => "a replica is listed as both adding and removing",
+        "S2" => "the reassignment listing disagrees with the partition",
+        "S3" => "partition or leader epochs do not rise as they must",
+        "S4" => "the controller throws on a request",
+        "G1" => "the replicas of a reassignment drift from its target",
+        "G2" => "the reassignment listing omits a replica still being added",
+        "G3" => "an original replica is listed as adding",
+        "G4" => "a reassignment completes on replicas other than its target",
+        "G5" => "a reassignment completes with a new replica out of the ISR",
+        "G6" => "cancelling a reassignment does not restore the original replicas",
+        "G7" => "a reassignment stays open with every target replica in sync",
+        "G8" => "a reassignment that lowers the replication factor completes with out-of-sync survivors",
+        "G9" => "a completion record keeps a removed replica or reorders the replicas",
+        "E1" => "a reassignment never completes on a healthy cluster",
+        "ELR1" => "the eligible leader replicas name a broker that is no replica",
+        "ELR2" => "a replica is in both the ISR and the ELR",
+        "ELR3" => "the ELR is not cleared once the ISR reaches min.insync.replicas",
+        "ELR4" => "an eligible leader replica lacks acknowledged records",
+        "ELR5" => "the last known leader is lost",
+        "D1" => "an acknowledged record is lost",
+        "D2" => "a leader lacks an acknowledged record",
+        "D3" => "two replicas diverge below the high watermark",
+        "D4" => "a replica never gets an acknowledged record back",
+        "D5" => "a record consumers have read is replaced",
+        "INV-1" => "a stalled follower stays in the ISR",
+        "INV-2" => "a replica without the classic prefix becomes electable",
+        "INV-3" => "a consolidating follower at the seal is shrunk from the ISR",
+        "INV-4" => "a healthy follower of a switched partition is shrunk from the ISR",
+        "INV-4b" => "a same-leader epoch bump diverts followers",
+        "INV-5" => "two fetchers append to one log",
+        "INV-6" => "a fetch at the seal is answered with records",
+        "INV-7" => "a diskless partition with seal -1 is shrunk",
+        "INV-8" => "the seal moves the wrong way",
+        "INV-9" => "a follower is never handed back to consolidation",
+        "E2" => "a healthy follower of a switched partition never returns to the ISR",
+        _ => "an invariant is violated",
+    }
+}
