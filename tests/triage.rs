@@ -358,3 +358,30 @@ fn an_events_op_is_its_serde_tag() {
         "{kinds:?}"
     );
 }
+
+/// A `through` item may list the variants of a rule the mechanism holds under: F6 is known
+/// under every upstream lag check, and an entry listing only `both-caps` does not cover a
+/// rule set running `leader-cap`.
+#[test]
+fn through_can_list_the_variants_a_mechanism_holds_under() {
+    let known = known();
+    let h = regression("f6-follower-handed-to-consolidation-unrecorded");
+    let under = |k: &[Known], rules: &str| triaged_under(k, &h, rules).join(", ");
+    assert_eq!(under(&known, "complete+lag=leader-cap"), "INV-4 known F6");
+    let narrowed: Vec<Known> = known
+        .iter()
+        .cloned()
+        .map(|mut k| {
+            if k.id == "F6" {
+                k.through = Some(vec!["shrink".into(), "lag=both-caps".into()]);
+            }
+            k
+        })
+        .collect();
+    assert_eq!(under(&narrowed, "complete"), "INV-4 known F6");
+    assert_eq!(under(&narrowed, "complete+lag=leader-cap"), "INV-4 new");
+    let bad = r#"{"format":3,"known":[{"id":"F1","rules":"complete","through":["lag=never"],"invariant":"INV-4","mechanism":{"decisions":["V9"]},"reason":"x"}]}"#;
+    assert!(parse_known(bad)
+        .unwrap_err()
+        .contains("unknown variant `never` of `lag`"));
+}

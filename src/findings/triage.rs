@@ -60,11 +60,12 @@ pub struct Known {
     /// reach the hole; the mechanism still has to hold). Absent: on `rules` only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<Scope>,
-    /// The rules (ids, `derivation`) the mechanism runs through: when given, the finding is
-    /// known on every rule set whose variants of these rules are `rules`'s, whatever its
-    /// other rules (they only change which histories reach it; the mechanism still has to
-    /// hold). Empty: on every rule set (no rule variant takes part: shared code). It
-    /// overrides `scope`.
+    /// The rules the mechanism runs through: when given, the finding is known on every rule
+    /// set whose variants of these rules are `rules`'s (`derivation`), or one of those
+    /// listed (`lag=uncapped,leader-cap,both-caps`: the mechanism holds under each),
+    /// whatever its other rules (they only change which histories reach it; the mechanism
+    /// still has to hold). Empty: on every rule set (no rule variant takes part: shared
+    /// code). It overrides `scope`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub through: Option<Vec<String>>,
     /// What makes a violation this finding.
@@ -224,17 +225,28 @@ impl Known {
             return false;
         };
         if let Some(through) = &self.through {
-            return through.iter().all(|id| {
-                crate::rules::RULES
-                    .iter()
-                    .find(|r| r.id == id)
-                    .is_some_and(|r| (r.get)(&k) == (r.get)(rules))
-            });
+            return through.iter().all(|item| through_holds(item, &k, rules));
         }
         match self.scope {
             None => k == *rules,
             Some(s) => k.same_rules_of(rules, s.family()),
         }
+    }
+}
+
+/// One `through` item: `rule` (the violating rule set runs the entry's variant of it) or
+/// `rule=a,b` (it runs one of these variants: the mechanism holds under each).
+fn through_holds(item: &str, entry: &RuleSet, rules: &RuleSet) -> bool {
+    let (id, variants) = match item.split_once('=') {
+        Some((id, list)) => (id, Some(list)),
+        None => (item, None),
+    };
+    let Some(rule) = crate::rules::RULES.iter().find(|r| r.id == id) else {
+        return false;
+    };
+    match variants {
+        None => (rule.get)(entry) == (rule.get)(rules),
+        Some(list) => list.split(',').any(|v| v == rule.variant_of(rules).name),
     }
 }
 
@@ -342,9 +354,19 @@ fn check_entry(k: &Known) -> Result<(), String> {
             k.rules, k.invariant
         ));
     }
-    for id in k.through.iter().flatten() {
-        if !crate::rules::RULES.iter().any(|r| r.id == id) {
+    for item in k.through.iter().flatten() {
+        let (id, variants) = item.split_once('=').unwrap_or((item, ""));
+        let Some(rule) = crate::rules::RULES.iter().find(|r| r.id == id) else {
             return Err(format!("{}: unknown rule `{id}` in `through`", k.id));
+        };
+        let unknown = variants
+            .split(',')
+            .find(|v| !v.is_empty() && rule.position(v).is_none());
+        if let Some(v) = unknown {
+            return Err(format!(
+                "{}: unknown variant `{v}` of `{id}` in `through`",
+                k.id
+            ));
         }
     }
     let m = &k.mechanism;
