@@ -6,7 +6,8 @@ use crate::model::BrokerId;
 use std::hash::{Hash, Hasher};
 
 /// `ReplicaState` of a partition on a fetcher (server/src/main/java/org/apache/kafka/server/
-/// ReplicaState.java, not the leader's record above): Truncating finds where this log parts
+/// ReplicaState.java, not the leader's record of a follower, `broker::ReplicaState`):
+/// Truncating finds where this log parts
 /// from the leader's before the next fetch (rule `truncation`, KIP-101 and KIP-279
 /// generations); Fetching fetches.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
@@ -99,8 +100,8 @@ clone_reusing!(Local {
 /// Hashed as the replica was before it kept fetch states (the fetchers as two flags, the
 /// classic fetcher's phase and leader epoch in their old places), so that state hashes and
 /// the fingerprints of examples/fingerprints.rs compare across the change. The fetch offsets
-/// add nothing: they equal the log end (see [`FetchState::offset`]); nor does the
-/// consolidation fetcher's leader epoch (always -1).
+/// add nothing: every one the model keeps is the log end (see [`FetchState::offset`]); nor
+/// does the consolidation fetcher's leader epoch (always -1).
 impl Hash for Local {
     fn hash<H: Hasher>(&self, h: &mut H) {
         self.broker.hash(h);
@@ -200,20 +201,18 @@ impl Local {
         self.stop_consolidation();
     }
 
-    /// The classic fetcher appended or cut the log itself: it fetches next from the end.
+    /// The classic fetcher appended or cut the log itself: it fetches next from the end. A
+    /// consolidation fetcher holding the partition too (INV-5) follows here as well: upstream
+    /// it keeps its own offset and fails its next append check, but until that check is
+    /// modelled every fetch offset the model keeps is the log end.
     pub fn classic_at_log_end(&mut self) {
-        let leo = self.leo();
-        if let Some(f) = &mut self.fetchers.classic {
-            f.offset = leo;
-        }
+        self.offsets_to_log_end();
     }
 
-    /// The consolidation fetcher appended: it fetches next from the end.
+    /// The consolidation fetcher appended: it fetches next from the end (a classic fetcher
+    /// holding the partition too follows, as in [`Local::classic_at_log_end`]).
     pub fn consolidation_at_log_end(&mut self) {
-        let leo = self.leo();
-        if let Some(f) = &mut self.fetchers.consolidation {
-            f.offset = leo;
-        }
+        self.offsets_to_log_end();
     }
 
     /// The log was cut from outside the fetchers (each call site says what upstream's
@@ -221,8 +220,18 @@ impl Local {
     /// always fetched from the log end. The append check will replace this where upstream
     /// keeps the old offset (docs/model/fetcher.md#where-the-model-stands).
     pub fn fetchers_follow_cut(&mut self) {
-        self.classic_at_log_end();
-        self.consolidation_at_log_end();
+        self.offsets_to_log_end();
+    }
+
+    fn offsets_to_log_end(&mut self) {
+        let leo = self.leo();
+        let Fetchers {
+            classic,
+            consolidation,
+        } = &mut self.fetchers;
+        for f in [classic, consolidation].into_iter().flatten() {
+            f.offset = leo;
+        }
     }
 
     pub fn fresh(broker: BrokerId, now_ms: i64) -> Local {
