@@ -68,11 +68,7 @@ fn an_unguarded_follower_fetches() {
 #[test]
 fn the_leader_does_not_fetch_from_itself() {
     // Even with its classic fetcher flag (wrongly) on.
-    check(
-        1,
-        |c| local(c, 1).fetchers.classic = true,
-        expect!["no fetch"],
-    );
+    check(1, |c| local(c, 1).start_classic(-1), expect!["no fetch"]);
 }
 
 #[test]
@@ -105,11 +101,7 @@ fn the_leader_must_have_applied_the_current_leader_epoch() {
 
 #[test]
 fn a_follower_off_the_classic_fetcher_does_not_fetch() {
-    check(
-        2,
-        |c| local(c, 2).fetchers.classic = false,
-        expect!["no fetch"],
-    );
+    check(2, |c| local(c, 2).stop_classic(), expect!["no fetch"]);
 }
 
 #[test]
@@ -158,8 +150,7 @@ fn no_admission_at_the_seal_while_the_leader_lacks_the_prefix() {
         c.partitions[0].isr.retain(|&r| r != 2);
         let epoch = c.partitions[0].leader_epoch;
         let l = local(c, 2);
-        l.fetchers.classic = true;
-        l.classic_fetch_epoch = epoch; // started for the current leader epoch
+        l.start_classic(epoch); // started for the current leader epoch
     };
     check_after(
         consolidated,

@@ -39,10 +39,10 @@ fn logs(history: &str, rule_sets: &[&str]) -> String {
         for l in &rt.locals {
             let lead = if l.broker == p.leader { "*" } else { "" };
             let mut fetchers = String::new();
-            if l.fetchers.classic {
-                let _ = write!(fetchers, " c{}", l.classic_fetch_epoch);
+            if let Some(f) = l.fetchers.classic {
+                let _ = write!(fetchers, " c{}", f.leader_epoch);
             }
-            if l.fetchers.consolidation {
+            if l.fetchers.consolidation.is_some() {
                 fetchers.push_str(" C");
             }
             let rec = rt

@@ -421,7 +421,7 @@ fn inv4b_a_same_leader_bump_that_starts_a_classic_fetch() {
     // its high watermark is at the seal: the extra fetch INV-4b is about (seal 0 counts).
     fired_case(
         SEAL_ZERO_BUMP,
-        |prev, _, _| local(prev, 2).fetchers.classic = false,
+        |prev, _, _| local(prev, 2).stop_classic(),
         expect![[r#"
             INV-4b (p0: leader 1 kept, epoch 1 → 2, yet follower 2 moved to the classic fetcher)
         "#]],
@@ -430,7 +430,7 @@ fn inv4b_a_same_leader_bump_that_starts_a_classic_fetch() {
     // INV-4b's business.
     fired_case(
         "brokers 1,2,3; create 1,2,3; switch; seal; list",
-        |prev, _, _| local(prev, 2).fetchers.classic = false,
+        |prev, _, _| local(prev, 2).stop_classic(),
         expect![[r#"
             nothing fires
         "#]],
@@ -438,7 +438,7 @@ fn inv4b_a_same_leader_bump_that_starts_a_classic_fetch() {
     // Only ISR followers count: the leader's own fetcher flag is another check's concern.
     fired_case(
         SEAL_ZERO_BUMP,
-        |_, next, _| local(next, 1).fetchers.classic = true,
+        |_, next, _| local(next, 1).start_classic(-1),
         expect![[r#"
             nothing fires
         "#]],
@@ -496,10 +496,10 @@ fn inv9_each_follower_on_the_consolidation_fetcher_only() {
         fired_quiescent(CONSOLIDATED, |c| {
             local(c, 2).fetchers = Default::default();
         }),
-        fired_quiescent(CONSOLIDATED, |c| local(c, 3).fetchers.classic = true),
+        fired_quiescent(CONSOLIDATED, |c| local(c, 3).start_classic(-1)),
         // The leader consolidates for itself; INV-9 is about its followers.
         fired_quiescent(CONSOLIDATED, |c| {
-            local(c, 1).fetchers.consolidation = false;
+            local(c, 1).stop_consolidation();
         }),
     ];
     expect![[r#"

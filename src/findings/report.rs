@@ -66,10 +66,10 @@ pub fn broker_cells(c: &Cluster, i: usize) -> Option<String> {
             l.leo(),
             l.hw
         );
-        if l.fetchers.classic {
+        if l.fetchers.classic.is_some() {
             cell.push_str(" c");
         }
-        if l.fetchers.consolidation {
+        if l.fetchers.consolidation.is_some() {
             cell.push_str(" C");
         }
         if c.runtime.stalled.contains(&l.broker) {

@@ -211,7 +211,7 @@ fn follower_fetch(
     partition(c, index)?;
     let on_classic = c.runtime.partitions[index]
         .local(broker)
-        .is_some_and(|l| l.fetchers.classic);
+        .is_some_and(|l| l.fetchers.classic.is_some());
     if !on_classic {
         return Err((
             ErrorCode::InvalidRequest,

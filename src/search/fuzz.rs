@@ -279,11 +279,11 @@ fn abstract_partition(c: &Cluster, i: usize) -> u32 {
         c.runtime.partitions[i]
             .locals
             .iter()
-            .any(|l| l.fetchers.classic),
+            .any(|l| l.fetchers.classic.is_some()),
         c.runtime.partitions[i]
             .locals
             .iter()
-            .any(|l| l.fetchers.consolidation),
+            .any(|l| l.fetchers.consolidation.is_some()),
     ];
     let mut x = bits.iter().fold(0u32, |acc, &b| acc << 1 | u32::from(b));
     x = x << 3 | (p.isr.len().min(7) as u32);

@@ -165,7 +165,7 @@ pub(super) fn inv5_single_writer(v: &PartView) -> Option<String> {
         .runtime
         .locals
         .iter()
-        .find(|l| l.fetchers.classic && l.fetchers.consolidation)?;
+        .find(|l| l.fetchers.classic.is_some() && l.fetchers.consolidation.is_some())?;
     Some(format!(
         "broker {} is on the classic and the consolidation fetcher",
         both.broker
@@ -223,10 +223,14 @@ pub(super) fn inv9_back_on_consolidation(c: &Cluster, _: &RuleSet) -> Option<Str
             .iter()
             .filter(|l| l.broker != p.leader && c.is_active(l.broker))
             .find_map(|l| {
-                (!l.fetchers.consolidation || l.fetchers.classic).then(|| {
+                let (classic, consolidation) = (
+                    l.fetchers.classic.is_some(),
+                    l.fetchers.consolidation.is_some(),
+                );
+                (!consolidation || classic).then(|| {
                     format!(
-                        "p{i} (seal {}): follower {} fetchers {:?}",
-                        p.seal, l.broker, l.fetchers
+                        "p{i} (seal {}): follower {} fetchers Fetchers {{ classic: {classic}, consolidation: {consolidation} }}",
+                        p.seal, l.broker
                     )
                 })
             })
@@ -265,8 +269,9 @@ pub(super) fn inv4b_keyed_on_leader_move(s: &StepView) -> Option<String> {
         let before = s.prev.runtime.partitions.get(i)?;
         c.runtime.partitions[i].locals.iter().filter(|l| l.broker != b.leader && b.isr.contains(&l.broker)).find_map(|l| {
             let was = before.local(l.broker)?;
-            let diverted = was.fetchers.consolidation && !was.fetchers.classic && l.fetchers.classic;
-            let extra_fetch = !was.fetchers.classic && l.fetchers.classic && l.hw >= b.seal && !consolidating(&c.runtime.config, b);
+            let (was_classic, is_classic) = (was.fetchers.classic.is_some(), l.fetchers.classic.is_some());
+            let diverted = was.fetchers.consolidation.is_some() && !was_classic && is_classic;
+            let extra_fetch = !was_classic && is_classic && l.hw >= b.seal && !consolidating(&c.runtime.config, b);
             (diverted || extra_fetch).then(|| {
                 format!("p{i}: leader {} kept, epoch {} → {}, yet follower {} moved to the classic fetcher", b.leader, a.leader_epoch, b.leader_epoch, l.broker)
             })
@@ -295,7 +300,9 @@ pub(super) fn v11_diverted(s: &StepView) -> bool {
         .any(|(a, b)| {
             b.locals.iter().any(|l| {
                 a.local(l.broker).is_some_and(|was| {
-                    was.fetchers.consolidation && !was.fetchers.classic && l.fetchers.classic
+                    was.fetchers.consolidation.is_some()
+                        && was.fetchers.classic.is_none()
+                        && l.fetchers.classic.is_some()
                 })
             })
         })

@@ -3,10 +3,10 @@
 //! (`applyLocalFollowersDelta`, rule `leader-change`; routing by rule `seal-admission`).
 
 use super::{
-    consolidating, maybe_increment_leader_hw, refresh_in_sync, truncate_to_seal, LeaderState,
-    Local, PartitionRuntime,
+    consolidating, maybe_increment_leader_hw, refresh_in_sync, truncate_to_seal, BrokerConfig,
+    LeaderState, Local, PartitionRuntime,
 };
-use crate::model::{BrokerId, BrokerState, Cluster, Rules, NO_LEADER};
+use crate::model::{BrokerId, BrokerState, Cluster, Partition, Rules, NO_LEADER};
 
 /// Apply the newest registrations on every live broker (fenced brokers are down and catch
 /// up when unfenced). Creates the local replica of a new assignment, drops removed ones.
@@ -83,7 +83,6 @@ fn make_leader(c: &mut Cluster, p: usize, b: BrokerId, new_leader_epoch: bool) {
     let now = c.runtime.now_ms;
     let part = &c.partitions[p];
     let config = c.runtime.config;
-    let consolidating = consolidating(&config, part);
     let rt = &mut c.runtime.partitions[p];
     let local = rt.local_mut(b).expect("leader hosts a replica");
     let is_new_leader = !local.is_leader;
@@ -116,7 +115,7 @@ fn make_leader(c: &mut Cluster, p: usize, b: BrokerId, new_leader_epoch: bool) {
         // makeLeader: the new epoch starts at the log end (`maybeAssignEpochStartOffset`).
         let local = rt.local_mut(b).expect("leader hosts a replica");
         local.log.assign(part.leader_epoch, leo);
-        local.truncating = false;
+        local.clear_truncating();
         if is_new_leader {
             state.since_ms = now;
         }
@@ -129,16 +128,31 @@ fn make_leader(c: &mut Cluster, p: usize, b: BrokerId, new_leader_epoch: bool) {
         rt.leader = Some(state);
     }
     let local = rt.local_mut(b).expect("leader hosts a replica");
+    reconcile_switched_leader(&config, part, local);
+    // makeLeader ends with maybeIncrementLeaderHW: a leader alone in the ISR owns its end.
+    maybe_increment_leader_hw(c, p);
+}
+
+/// `maybeReconcileSwitchedLeader` and the leader's own consolidation: a log past a committed
+/// seal is cut to it unless the part above is consolidated data, the high watermark is
+/// raised to the seal; a consolidating leader consolidates unless the seal is pending.
+fn reconcile_switched_leader(config: &BrokerConfig, part: &Partition, local: &mut Local) {
     if part.seal >= 0 {
-        // maybeReconcileSwitchedLeader: a log past the seal is cut to it unless the part
-        // above is consolidated data; the high watermark is raised to the seal.
-        truncate_to_seal(&config, part, local);
+        // Upstream: the leader has no classic fetcher (`make_leader` stops it). Its consolidation
+        // fetcher is not restarted by a delta without a new leader epoch (the reconciler's
+        // add keeps a state of the same leader epoch, `AbstractFetcherThread.addPartitions`),
+        // so it keeps its old offset past the cut; the model moves it to the new end.
+        if truncate_to_seal(config, part, local).is_some() {
+            local.fetchers_follow_cut();
+        }
         local.hw = local.hw.max(part.seal).min(local.leo());
     }
     let seal_ready = part.seal == -1 || part.seal >= 0;
-    local.fetchers.consolidation = consolidating && seal_ready;
-    // makeLeader ends with maybeIncrementLeaderHW: a leader alone in the ISR owns its end.
-    maybe_increment_leader_hw(c, p);
+    if consolidating(config, part) && seal_ready {
+        local.start_consolidation();
+    } else {
+        local.stop_consolidation();
+    }
 }
 
 /// What a follower's delta is judged on: the new registration as the follower sees it,
@@ -192,11 +206,23 @@ fn follower_delta(
         if let Some(to) = rules.truncate_on_new_leader(leader_changed, local.hw) {
             local.log.truncate_to(to);
             local.hw = local.hw.min(local.leo());
+            // Upstream (before KIP-101, `makeFollowers`): the fetcher was removed before
+            // this cut and is added again after it, at the new end (a leader change is a
+            // new leader epoch, so B2 below restarts or stops it here too).
+            local.fetchers_follow_cut();
         }
-        local.truncating |= rules.truncates_before_fetch(leader_changed, new_leader_epoch);
+        if rules.truncates_before_fetch(leader_changed, new_leader_epoch) {
+            local.mark_truncating();
+        }
     }
     // maybeTruncateSwitchedFollower (before the fetchers restart, which keeps LEO ≥ seal).
-    truncate_to_seal(&c.runtime.config, part, local);
+    // Upstream: a fetcher restarts only on a new leader epoch (B1/B2 below); a seal commit,
+    // an ISR change or an operator seal (`AlterDisklessSwitch`, partition epoch only)
+    // leaves the running fetcher with its old offset, past the cut, and its next answer
+    // fails the append check (docs/model/fetcher.md). The model moves it to the new end.
+    if truncate_to_seal(&c.runtime.config, part, local).is_some() {
+        local.fetchers_follow_cut();
+    }
     if part.diskless && !consolidating {
         switched_follower_delta(rules, &view, local);
     } else {
@@ -217,8 +243,9 @@ fn switched_follower_delta(rules: &dyn Rules, v: &FollowerView, local: &mut Loca
     // Pending (#600): restart on every new leader epoch.
     let pending_restart = s == -2 && v.new_leader_epoch;
     if catch_up || pending_restart {
-        local.fetchers.classic = true;
-        local.classic_fetch_epoch = v.leader_epoch;
+        // Upstream's add keeps a running fetcher's state when the leader epoch is the same
+        // (offset included); the model's offset is the log end either way.
+        local.start_classic(v.leader_epoch);
     }
 }
 
@@ -246,17 +273,16 @@ fn classic_or_consolidating_follower_delta(rules: &dyn Rules, v: &FollowerView, 
     if gated {
         local.stop_fetchers();
     } else if to_consolidation {
-        local.fetchers.consolidation = false;
+        local.stop_consolidation();
     } else {
         local.stop_classic();
         if diverted && rules.evicts_consolidation_on_divert() {
-            local.fetchers.consolidation = false;
+            local.stop_consolidation();
         }
     }
     if to_consolidation {
-        local.fetchers.consolidation = true;
+        local.start_consolidation();
     } else if v.leader != NO_LEADER {
-        local.fetchers.classic = true;
-        local.classic_fetch_epoch = v.leader_epoch;
+        local.start_classic(v.leader_epoch);
     }
 }

@@ -108,7 +108,7 @@ fn background(c: &mut Cluster, rules: &dyn Rules, notes: &mut Vec<Note>) {
             followers.extend(
                 locals
                     .iter()
-                    .filter(|l| l.fetchers.classic)
+                    .filter(|l| l.fetchers.classic.is_some())
                     .map(|l| l.broker),
             );
             for &r in &followers {
@@ -138,7 +138,7 @@ fn consolidate(c: &mut Cluster, p: usize) {
         let end = rt.diskless_end;
         let epoch = diskless_epoch(&c.partitions[p]);
         let local = &mut rt.locals[i];
-        if local.fetchers.consolidation && local.leo() < end {
+        if local.fetchers.consolidation.is_some() && local.leo() < end {
             // Consolidated batches carry the diskless leader epoch, older than the epoch a
             // leader elected since assigned at its end (an entry with no records). Appending
             // an older epoch drops every entry of that epoch or later
@@ -146,8 +146,9 @@ fn consolidate(c: &mut Cluster, p: usize) {
             // so only the empty entry goes and the consolidated records keep E_d
             // (docs/model/inkless.md#differences-from-upstream).
             append_diskless(&mut local.log, epoch, end);
+            local.consolidation_at_log_end();
         }
-        if local.fetchers.consolidation {
+        if local.fetchers.consolidation.is_some() {
             local.hw = end.min(local.leo());
         }
     }

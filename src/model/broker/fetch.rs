@@ -68,6 +68,8 @@ pub fn follower_fetch(
     if records > 0 {
         let (leader_log, f) = follower_and_leader_log(c, p, r, req.leader);
         f.log.copy_from(leader_log, o + records);
+        // `processPartitionData`: the next fetch asks from after the last appended record.
+        f.classic_at_log_end();
     }
     take_watermarks(c, p, r, &req, hw);
     notes.push(Note::Fetch {
@@ -201,6 +203,8 @@ fn out_of_range(
     } else {
         return false;
     }
+    // `fetchOffsetAndTruncate` returns the new fetch offset: the log end after the reset.
+    f.classic_at_log_end();
     notes.push(Note::OutOfRange {
         partition: p,
         follower: r,
@@ -252,12 +256,12 @@ fn truncate_first(
 ) -> bool {
     if !c.runtime.partitions[p]
         .local(r)
-        .is_some_and(|f| f.truncating)
+        .is_some_and(super::Local::truncating)
     {
         return false;
     }
     let (leader_log, f) = follower_and_leader_log(c, p, r, leader);
-    f.truncating = false;
+    f.clear_truncating();
     let to = rules.truncate_before_fetch(&f.log, f.hw, leader_log);
     cut(f, to, p, notes)
 }
@@ -306,7 +310,9 @@ fn follower_and_leader_log(
 
 /// Truncate a follower's log to `to` (its high watermark with it); note it when records
 /// went. A cut at the end still drops an epoch assigned there (`UnifiedLog.truncateTo`),
-/// so the next fetch asks about the epoch before it. Returns whether the log changed.
+/// so the next fetch asks about the epoch before it. The cut is the classic fetcher's own
+/// (a truncation round, a diverging epoch, an out-of-range answer): it fetches next from the
+/// new end. Returns whether the log changed.
 fn cut(f: &mut super::Local, to: i64, p: usize, notes: &mut Vec<Note>) -> bool {
     let before = f.log.clone();
     if to < f.leo() {
@@ -319,6 +325,7 @@ fn cut(f: &mut super::Local, to: i64, p: usize, notes: &mut Vec<Note>) -> bool {
     }
     f.log.truncate_to(to);
     f.hw = f.hw.min(f.leo());
+    f.classic_at_log_end();
     f.log != before
 }
 
@@ -337,7 +344,7 @@ fn fetch_request(c: &Cluster, rules: &dyn Rules, p: usize, r: BrokerId) -> Optio
     };
     if !lead.is_leader
         || lead.applied_leader_epoch != part.leader_epoch
-        || !fol.fetchers.classic
+        || fol.fetchers.classic.is_none()
         || rt.leader.is_none()
         || lost_prefix(&c.runtime.config, part, lead)
         || (part.diskless && part.seal == -1)
@@ -354,7 +361,7 @@ fn fetch_request(c: &Cluster, rules: &dyn Rules, p: usize, r: BrokerId) -> Optio
         local_path: !part.diskless
             || rules.follower_reads_local_log(consb, part.seal, o, leader_leo),
         at_seal: rules.at_seal_fetch(o, part.seal, leader_leo),
-        epoch_check: fol.classic_fetch_epoch.cmp(&part.leader_epoch),
+        epoch_check: fol.classic_fetch_epoch().cmp(&part.leader_epoch),
     })
 }
 
@@ -449,7 +456,7 @@ fn maybe_evict(c: &mut Cluster, rules: &dyn Rules, p: usize, r: BrokerId) {
     if evict {
         f.stop_classic();
         if consb {
-            f.fetchers.consolidation = true;
+            f.start_consolidation();
         }
     }
 }

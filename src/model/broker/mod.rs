@@ -9,7 +9,8 @@
 //! only through [`advance_time`], which runs the background activity the model does not
 //! make explicit (follower fetches, consolidation appends) and the `isr-expiration` task.
 //!
-//! This file holds the state and the helpers the others share; `delta.rs` plays a
+//! This file holds the state and the helpers the others share; `local.rs` one broker's copy
+//! of a partition and its fetchers' fetch states; `delta.rs` plays a
 //! registration on a broker (`makeLeader`, `applyLocalFollowersDelta`), `fetch.rs` one
 //! follower fetch, `expiration.rs` the clock, the background activity and the
 //! `isr-expiration` task. Every rule decision is a `Rules` call, answered in `src/rules/`.
@@ -17,12 +18,14 @@
 mod delta;
 mod expiration;
 mod fetch;
+mod local;
 mod produce;
 
 pub use delta::sync;
 pub use expiration::{advance_time, NOTES_KEPT_MAX, NOTES_MAX};
 pub use fetch::follower_fetch;
 use fetch::maybe_increment_leader_hw;
+pub use local::{FetchPhase, FetchState, Fetchers, Local};
 pub use produce::{
     append, complete_pending, delete_records, flush_broker, PendingAck, PENDING_MAX,
 };
@@ -105,91 +108,6 @@ impl ReplicaState {
     /// `ReplicaState.isCaughtUp`: note the *equality* on the offset leg.
     pub fn is_caught_up(&self, leader_leo: i64, now_ms: i64, lag_max_ms: i64) -> bool {
         self.leo == leader_leo || now_ms - self.last_caught_up_time_ms <= lag_max_ms
-    }
-}
-
-/// Which fetchers hold the partition on this broker. Both at once breaks INV-5.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, Default)]
-pub struct Fetchers {
-    /// `ReplicaFetcherManager` (classic fetch from the leader).
-    pub classic: bool,
-    /// `ConsolidationFetcherManager` (appends from object storage).
-    pub consolidation: bool,
-}
-
-/// One broker's copy of one partition.
-#[derive(PartialEq, Eq, Debug, Hash)]
-pub struct Local {
-    pub broker: BrokerId,
-    /// The local log: its end (LEO) and the epoch of every record (docs/model/brokers.md).
-    pub log: Log,
-    pub hw: i64,
-    pub fetchers: Fetchers,
-    /// `Partition.leaderReplicaIdOpt` before the delta: `None` for a fresh Partition
-    /// (after a restart), `Some(-1)` after a NO_LEADER delta.
-    pub previous_leader: Option<BrokerId>,
-    /// Epochs of the last registration this broker applied (-1: none yet).
-    pub applied_leader_epoch: i32,
-    pub applied_partition_epoch: i32,
-    pub is_leader: bool,
-    /// The fetcher's Truncating state: the next fetch first finds where this log parts from
-    /// the leader's (rule `truncation`, KIP-101 and KIP-279 generations).
-    pub truncating: bool,
-    /// The leader epoch the classic fetcher fetches for (`PartitionFetchState.currentLeaderEpoch`),
-    /// set when the fetcher is (re)started; a fetcher not restarted keeps an older one and the
-    /// leader fences it (docs/model/inkless.md#stale-classic-fetcher). -1: never started.
-    pub classic_fetch_epoch: i32,
-    /// Harness ghost for INV-1: the last time this replica's log reached the partition's
-    /// lag target (the seal once committed, else the leader's log end), or it joined the ISR.
-    pub in_sync_ms: i64,
-}
-
-clone_reusing!(Local {
-    broker,
-    log,
-    hw,
-    fetchers,
-    previous_leader,
-    applied_leader_epoch,
-    applied_partition_epoch,
-    is_leader,
-    truncating,
-    classic_fetch_epoch,
-    in_sync_ms,
-});
-
-impl Local {
-    /// The log end offset.
-    pub fn leo(&self) -> i64 {
-        self.log.end()
-    }
-
-    /// The partition leaves the classic fetcher (which forgets its leader epoch).
-    pub fn stop_classic(&mut self) {
-        self.fetchers.classic = false;
-        self.classic_fetch_epoch = -1;
-    }
-
-    /// The partition leaves both fetchers.
-    pub fn stop_fetchers(&mut self) {
-        self.stop_classic();
-        self.fetchers.consolidation = false;
-    }
-
-    pub fn fresh(broker: BrokerId, now_ms: i64) -> Local {
-        Local {
-            broker,
-            log: Log::default(),
-            hw: 0,
-            fetchers: Fetchers::default(),
-            previous_leader: None,
-            applied_leader_epoch: -1,
-            applied_partition_epoch: -1,
-            is_leader: false,
-            truncating: false,
-            classic_fetch_epoch: -1,
-            in_sync_ms: now_ms,
-        }
     }
 }
 
@@ -496,11 +414,12 @@ pub fn reset_process(c: &mut Cluster, broker: BrokerId, loss: Option<Survives>) 
                     log.truncate_to(kept);
                 }
             }
-            *local = Local {
-                hw: local.hw.min(log.end()).max(log.start()),
-                log,
-                ..Local::fresh(broker, now)
-            };
+            // Upstream: the fetchers go with the process; the delta the broker applies when
+            // it is next up starts them afresh, at `initialFetchOffset`.
+            let mut fresh = Local::fresh(broker, now);
+            fresh.hw = local.hw.min(log.end()).max(log.start());
+            fresh.log = log;
+            *local = fresh;
         }
     }
     c.runtime.stalled.retain(|&b| b != broker);
@@ -576,6 +495,9 @@ pub fn caught_up_by_assertion(
                 // docs/model/brokers.md#asserted-catch-up).
                 append_diskless(&mut l.log, diskless_epoch(part), target);
             }
+            // The records came by the follower's own fetches (and rebuild): its fetchers
+            // continue from the end, as after their own appends.
+            l.fetchers_follow_cut();
             l.in_sync_ms = c.runtime.now_ms;
         }
     }

@@ -172,6 +172,8 @@ pub fn delete_records(
             "the offset is beyond the leader's high watermark",
         ));
     }
+    // Only the log start moves, never an end: no fetch offset is touched, here or when a
+    // follower takes the start from an answer (upstream the same).
     local.log.increment_start(to);
     let ghost = &mut c.ghosts[p];
     ghost.deleted_below = ghost.deleted_below.max(to);

@@ -161,7 +161,7 @@ const ACTIVE: &[BrokerState] = &[BrokerState::Active];
 const FENCED: &[BrokerState] = &[BrokerState::Fenced];
 
 fn fetching_classic(l: &Local) -> bool {
-    l.fetchers.classic
+    l.fetchers.classic.is_some()
 }
 
 // Constructors, in table order.
