@@ -11,7 +11,7 @@ use super::replay::{check_expressible, model_run};
 use crate::check::history::History;
 use crate::check::invariants::by_id;
 use crate::model::request::{Exchange, Request};
-use crate::model::{BrokerId, Cluster, ElectionType, Event, LeaderRecoveryState, NO_LEADER};
+use crate::model::{BrokerId, Cluster, Event, LeaderRecoveryState, NO_LEADER};
 use crate::rules::RuleSet;
 use std::fmt::Write;
 
@@ -236,13 +236,10 @@ fn event_call(event: &Event) -> Result<String, String> {
         Event::ElectLeaders {
             partition,
             election,
-        } => {
-            let kind = match election {
-                ElectionType::Preferred => "PREFERRED",
-                ElectionType::Unclean => "UNCLEAN",
-            };
-            format!("ctx.electLeaders({partition}, ElectionType.{kind})")
-        }
+        } => format!(
+            "ctx.electLeaders({partition}, ElectionType.{})",
+            election.api_name()
+        ),
         Event::ListReassignments => "ctx.listPartitionReassignments()".to_string(),
         other => {
             return Err(format!(

@@ -126,14 +126,7 @@ impl Sink {
 
     /// The expected or known finding the violation is, as a summary row names it.
     pub fn classify(&self, history: &History, run: &SideRun, v: &Violation) -> Option<Matched> {
-        self.known_as(history, run, v).map(|k| Matched {
-            kind: k.kind,
-            id: if k.id.is_empty() {
-                "promoted".to_string()
-            } else {
-                k.id.clone()
-            },
-        })
+        self.known_as(history, run, v).map(Matched::from)
     }
 
     /// Minimize `history` towards a violation of `invariant` on `side` that is still
@@ -172,16 +165,9 @@ impl Sink {
         matched: &Matched,
         history: &History,
     ) -> bool {
-        let sides = sides_of(&pair);
-        let decisions = self.needs_decisions(invariant);
-        let Some(own) = run_focused(history, sides[side], invariant, decisions) else {
-            return false;
-        };
-        let same = own.violations.iter().any(|v| {
-            v.invariant == invariant && self.classify(history, &own, v).as_ref() == Some(matched)
-        });
-        same && sides[side + 1..].iter().all(|&later| {
-            run_focused(history, later, invariant, false).is_some_and(|r| !r.violates(invariant))
+        self.owns(pair, side, invariant, history, |own, v| {
+            self.known_as(history, own, v)
+                .is_some_and(|k| k.kind == matched.kind && k.display_id() == matched.id)
         })
     }
 
@@ -215,18 +201,36 @@ impl Sink {
         invariant: &str,
         history: &History,
     ) -> bool {
+        self.owns(pair, side, invariant, history, |own, v| {
+            !self.is_known(history, own, v)
+        })
+    }
+
+    /// Whether `side` shows a violation of `invariant` that `wanted` accepts, and no later
+    /// side violates it (attribution). Judges that invariant alone (`check::focused`), the
+    /// violating side first; a history on which the model panics is not one.
+    fn owns(
+        &self,
+        pair: [RuleSet; 2],
+        side: usize,
+        invariant: &str,
+        history: &History,
+        wanted: impl Fn(&SideRun, &Violation) -> bool,
+    ) -> bool {
         let sides = sides_of(&pair);
         let decisions = self.needs_decisions(invariant);
         let Some(own) = run_focused(history, sides[side], invariant, decisions) else {
             return false;
         };
-        let new = own
+        let shown = own
             .violations
             .iter()
-            .any(|v| v.invariant == invariant && !self.is_known(history, &own, v));
-        new && sides[side + 1..].iter().all(|&later| {
-            run_focused(history, later, invariant, false).is_some_and(|r| !r.violates(invariant))
-        })
+            .any(|v| v.invariant == invariant && wanted(&own, v));
+        shown
+            && sides[side + 1..].iter().all(|&later| {
+                run_focused(history, later, invariant, false)
+                    .is_some_and(|r| !r.violates(invariant))
+            })
     }
 
     /// Whether a known finding of `invariant` names rule decisions (triage then needs the

@@ -7,7 +7,7 @@
 
 use crate::check::history::History;
 use crate::check::oracle::{SideRun, StepRecord};
-use crate::model::{BrokerId, ElectionType, Event, Outcome, Partition};
+use crate::model::{BrokerId, Event, Outcome, Partition};
 use std::fmt::Write;
 
 const TOPIC: &str = "t";
@@ -109,7 +109,7 @@ fn check(event: &Event, r: &StepRecord) -> String {
     if let Outcome::Rejected { error, .. } = &r.outcome {
         return format!("the request fails with {}", error.name());
     }
-    let parts: Vec<usize> = match event_partition(event) {
+    let parts: Vec<usize> = match event.partition() {
         Some(p) => vec![p],
         None => (0..r.state.partitions.len()).collect(),
     };
@@ -155,23 +155,6 @@ fn describe(i: usize, p: &Partition) -> String {
         ));
     }
     text
-}
-
-fn event_partition(event: &Event) -> Option<usize> {
-    match event {
-        Event::CreatePartition { .. } | Event::ListReassignments => None,
-        Event::Reassign { partition, .. }
-        | Event::CancelReassignment { partition }
-        | Event::AlterPartition { partition, .. }
-        | Event::ElectLeaders { partition, .. }
-        | Event::Produce { partition, .. }
-        | Event::FollowerFetch { partition, .. }
-        | Event::SwitchStart { partition, .. }
-        | Event::SealCommit { partition }
-        | Event::AlterDisklessSwitch { partition, .. }
-        | Event::DeleteRecords { partition, .. } => Some(*partition),
-        _ => None,
-    }
 }
 
 fn json_file(n: usize, partition: usize, target: &[BrokerId]) -> String {
@@ -237,15 +220,10 @@ fn step(
         Event::ElectLeaders {
             partition,
             election,
-        } => {
-            let kind = match election {
-                ElectionType::Preferred => "PREFERRED",
-                ElectionType::Unclean => "UNCLEAN",
-            };
-            format!(
-                "kafka-leader-election.sh {BS} --election-type {kind} --topic {TOPIC} --partition {partition}"
-            )
-        }
+        } => format!(
+            "kafka-leader-election.sh {BS} --election-type {} --topic {TOPIC} --partition {partition}",
+            election.api_name()
+        ),
         Event::AlterPartition { partition, isr, .. } => {
             isr_change(*partition, isr, isr_before(*partition))
         }
@@ -282,14 +260,16 @@ fn data_step(event: &Event) -> String {
             "wait {ms} ms (followers fetch, the ISR-expiration task runs every replica.lag.time.max.ms / 2)"
         ),
         Event::FollowerFetch { partition, broker } => format!(
-            "let broker {broker} fetch {TOPIC}-{partition} once: lift its follower throttle (kafka-configs.sh {BS} --alter --entity-type brokers --entity-name {broker} --delete-config follower.replication.throttled.rate) until its next fetch is logged, then set it again"
+            "let broker {broker} fetch {TOPIC}-{partition} once: lift its follower throttle ({}) until its next fetch is logged, then set it again",
+            unthrottle(*broker)
         ),
         Event::StallBroker { broker } => format!(
             "stall broker {broker}'s fetchers while it keeps heartbeating: {}",
             throttle(*broker, None)
         ),
         Event::ResumeBroker { broker } => format!(
-            "resume broker {broker}: kafka-configs.sh {BS} --alter --entity-type brokers --entity-name {broker} --delete-config follower.replication.throttled.rate"
+            "resume broker {broker}: {}",
+            unthrottle(*broker)
         ),
         Event::FlushBroker { broker } => format!(
             "make broker {broker} flush its logs: kafka-configs.sh {BS} --alter --entity-type topics --entity-name {TOPIC} --add-config flush.messages=1, produce one record, then --delete-config flush.messages"
@@ -342,7 +322,8 @@ fn isr_change(partition: usize, isr: &[BrokerId], part: Option<Partition>) -> St
     }
     for b in &join {
         parts.push(format!(
-            "let broker {b} catch up and join the ISR (kafka-configs.sh {BS} --alter --entity-type brokers --entity-name {b} --delete-config follower.replication.throttled.rate, if it was throttled)"
+            "let broker {b} catch up and join the ISR ({}, if it was throttled)",
+            unthrottle(*b)
         ));
     }
     if parts.is_empty() {
@@ -352,6 +333,11 @@ fn isr_change(partition: usize, isr: &[BrokerId], part: Option<Partition>) -> St
         "make the ISR of {TOPIC}-{partition} {isr:?}: {}",
         parts.join("; ")
     )
+}
+
+/// Lifting `broker`'s follower throttle.
+fn unthrottle(broker: BrokerId) -> String {
+    format!("kafka-configs.sh {BS} --alter --entity-type brokers --entity-name {broker} --delete-config follower.replication.throttled.rate")
 }
 
 /// A 1 B/s follower throttle on `broker` (for `partition`, or every partition of the topic).

@@ -6,7 +6,7 @@
 //! exists to show, `KAFKA-21419` on `trunk`), *known* (a documented hole of `complete` or
 //! upstream, `F17`), and *new*: everything else, and only that.
 
-use crate::findings::triage::Kind;
+use crate::findings::triage::{Kind, Known};
 use crate::rules::RuleSet;
 use serde_json::json;
 use std::path::PathBuf;
@@ -17,6 +17,40 @@ use std::time::Duration;
 pub struct Matched {
     pub kind: Kind,
     pub id: String,
+}
+
+/// A [`Matched`] by reference: what the hot path counts with (no allocation per history).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MatchedRef<'a> {
+    pub kind: Kind,
+    pub id: &'a str,
+}
+
+impl<'a> From<&'a Known> for MatchedRef<'a> {
+    fn from(k: &'a Known) -> Self {
+        MatchedRef {
+            kind: k.kind,
+            id: k.display_id(),
+        }
+    }
+}
+
+impl From<&Known> for Matched {
+    fn from(k: &Known) -> Self {
+        Matched {
+            kind: k.kind,
+            id: k.display_id().to_string(),
+        }
+    }
+}
+
+impl Matched {
+    fn as_ref(&self) -> MatchedRef<'_> {
+        MatchedRef {
+            kind: self.kind,
+            id: &self.id,
+        }
+    }
 }
 
 /// One row: a violation of `invariant` under `rules`, expected, known or new.
@@ -57,10 +91,14 @@ impl Summary {
         &mut self,
         rules: RuleSet,
         invariant: &'static str,
-        matched: Option<Matched>,
+        matched: Option<MatchedRef>,
         at: Duration,
     ) -> bool {
-        let key = |r: &Row| r.rules == rules && r.invariant == invariant && r.matched == matched;
+        let key = |r: &Row| {
+            r.rules == rules
+                && r.invariant == invariant
+                && r.matched.as_ref().map(Matched::as_ref) == matched
+        };
         match self.rows.iter_mut().find(|r| key(r)) {
             Some(r) => {
                 r.count += 1;
@@ -70,7 +108,10 @@ impl Summary {
                 self.rows.push(Row {
                     rules,
                     invariant,
-                    matched,
+                    matched: matched.map(|m| Matched {
+                        kind: m.kind,
+                        id: m.id.to_string(),
+                    }),
                     count: 1,
                     first: Some(at),
                     witness: None,

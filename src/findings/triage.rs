@@ -132,9 +132,19 @@ impl Mechanism {
         let Some(fix) = &self.fixed_by else {
             return true;
         };
-        let Ok(fixed) = RuleSet::parse(&format!("{rules}+{fix}")) else {
+        // `rule=variant`, checked when the file was read; set on a copy (no parse of the
+        // whole rule set: this runs on every candidate violation of a hunt).
+        let Some((id, variant)) = fix.split_once('=') else {
             return false;
         };
+        let Some(rule) = crate::rules::RULES.iter().find(|r| r.id == id) else {
+            return false;
+        };
+        let Some(i) = rule.position(variant) else {
+            return false;
+        };
+        let mut fixed = *rules;
+        (rule.set)(&mut fixed, i);
         crate::check::focused::run_focused(history, fixed, v.invariant, false)
             .is_some_and(|r| !r.violates(v.invariant))
     }
@@ -207,6 +217,15 @@ impl Trace {
 }
 
 impl Known {
+    /// Its id as rows print it: a finding promoted in this run has none.
+    pub fn display_id(&self) -> &str {
+        if self.id.is_empty() {
+            "promoted"
+        } else {
+            &self.id
+        }
+    }
+
     /// Whether the violation `v` under `rules` is this finding, `trace` giving the trace
     /// up to its step (see [`Mechanism::holds`]).
     pub fn matches<'t>(

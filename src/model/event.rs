@@ -20,6 +20,15 @@ impl ElectionType {
             ElectionType::Unclean => "unclean",
         }
     }
+
+    /// Its name in the admin API (`kafka-leader-election.sh --election-type`, Java's
+    /// `ElectionType`).
+    pub fn api_name(self) -> &'static str {
+        match self {
+            ElectionType::Preferred => "PREFERRED",
+            ElectionType::Unclean => "UNCLEAN",
+        }
+    }
 }
 
 fn one() -> i32 {

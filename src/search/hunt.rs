@@ -219,11 +219,12 @@ fn absorb(
                 continue;
             }
             let elapsed = start.elapsed();
-            if let Some(m) = sink.classify(&history, side, v) {
+            if let Some(k) = sink.known_as(&history, side, v) {
                 let first =
-                    (report.summary).count(side.rules, v.invariant, Some(m.clone()), elapsed);
+                    (report.summary).count(side.rules, v.invariant, Some(k.into()), elapsed);
                 if first {
                     // Its witness is minimized and written after the search (`witness_matched`).
+                    let m = Matched::from(k);
                     report
                         .matched
                         .push((pair, s, v.invariant, m, history.clone()));
