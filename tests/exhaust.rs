@@ -87,7 +87,7 @@ fn switched_start_under_pr756_and_complete() {
         "pr756",
         3,
         expect![[r#"
-            transitions=3332 states=1402 depth=3
+            transitions=3332 states=1430 depth=3
             INV-5 shortest=1
             INV-2 shortest=2
             E2 shortest=2
@@ -100,8 +100,8 @@ fn switched_start_under_pr756_and_complete() {
         "complete",
         3,
         expect![[r#"
-        transitions=3652 states=1644 depth=3
-    "#]],
+            transitions=3652 states=1665 depth=3
+        "#]],
     );
 }
 

@@ -94,23 +94,26 @@ fn maybe_truncate_switched_follower_cuts_records_above_an_operator_seal() {
 /// maybeReconcileSwitchedLeader on a consolidating leader: an operator seal at 6 below its
 /// end leaves classic records (epoch 0) in [6, 10), which `hasConsolidatedDisklessSuffixFromSeal`
 /// does not prove diskless (the diskless leader epoch is 1), so leader and follower are cut
-/// to the seal; consolidation then appends the diskless records (epoch 1) from 6. Under
-/// `pr756` follower 2, still on the classic fetcher from the pending phase, then reads them
-/// from the leader's local log across the seal (INV-6, docs/findings.md F8's second window).
+/// to the seal; consolidation then appends the diskless records (epoch 1) from 6. Follower
+/// 2, still on the classic fetcher from the pending phase, is not restarted (no new leader
+/// epoch) and keeps its position 10 past the cut: its next answer, at the seal, fails the
+/// append check and the partition is marked failed for good (docs/findings.md F21, INV-9),
+/// on both sides. Before the model kept the fetch state, `pr756`'s follower read across the
+/// seal here instead (INV-6, F8's second window, which tests/regressions still reach).
 #[test]
 fn maybe_reconcile_switched_leader_cuts_a_consolidating_leader_to_an_operator_seal() {
     check(
         "create 1,2; produce 10; time 15000; switch consolidating; alter-switch 6; produce 2; time 15000",
         &["pr756", "complete"],
         expect![[r#"
-            pr756: INV-6@6
+            pr756: INV-9@7
               seal=6 le=1 isr=[1, 2]
               1*: e0@0 e1@6 ..8 hw 8 C
-              2: e0@0 e1@6 ..8 hw 8 C rec 6
-            complete: holds
+              2: e0@0 ..6 hw 6 rec 6
+            complete: INV-9@7
               seal=6 le=1 isr=[1, 2]
               1*: e0@0 e1@6 ..8 hw 8 C
-              2: e0@0 e1@6 ..8 hw 8 C rec 6
+              2: e0@0 ..6 hw 6 rec 6
         "#]],
     );
 }

@@ -88,6 +88,25 @@ fn fault_seal_grows(c: &mut Cluster, e: &Event, r: &dyn Rules) -> Outcome {
     out
 }
 
+/// INV-10: every classic follower's fetcher marks its partition failed after each
+/// stretch of time (as an append check that always failed would), so none fetches at
+/// quiescence while it stays in the ISR the healing reported.
+fn fault_fetch_fails(c: &mut Cluster, e: &Event, r: &dyn Rules) -> Outcome {
+    let out = apply(c, e, r);
+    if matches!(e, Event::AdvanceTime { .. }) {
+        for rt in &mut c.runtime.partitions {
+            for l in rt
+                .locals
+                .iter_mut()
+                .filter(|l| l.fetchers.classic.is_some())
+            {
+                l.fail_classic();
+            }
+        }
+    }
+    out
+}
+
 /// ELR1: a broker that is no replica of the partition joins the ELR.
 fn fault_elr_outsider(c: &mut Cluster, e: &Event, r: &dyn Rules) -> Outcome {
     let out = apply(c, e, r);
@@ -154,6 +173,12 @@ const FAULTS: &[(&str, &str, ApplyFn, &str)] = &[
         fault_seal_grows,
         "brokers 1,2,3; create 1,2,3; produce 10; time 15000; switch consolidating; \
          time 15000; seal; produce 3",
+    ),
+    (
+        "INV-10",
+        "fetch-fails",
+        fault_fetch_fails,
+        "create 1,2,3; produce 10; time 15000",
     ),
     // ELR on, an ISR that falls below min ISR and back: the model keeps every ELR
     // property, each fault breaks one.

@@ -85,29 +85,9 @@ pub fn broker_cells(c: &Cluster, i: usize) -> Option<String> {
 
 fn note_cell(note: &Note) -> String {
     match note {
-        Note::Fetch {
-            partition,
-            follower,
-            fetch_offset,
-            records,
-            hw,
-            at_seal_branch,
-        } => {
-            let path = if *at_seal_branch {
-                "at-seal"
-            } else {
-                "local log"
-            };
-            format!("  fetch p{partition} by {follower} at {fetch_offset}: {records} records, HW {hw} ({path})")
+        Note::Fetch { .. } | Note::OutOfRange { .. } | Note::FetchFailed { .. } => {
+            fetch_note_cell(note).unwrap_or_default()
         }
-        Note::OutOfRange {
-            partition,
-            follower,
-            fetch_offset,
-            to,
-        } => format!(
-            "  fetch p{partition} by {follower} at {fetch_offset}: OFFSET_OUT_OF_RANGE, fetches from {to} next"
-        ),
         Note::Shrink {
             partition,
             leader,
@@ -140,6 +120,53 @@ fn note_cell(note: &Note) -> String {
             crate::model::broker::NOTES_MAX
         ),
     }
+}
+
+/// A fetch's answer and what the follower did with it (`None` for another note).
+fn fetch_note_cell(note: &Note) -> Option<String> {
+    let cell = match note {
+        Note::Fetch {
+            partition,
+            follower,
+            fetch_offset,
+            records,
+            hw,
+            at_seal_branch,
+        } => {
+            let path = if *at_seal_branch {
+                "at-seal"
+            } else {
+                "local log"
+            };
+            format!("  fetch p{partition} by {follower} at {fetch_offset}: {records} records, HW {hw} ({path})")
+        }
+        Note::OutOfRange {
+            partition,
+            follower,
+            fetch_offset,
+            to,
+        } => format!(
+            "  fetch p{partition} by {follower} at {fetch_offset}: OFFSET_OUT_OF_RANGE, fetches from {to} next"
+        ),
+        Note::FetchFailed {
+            partition,
+            follower,
+            fetch_offset,
+            log_end,
+            consolidation,
+        } => {
+            let fetcher = if *consolidation {
+                "consolidation fetch"
+            } else {
+                "fetch"
+            };
+            format!(
+                "  {fetcher} p{partition} by {follower} at {fetch_offset}: log ends at {log_end}, partition marked failed"
+            )
+        }
+        _ => return None,
+    };
+    Some(cell)
 }
 
 /// Notes shown per step in a step table (the step table of a long history stays readable

@@ -39,7 +39,7 @@ macro_rules! with_rule_hooks {
             truncate_on_new_leader(leader_moved: bool, hw: i64) -> Option<i64>;
             truncates_before_fetch(leader_moved: bool, new_leader_epoch: bool) -> bool;
             truncate_before_fetch(follower: &Log, follower_hw: i64, leader: &Log) -> i64;
-            diverging_fetch(follower: &Log, follower_hw: i64, fetch_offset: i64, leader: &Log)
+            diverging_fetch(follower: &Log, follower_hw: i64, at: $crate::model::log::FetchPosition, leader: &Log)
                 -> Option<i64>;
             last_known_must_be_acceptable() -> bool;
             last_known_update(part: &Partition, leader: Option<BrokerId>, isr: Option<&[BrokerId]>)
@@ -139,14 +139,14 @@ pub trait Rules {
         follower_hw: i64,
         leader: &log::Log,
     ) -> i64;
-    /// Rule `truncation`: `Some(offset)` when the leader answers a fetch at `fetch_offset`
-    /// (the follower's log end, or the seal for an at-seal validation) with a diverging
-    /// epoch and the follower cuts its log to `offset`.
+    /// Rule `truncation`: `Some(offset)` when the leader answers a fetch at `at` (the fetch
+    /// state's offset and last fetched epoch, or the seal for an at-seal validation) with a
+    /// diverging epoch and the follower cuts its log to `offset`.
     fn diverging_fetch(
         &self,
         follower: &log::Log,
         follower_hw: i64,
-        fetch_offset: i64,
+        at: log::FetchPosition,
         leader: &log::Log,
     ) -> Option<i64>;
 

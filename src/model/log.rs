@@ -28,6 +28,26 @@ pub const UNDEFINED_OFFSET: i64 = -1;
 /// each can start at most one epoch on a log).
 pub const ENTRIES_MAX: usize = 1100;
 
+/// Where a fetch asks from: the fetch offset and the last fetched epoch the leader checks it
+/// against (`FetchRequest.PartitionData`). A fetcher that made every change to its log asks
+/// from [`FetchPosition::end_of`] the log; one whose log was cut under it asks from where it
+/// was (docs/model/fetcher.md).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct FetchPosition {
+    pub offset: i64,
+    pub last_fetched_epoch: i32,
+}
+
+impl FetchPosition {
+    /// The end of `log`, having fetched its latest epoch.
+    pub fn end_of(log: &Log) -> FetchPosition {
+        FetchPosition {
+            offset: log.end(),
+            last_fetched_epoch: log.latest_epoch(),
+        }
+    }
+}
+
 /// `EpochEntry`: records of `epoch` start at `start_offset`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
 pub struct EpochEntry {

@@ -39,7 +39,7 @@ pub use switched_reassignment::SwitchedReassignment;
 pub use truncation::Truncation;
 pub use unfence_expansion::UnfenceExpansion;
 
-use crate::model::log::Log;
+use crate::model::log::{FetchPosition, Log};
 use crate::model::{AlterPlan, AtSealAnswer, BrokerId, Partition, ReplicaState, Rules};
 
 /// One variant per rule: Kafka's four (the controller's three, the brokers' truncation),
@@ -163,11 +163,10 @@ impl Rules for RuleSet {
         &self,
         follower: &Log,
         follower_hw: i64,
-        fetch_offset: i64,
+        at: FetchPosition,
         leader: &Log,
     ) -> Option<i64> {
-        self.truncation
-            .on_fetch(follower, follower_hw, fetch_offset, leader)
+        self.truncation.on_fetch(follower, follower_hw, at, leader)
     }
 
     fn catch_up_fetch_on_delta(&self, leader_moved: bool, new_leader_epoch: bool) -> bool {

@@ -12,7 +12,7 @@
 //! `readRecords` (the diverging-epoch answer);
 //! storage/.../epoch/LeaderEpochFileCache.java `endOffsetFor`.
 
-use crate::model::log::{Log, UNDEFINED_EPOCH, UNDEFINED_OFFSET};
+use crate::model::log::{FetchPosition, Log, UNDEFINED_EPOCH, UNDEFINED_OFFSET};
 
 rule! {
     pub enum Truncation {
@@ -100,35 +100,37 @@ impl Truncation {
     }
 
     /// The fetch-path check: `Some(offset)` when the leader answers a diverging epoch for
-    /// a fetch at `fetch_offset` (no records) and the follower truncates to `offset`. The
-    /// fetch offset is the follower's log end, except for an at-seal validation, which reads
-    /// at the seal (docs/model/inkless.md#at-seal-fetch).
+    /// a fetch at `at` (no records) and the follower truncates to `offset`. `at` is the
+    /// fetcher's position (docs/model/fetcher.md), or the seal for an at-seal validation
+    /// (docs/model/inkless.md#at-seal-fetch).
     pub fn on_fetch(
         self,
         follower: &Log,
         follower_hw: i64,
-        fetch_offset: i64,
+        at: FetchPosition,
         leader: &Log,
     ) -> Option<i64> {
         match self {
             Truncation::Hw | Truncation::Kip101 | Truncation::Kip279 => None,
-            Truncation::FetchDivergence => {
-                fetch_divergence(follower, follower_hw, fetch_offset, leader)
-            }
+            Truncation::FetchDivergence => fetch_divergence(follower, follower_hw, at, leader),
         }
     }
 }
 
 /// Partition.readRecords: a fetch with a last fetched epoch the leader's log does not end the
 /// same way (an older epoch, or an end below the fetch offset) is answered with the leader's
-/// (epoch, end offset) for it; the follower truncates.
+/// (epoch, end offset) for it; the follower truncates (`truncateOnFetchResponse`, against
+/// its own log: never past its end).
 fn fetch_divergence(
     follower: &Log,
     follower_hw: i64,
-    fetch_offset: i64,
+    at: FetchPosition,
     leader: &Log,
 ) -> Option<i64> {
-    let last_fetched_epoch = follower.latest_epoch();
+    let FetchPosition {
+        offset: fetch_offset,
+        last_fetched_epoch,
+    } = at;
     if last_fetched_epoch == UNDEFINED_EPOCH {
         return None; // nothing fetched yet: no epoch to check
     }
@@ -203,7 +205,7 @@ mod tests {
             let before = t
                 .truncates_before_fetch(true, true)
                 .then(|| t.before_fetch(&follower, hw, &leader));
-            let on_fetch = t.on_fetch(&follower, hw, follower.end(), &leader);
+            let on_fetch = t.on_fetch(&follower, hw, FetchPosition::end_of(&follower), &leader);
             (at_delta, before, on_fetch)
         };
         assert_eq!(cut(Truncation::Hw), (Some(1), None, None));
@@ -232,7 +234,12 @@ mod tests {
         assert_eq!(Truncation::Kip101.before_fetch(&follower, 0, &leader), 4);
         assert_eq!(Truncation::Kip279.before_fetch(&follower, 0, &leader), 3);
         assert_eq!(
-            Truncation::FetchDivergence.on_fetch(&follower, 0, follower.end(), &leader),
+            Truncation::FetchDivergence.on_fetch(
+                &follower,
+                0,
+                FetchPosition::end_of(&follower),
+                &leader
+            ),
             Some(3)
         );
     }
@@ -244,7 +251,7 @@ mod tests {
         for t in Truncation::ALL {
             assert_eq!(t.before_fetch(&follower, 2, &leader), 5, "{t:?}");
             assert_eq!(
-                t.on_fetch(&follower, 2, follower.end(), &leader),
+                t.on_fetch(&follower, 2, FetchPosition::end_of(&follower), &leader),
                 None,
                 "{t:?}"
             );
@@ -252,7 +259,7 @@ mod tests {
         // A follower ahead of its leader in the same epoch is cut back to the leader's end.
         let ahead = log(&[(1, 0), (2, 3)], 9);
         assert_eq!(
-            Truncation::FetchDivergence.on_fetch(&ahead, 2, ahead.end(), &leader),
+            Truncation::FetchDivergence.on_fetch(&ahead, 2, FetchPosition::end_of(&ahead), &leader),
             Some(7)
         );
     }
@@ -266,7 +273,21 @@ mod tests {
         leader.append(3, 2);
         let follower = log(&[(1, 0)], 8);
         let t = Truncation::FetchDivergence;
-        assert_eq!(t.on_fetch(&follower, 0, follower.end(), &leader), Some(5));
-        assert_eq!(t.on_fetch(&follower, 0, 5, &leader), None);
+        assert_eq!(
+            t.on_fetch(&follower, 0, FetchPosition::end_of(&follower), &leader),
+            Some(5)
+        );
+        assert_eq!(
+            t.on_fetch(
+                &follower,
+                0,
+                FetchPosition {
+                    offset: 5,
+                    last_fetched_epoch: follower.latest_epoch()
+                },
+                &leader
+            ),
+            None
+        );
     }
 }

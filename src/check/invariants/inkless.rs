@@ -28,7 +28,7 @@ fn live_leader<'a>(v: &PartView<'a>) -> Option<(&'a Local, &'a LeaderState)> {
 }
 
 /// Whether partition `i` of a whole state has a [`live_leader`].
-fn has_live_leader(c: &Cluster, i: usize) -> bool {
+pub(super) fn has_live_leader(c: &Cluster, i: usize) -> bool {
     let scope = Scope::of(c);
     live_leader(&part_view(c, &scope, i)).is_some()
 }
@@ -227,9 +227,16 @@ pub(super) fn inv9_back_on_consolidation(c: &Cluster, _: &RuleSet) -> Option<Str
                     l.fetchers.classic.is_some(),
                     l.fetchers.consolidation.is_some(),
                 );
+                let f = &l.fetchers;
+                let failed = match (f.classic_failed, f.consolidation_failed) {
+                    (false, false) => "",
+                    (true, false) => " (the classic fetcher marked it failed)",
+                    (false, true) => " (the consolidation fetcher marked it failed)",
+                    (true, true) => " (both fetchers marked it failed)",
+                };
                 (!consolidation || classic).then(|| {
                     format!(
-                        "p{i} (seal {}): follower {} fetchers Fetchers {{ classic: {classic}, consolidation: {consolidation} }}",
+                        "p{i} (seal {}): follower {} fetchers Fetchers {{ classic: {classic}, consolidation: {consolidation} }}{failed}",
                         p.seal, l.broker
                     )
                 })

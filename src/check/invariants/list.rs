@@ -11,6 +11,7 @@ use super::elr::{
     elr4_candidates_hold_acked, elr5_last_leader_kept, v18_entered_elr, v19_elected_from_elr,
     v20_every_candidate_gone,
 };
+use super::fetcher::{inv10_fetcher_quiescent, v21_marked_failed, v22_position_past_log};
 use super::inkless::{
     e2_readmission, inv1_lag_safety, inv2_electable_prefix, inv3_no_spurious_shrink,
     inv4_leader_change_evidence, inv4b_keyed_on_leader_move, inv5_single_writer,
@@ -33,7 +34,7 @@ pub const INVARIANTS_LEN: usize = LIST.len();
 
 pub static INVARIANTS: &[Invariant] = &LIST;
 
-const LIST: [Invariant; 56] = [
+const LIST: [Invariant; 59] = [
     Invariant {
         id: "S0",
         kind: Kind::Always,
@@ -332,6 +333,14 @@ const LIST: [Invariant; 56] = [
         check: Check::Quiescent(inv9_back_on_consolidation),
     },
     Invariant {
+        id: "INV-10",
+        kind: Kind::EventuallyAtQuiescence,
+        statement: "fetcher quiescence: every live follower in the ISR that replicates through the classic fetcher holds the partition there, not marked failed, at its log end",
+        rationale: "A fetcher whose answer fails the append check drops the partition until the next leader epoch, and one whose position was left past a cut keeps asking from there; a follower that fetches no more must leave the ISR, not stay in it for good.",
+        source: "docs/model/fetcher.md#the-append-check; server/AbstractFetcherThread.scala processFetchRequest, markPartitionFailed; ReplicaFetcherThread.scala processPartitionData (apache trunk d79bd502ec)",
+        check: Check::Quiescent(inv10_fetcher_quiescent),
+    },
+    Invariant {
         id: "E2",
         kind: Kind::EventuallyAtQuiescence,
         statement: "re-admission: once every broker is healthy, every live replica of a switched partition that holds the prefix is in the ISR",
@@ -486,5 +495,21 @@ const LIST: [Invariant; 56] = [
         rationale: "ELR5 only judges a partition that lost every clean candidate while its last leader was away; a run that never gets there has not tested the recovery set.",
         source: "docs/model/reassignment.md#elr-invariants; PartitionChangeBuilder.canElectLastKnownLeader (apache trunk d79bd502ec)",
         check: Check::Sometimes(v20_every_candidate_gone),
+    },
+    Invariant {
+        id: "V21",
+        kind: Kind::Sometimes,
+        statement: "a fetcher's answer failed the append check and the partition was marked failed",
+        rationale: "INV-10 and INV-9 judge a follower its fetcher dropped; a run that never fails an append check has not reached the state they guard.",
+        source: "docs/model/fetcher.md#the-append-check; ReplicaFetcherThread.processPartitionData (apache trunk d79bd502ec)",
+        check: Check::Sometimes(v21_marked_failed),
+    },
+    Invariant {
+        id: "V22",
+        kind: Kind::Sometimes,
+        statement: "a fetcher held a position past its log end (its log was cut under it)",
+        rationale: "The append check only bites after a cut from outside the fetcher (a follower's cut to the seal, an operator seal); a run that never cuts under a live fetcher does not test it.",
+        source: "docs/model/fetcher.md#inkless-two-fetchers-and-a-log-cut-under-a-live-one; ReplicaManager.maybeTruncateSwitchedFollower (aiven/inkless 5f22fac12b)",
+        check: Check::Sometimes(v22_position_past_log),
     },
 ];

@@ -215,14 +215,12 @@ fn follower_delta(
             local.mark_truncating();
         }
     }
-    // maybeTruncateSwitchedFollower (before the fetchers restart, which keeps LEO ≥ seal).
-    // Upstream: a fetcher restarts only on a new leader epoch (B1/B2 below); a seal commit,
-    // an ISR change or an operator seal (`AlterDisklessSwitch`, partition epoch only)
-    // leaves the running fetcher with its old offset, past the cut, and its next answer
-    // fails the append check (docs/model/fetcher.md). The model moves it to the new end.
-    if truncate_to_seal(&c.runtime.config, part, local).is_some() {
-        local.fetchers_follow_cut();
-    }
+    // maybeTruncateSwitchedFollower, before the fetchers restart. A fetcher restarts only on
+    // a new leader epoch (B1/B2 below); after a seal commit, an ISR change or an operator
+    // seal (`AlterDisklessSwitch`, partition epoch only) the running fetcher keeps its old
+    // position past the cut, as upstream, and its next answer meets the append check
+    // (docs/model/fetcher.md).
+    truncate_to_seal(&c.runtime.config, part, local);
     if part.diskless && !consolidating {
         switched_follower_delta(rules, &view, local);
     } else {
@@ -243,8 +241,8 @@ fn switched_follower_delta(rules: &dyn Rules, v: &FollowerView, local: &mut Loca
     // Pending (#600): restart on every new leader epoch.
     let pending_restart = s == -2 && v.new_leader_epoch;
     if catch_up || pending_restart {
-        // Upstream's add keeps a running fetcher's state when the leader epoch is the same
-        // (offset included); the model's offset is the log end either way.
+        // An add without a remove: a running fetcher of the same leader epoch keeps its
+        // state, offset included (`AbstractFetcherThread.partitionFetchState`).
         local.start_classic(v.leader_epoch);
     }
 }

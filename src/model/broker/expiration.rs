@@ -96,7 +96,7 @@ const FETCH_ROUNDS: usize = 2;
 fn background(c: &mut Cluster, rules: &dyn Rules, notes: &mut Vec<Note>) {
     refresh_in_sync(c);
     for p in 0..c.partitions.len() {
-        consolidate(c, p);
+        consolidate(c, p, notes);
     }
     // The followers of a partition, listed before its fetches (a fetch can change the
     // replicas); one buffer for every partition and round.
@@ -121,7 +121,7 @@ fn background(c: &mut Cluster, rules: &dyn Rules, notes: &mut Vec<Note>) {
 
 /// E3: every replica on the consolidation fetcher appends up to the diskless log end;
 /// its high watermark follows the diskless one. Never touches the leader's records.
-fn consolidate(c: &mut Cluster, p: usize) {
+fn consolidate(c: &mut Cluster, p: usize, notes: &mut Vec<Note>) {
     // An aborted switch has no diskless log: the fetch from object storage fails
     // (`DisklessLeaderEndPoint.fetch`, UNKNOWN_TOPIC_OR_PARTITION), and nothing is appended
     // or raises a high watermark.
@@ -138,6 +138,17 @@ fn consolidate(c: &mut Cluster, p: usize) {
         let end = rt.diskless_end;
         let epoch = diskless_epoch(&c.partitions[p]);
         let local = &mut rt.locals[i];
+        if consolidation_check_failed(local, end) {
+            notes.push(Note::FetchFailed {
+                partition: p,
+                follower: local.broker,
+                fetch_offset: local.fetchers.consolidation_offset().unwrap_or(-1),
+                log_end: local.leo(),
+                consolidation: true,
+            });
+            local.fail_consolidation();
+            continue;
+        }
         if local.fetchers.consolidation.is_some() && local.leo() < end {
             // Consolidated batches carry the diskless leader epoch, older than the epoch a
             // leader elected since assigned at its end (an entry with no records). Appending
@@ -152,6 +163,26 @@ fn consolidate(c: &mut Cluster, p: usize) {
             local.hw = end.min(local.leo());
         }
     }
+}
+
+/// The consolidation fetcher's append check (`ConsolidationFetcherThread` inherits
+/// `ReplicaFetcherThread.processPartitionData`): an answer from object storage at a fetch
+/// offset other than the log end fails it, and the partition is marked failed. Assumed, not
+/// read in Inkless's diskless fetch: an offset past the diskless end is answered
+/// OFFSET_OUT_OF_RANGE, and the fetcher starts again at its log end, as
+/// `fetchOffsetAndTruncate` does for a log within the leader's range.
+fn consolidation_check_failed(local: &mut super::Local, diskless_end: i64) -> bool {
+    let Some(state) = local.fetchers.consolidation else {
+        return false;
+    };
+    if state.offset == local.leo() {
+        return false;
+    }
+    if state.offset > diskless_end {
+        local.consolidation_at_log_end();
+        return false;
+    }
+    true
 }
 
 /// The `isr-expiration` task on every leader (rules `shrink` and `lag`).

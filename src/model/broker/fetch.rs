@@ -5,7 +5,7 @@
 use super::{
     active_unstalled, alter_isr, consolidating, lost_prefix, AtSealAnswer, Note, ReplicaState,
 };
-use crate::model::log::Log;
+use crate::model::log::{FetchPosition, Log};
 use crate::model::{BrokerId, Cluster, Rules, NO_LEADER};
 use std::cmp::Ordering;
 
@@ -13,6 +13,9 @@ use std::cmp::Ordering;
 /// whether the local log answers it (else the at-seal branch).
 struct FetchRequest {
     leader: BrokerId,
+    /// The classic fetcher's position (`PartitionFetchState`): its log end unless the log
+    /// was cut under it.
+    at: FetchPosition,
     fetch_offset: i64,
     leader_leo: i64,
     seal: i64,
@@ -23,9 +26,9 @@ struct FetchRequest {
     epoch_check: Ordering,
 }
 
-/// E4: one classic fetch from follower `r` at its log end, answered by the leader and
-/// applied on the follower (`ReplicaManager.fetchMessages`, rule `seal-fetch`; then
-/// `ReplicaFetcherThread.processPartitionData`).
+/// E4: one classic fetch from follower `r` at its fetcher's position, answered by the leader
+/// and applied on the follower (`ReplicaManager.fetchMessages`, rule `seal-fetch`; then
+/// `AbstractFetcherThread.processFetchRequest` and `ReplicaFetcherThread.processPartitionData`).
 pub fn follower_fetch(
     c: &mut Cluster,
     rules: &dyn Rules,
@@ -65,6 +68,14 @@ pub fn follower_fetch(
         record_fetch(c, p, r, at, leader_leo);
     }
     let hw = hw.unwrap_or(leader_hw_before);
+    if failed_append_check(c, p, r, o, notes) {
+        // The leader recorded the fetch before answering; its ISR expansion does not wait
+        // for the follower's append.
+        if recorded_at.is_some() {
+            maybe_expand_isr(c, rules, p, r, !req.local_path, notes);
+        }
+        return;
+    }
     if records > 0 {
         let (leader_log, f) = follower_and_leader_log(c, p, r, req.leader);
         f.log.copy_from(leader_log, o + records);
@@ -86,6 +97,34 @@ pub fn follower_fetch(
     if recorded_at.is_some() {
         maybe_expand_isr(c, rules, p, r, !req.local_path, notes);
     }
+}
+
+/// `ReplicaFetcherThread.processPartitionData` on an answer without error (records or none):
+/// it refuses to append unless the fetch offset is the log end ("Offset mismatch"), and
+/// `AbstractFetcherThread.processFetchRequest` marks the partition failed for it. The
+/// leader has already recorded the fetch (`Partition.fetchRecords`, the at-seal validation
+/// included), so a follower it counts as caught up stays in the ISR while it fetches no
+/// more.
+fn failed_append_check(
+    c: &mut Cluster,
+    p: usize,
+    r: BrokerId,
+    fetch_offset: i64,
+    notes: &mut Vec<Note>,
+) -> bool {
+    let f = c.runtime.partitions[p].local_mut(r).expect("listed");
+    if fetch_offset == f.leo() {
+        return false;
+    }
+    f.fail_classic();
+    notes.push(Note::FetchFailed {
+        partition: p,
+        follower: r,
+        fetch_offset,
+        log_end: f.leo(),
+        consolidation: false,
+    });
+    true
 }
 
 /// `Replica.updateFetchStateOrThrow` on the leader, then `maybeIncrementLeaderHW`.
@@ -125,7 +164,8 @@ fn answered_with_error(
 /// wherever the answer goes through it: the local log, or an at-seal validation). An older
 /// epoch is FENCED_LEADER_EPOCH: `AbstractFetcherThread.onPartitionFenced` marks the
 /// partition failed and removes it from the fetcher, which only a later delta restarts. A
-/// newer one is UNKNOWN_LEADER_EPOCH: retried later. Neither is recorded. This is what ends
+/// newer one is UNKNOWN_LEADER_EPOCH: retried after `replica.fetch.backoff.ms`, which in
+/// the model is the history's next fetch step. Neither is recorded. This is what ends
 /// a classic fetcher a re-route left behind (docs/model/inkless.md#stale-classic-fetcher).
 fn rejected_epoch(c: &mut Cluster, p: usize, r: BrokerId, req: &FetchRequest) -> bool {
     if !req.local_path && req.at_seal == AtSealAnswer::Unvalidated {
@@ -136,7 +176,7 @@ fn rejected_epoch(c: &mut Cluster, p: usize, r: BrokerId, req: &FetchRequest) ->
         Ordering::Greater => true,
         Ordering::Less => {
             let f = c.runtime.partitions[p].local_mut(r).expect("listed");
-            f.stop_classic();
+            f.fail_classic();
             true
         }
     }
@@ -159,8 +199,15 @@ fn at_seal_out_of_range(
 ) {
     let (leader_log, f) = follower_and_leader_log(c, p, r, leader);
     let leader_end = leader_log.end();
+    let at = f
+        .fetchers
+        .classic
+        .map_or(FetchPosition::end_of(&f.log), |s| FetchPosition {
+            offset: f.log.end(),
+            last_fetched_epoch: s.last_fetched_epoch,
+        });
     let to = rules
-        .diverging_fetch(&f.log, f.hw, f.log.end(), leader_log)
+        .diverging_fetch(&f.log, f.hw, at, leader_log)
         .map_or(leader_end, |d| d.min(leader_end));
     cut(f, to, p, notes);
 }
@@ -177,13 +224,15 @@ fn take_watermarks(c: &mut Cluster, p: usize, r: BrokerId, req: &FetchRequest, h
     }
 }
 
-/// OFFSET_OUT_OF_RANGE (`UnifiedLog.read`: below the leader's log start
+/// OFFSET_OUT_OF_RANGE (`UnifiedLog.read`: a fetch offset below the leader's log start
 /// (`checkLogStartOffset`) or beyond its end (`LocalLog.read`)). The leader records nothing;
 /// the follower handles it at once, as `AbstractFetcherThread.handleOutOfRangeError` does
-/// with `fetchOffsetAndTruncate` (a synchronous ListOffsets to the leader): a log beyond
-/// the leader's end is truncated to it; a log ending below the leader's start is deleted
-/// and starts over there (`truncateFullyAndStartAt`). Its next fetch brings records.
-/// Returns whether the fetch was out of range.
+/// with `fetchOffsetAndTruncate` (a synchronous ListOffsets to the leader), which judges
+/// the follower's log end, not the fetch offset: a log beyond the leader's end is truncated
+/// to it; a log ending below the leader's start is deleted and starts over there
+/// (`truncateFullyAndStartAt`); either way, and when the log is within the leader's range
+/// (a fetch offset left past a cut), the fetcher starts again at the log end. Returns
+/// whether the fetch was out of range.
 fn out_of_range(
     c: &mut Cluster,
     p: usize,
@@ -194,14 +243,15 @@ fn out_of_range(
     let o = req.fetch_offset;
     let (leader_log, f) = follower_and_leader_log(c, p, r, req.leader);
     let (start, end) = (leader_log.start(), leader_log.end());
-    if o > end {
+    if (start..=end).contains(&o) {
+        return false;
+    }
+    if f.leo() > end {
         f.log.truncate_to(end);
         f.hw = f.hw.min(end);
-    } else if o < start {
+    } else if f.leo() < start {
         f.log.truncate_fully_and_start_at(start);
         f.hw = start;
-    } else {
-        return false;
     }
     // `fetchOffsetAndTruncate` returns the new fetch offset: the log end after the reset.
     f.classic_at_log_end();
@@ -232,14 +282,17 @@ fn truncation_round(
 ) -> Option<FetchRequest> {
     if !req.local_path {
         let validated = req.at_seal == AtSealAnswer::Validated;
-        let at = req.seal;
+        let at = FetchPosition {
+            offset: req.seal,
+            last_fetched_epoch: req.at.last_fetched_epoch,
+        };
         return (!validated || !diverged(c, rules, p, r, req.leader, at, notes)).then_some(req);
     }
     let mut req = req;
     if truncate_first(c, rules, p, r, req.leader, notes) {
         req = fetch_request(c, rules, p, r).expect("truncation keeps the fetch possible");
     }
-    let at = req.fetch_offset;
+    let at = req.at;
     (!diverged(c, rules, p, r, req.leader, at, notes)).then_some(req)
 }
 
@@ -266,9 +319,9 @@ fn truncate_first(
     cut(f, to, p, notes)
 }
 
-/// The fetch-path check (rule `truncation`, today's generation): a fetch at `fetch_offset`
-/// whose last fetched epoch the leader's log does not end the same way gets a diverging
-/// epoch instead of records; the follower truncates and the leader records nothing
+/// The fetch-path check (rule `truncation`, today's generation): a fetch at `at` whose last
+/// fetched epoch the leader's log does not end the same way gets a diverging epoch instead
+/// of records; the follower truncates and the leader records nothing
 /// (`Partition.fetchRecords` updates the follower's state only without a diverging epoch).
 fn diverged(
     c: &mut Cluster,
@@ -276,11 +329,11 @@ fn diverged(
     p: usize,
     r: BrokerId,
     leader: BrokerId,
-    fetch_offset: i64,
+    at: FetchPosition,
     notes: &mut Vec<Note>,
 ) -> bool {
     let (leader_log, f) = follower_and_leader_log(c, p, r, leader);
-    let Some(to) = rules.diverging_fetch(&f.log, f.hw, fetch_offset, leader_log) else {
+    let Some(to) = rules.diverging_fetch(&f.log, f.hw, at, leader_log) else {
         return false;
     };
     cut(f, to, p, notes);
@@ -342,26 +395,30 @@ fn fetch_request(c: &Cluster, rules: &dyn Rules, p: usize, r: BrokerId) -> Optio
     let (Some(lead), Some(fol)) = (rt.local(leader), rt.local(r)) else {
         return None;
     };
+    let state = fol.fetchers.classic?;
     if !lead.is_leader
         || lead.applied_leader_epoch != part.leader_epoch
-        || fol.fetchers.classic.is_none()
         || rt.leader.is_none()
         || lost_prefix(&c.runtime.config, part, lead)
         || (part.diskless && part.seal == -1)
     {
         return None;
     }
-    let (o, leader_leo) = (fol.leo(), lead.leo());
+    let (o, leader_leo) = (state.offset, lead.leo());
     let consb = consolidating(&c.runtime.config, part);
     Some(FetchRequest {
         leader,
+        at: FetchPosition {
+            offset: o,
+            last_fetched_epoch: state.last_fetched_epoch,
+        },
         fetch_offset: o,
         leader_leo,
         seal: part.seal,
         local_path: !part.diskless
             || rules.follower_reads_local_log(consb, part.seal, o, leader_leo),
         at_seal: rules.at_seal_fetch(o, part.seal, leader_leo),
-        epoch_check: fol.classic_fetch_epoch().cmp(&part.leader_epoch),
+        epoch_check: state.leader_epoch.cmp(&part.leader_epoch),
     })
 }
 

@@ -17,24 +17,47 @@ pub enum FetchPhase {
 }
 
 /// `PartitionFetchState` (server/src/main/java/org/apache/kafka/server/PartitionFetchState.java):
-/// what a fetcher keeps for the partition while it holds it (docs/model/fetcher.md). The lag,
-/// the delay and the last fetched epoch are not modelled.
+/// what a fetcher keeps for the partition while it holds it (docs/model/fetcher.md). The lag
+/// is not modelled; a delay is a fetch not taken (a retriable answer changes nothing, and the
+/// history's next fetch step is the retry).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
 pub struct FetchState {
     /// `fetchOffset`: set to the log end when the fetcher starts
     /// (`ReplicaManager.initialFetchOffset`), after each of its appends and after each cut
-    /// the fetcher makes. The model keeps it at the log end after a cut from outside too,
-    /// and still fetches at `Local::leo`: the append check (`ReplicaFetcherThread.
-    /// processPartitionData`, fetch offset = log end) is not modelled yet.
+    /// the fetcher makes. A cut from outside the fetcher leaves it where it was, past the
+    /// new end, as upstream; the next answer that brings data fails the append check
+    /// (`ReplicaFetcherThread.processPartitionData`) and the partition is marked failed.
     pub offset: i64,
     /// `currentLeaderEpoch`: the leader epoch the fetcher was started for; a fetcher not
     /// restarted keeps an older one and the leader fences it
     /// (docs/model/inkless.md#stale-classic-fetcher). -1 on the consolidation fetcher, whose
     /// reads from object storage the model does not check against an epoch.
     pub leader_epoch: i32,
+    /// `lastFetchedEpoch`: the log's latest epoch when the fetcher starts or cuts the log,
+    /// the last appended batch's epoch after an append (the leader checks the fetch offset
+    /// against it). Kept across a cut from outside, like the offset.
+    pub last_fetched_epoch: i32,
     /// Only the classic fetcher truncates; the consolidation fetcher is always Fetching (its
     /// first truncation upstream answers the seal, where the model starts it already).
     pub phase: FetchPhase,
+}
+
+impl FetchState {
+    /// The fetch state of a fetcher that takes the partition at the log end now.
+    fn at_end(log: &Log, leader_epoch: i32, phase: FetchPhase) -> FetchState {
+        FetchState {
+            offset: log.end(),
+            leader_epoch,
+            last_fetched_epoch: log.latest_epoch(),
+            phase,
+        }
+    }
+
+    /// Whether the state is where a fetcher that made every change to this log would be:
+    /// at the end, having fetched its latest epoch.
+    pub fn at_log_end(&self, log: &Log) -> bool {
+        self.offset == log.end() && self.last_fetched_epoch == log.latest_epoch()
+    }
 }
 
 /// Which fetchers hold the partition on this broker, with each one's fetch state. Both at
@@ -45,6 +68,13 @@ pub struct Fetchers {
     pub classic: Option<FetchState>,
     /// `ConsolidationFetcherManager` (appends from object storage).
     pub consolidation: Option<FetchState>,
+    /// The classic fetcher marked the partition failed (`AbstractFetcherThread.
+    /// markPartitionFailed`: removed, counted in `FailedPartitionsCount`) until it is added
+    /// or removed again (`AbstractFetcherManager.addFetcherForPartitions`,
+    /// `removeFetcherForPartitions`).
+    pub classic_failed: bool,
+    /// The same on the consolidation fetcher.
+    pub consolidation_failed: bool,
 }
 
 impl Fetchers {
@@ -98,10 +128,10 @@ clone_reusing!(Local {
 });
 
 /// Hashed as the replica was before it kept fetch states (the fetchers as two flags, the
-/// classic fetcher's phase and leader epoch in their old places), so that state hashes and
-/// the fingerprints of examples/fingerprints.rs compare across the change. The fetch offsets
-/// add nothing: every one the model keeps is the log end (see [`FetchState::offset`]); nor
-/// does the consolidation fetcher's leader epoch (always -1).
+/// classic fetcher's phase and leader epoch in their old places), then what the fetch states
+/// add only where it departs from the log (an offset or last fetched epoch left behind by a
+/// cut from outside, a failed mark), so that a state the fetch states do not change hashes
+/// as before. The consolidation fetcher's leader epoch is always -1.
 impl Hash for Local {
     fn hash<H: Hasher>(&self, h: &mut H) {
         self.broker.hash(h);
@@ -116,6 +146,18 @@ impl Hash for Local {
         self.truncating().hash(h);
         self.classic_fetch_epoch().hash(h);
         self.in_sync_ms.hash(h);
+        let f = &self.fetchers;
+        if let Some(state) = f.classic.filter(|s| !s.at_log_end(&self.log)) {
+            (state.offset, state.last_fetched_epoch).hash(h);
+        }
+        // The consolidation fetcher's last fetched epoch is not read (the model does not
+        // check its reads against an epoch), and a leader's epoch assignment moves the log's.
+        if let Some(state) = f.consolidation.filter(|s| s.offset != self.leo()) {
+            state.offset.hash(h);
+        }
+        if f.classic_failed || f.consolidation_failed {
+            (f.classic_failed, f.consolidation_failed).hash(h);
+        }
     }
 }
 
@@ -153,45 +195,52 @@ impl Local {
         self.fetchers.classic.map_or(-1, |f| f.leader_epoch)
     }
 
-    /// `AbstractFetcherThread.addPartitions` on the classic fetcher for `leader_epoch`, at
-    /// the log end (`ReplicaManager.initialFetchOffset`; the model's logs always have an
-    /// epoch there or are empty). A running fetcher keeps its phase.
+    /// `AbstractFetcherManager.addFetcherForPartitions` on the classic fetcher for
+    /// `leader_epoch`: clears a failed mark; a state of the same leader epoch is kept, fetch
+    /// offset included (`AbstractFetcherThread.partitionFetchState`); else a new one at the
+    /// log end (`ReplicaManager.initialFetchOffset`; the model's logs always have an epoch
+    /// there or are empty), in the phase decided at the delta.
     pub fn start_classic(&mut self, leader_epoch: i32) {
-        let truncating = self.truncating();
+        self.fetchers.classic_failed = false;
+        if self
+            .fetchers
+            .classic
+            .is_some_and(|f| f.leader_epoch == leader_epoch)
+        {
+            return;
+        }
+        let phase = if self.truncating() {
+            FetchPhase::Truncating
+        } else {
+            FetchPhase::Fetching
+        };
         self.truncate_at_start = false;
-        self.fetchers.classic = Some(FetchState {
-            offset: self.leo(),
-            leader_epoch,
-            phase: if truncating {
-                FetchPhase::Truncating
-            } else {
-                FetchPhase::Fetching
-            },
-        });
+        self.fetchers.classic = Some(FetchState::at_end(&self.log, leader_epoch, phase));
     }
 
     /// The consolidation fetcher takes the partition at the log end
     /// (`ConsolidationReconciler`); one that holds it already keeps its state
-    /// (`AbstractFetcherThread.addPartitions` with the same leader epoch).
+    /// (`AbstractFetcherThread.addPartitions` with the same leader epoch). Clears a failed mark.
     pub fn start_consolidation(&mut self) {
-        let leo = self.leo();
-        self.fetchers.consolidation.get_or_insert(FetchState {
-            offset: leo,
-            leader_epoch: -1,
-            phase: FetchPhase::Fetching,
-        });
+        self.fetchers.consolidation_failed = false;
+        if self.fetchers.consolidation.is_none() {
+            self.fetchers.consolidation =
+                Some(FetchState::at_end(&self.log, -1, FetchPhase::Fetching));
+        }
     }
 
-    /// The partition leaves the classic fetcher (which forgets its fetch state; the model
-    /// keeps its Truncating phase for the next start).
+    /// The partition leaves the classic fetcher (`removeFetcherForPartitions`, which also
+    /// clears a failed mark; the model keeps a Truncating phase for the next start).
     pub fn stop_classic(&mut self) {
+        self.fetchers.classic_failed = false;
         if let Some(f) = self.fetchers.classic.take() {
             self.truncate_at_start = f.phase == FetchPhase::Truncating;
         }
     }
 
-    /// The partition leaves the consolidation fetcher.
+    /// The partition leaves the consolidation fetcher (clearing a failed mark).
     pub fn stop_consolidation(&mut self) {
+        self.fetchers.consolidation_failed = false;
         self.fetchers.consolidation = None;
     }
 
@@ -201,37 +250,44 @@ impl Local {
         self.stop_consolidation();
     }
 
-    /// The classic fetcher appended or cut the log itself: it fetches next from the end. A
-    /// consolidation fetcher holding the partition too (INV-5) follows here as well: upstream
-    /// it keeps its own offset and fails its next append check, but until that check is
-    /// modelled every fetch offset the model keeps is the log end.
+    /// `markPartitionFailed` on the classic fetcher: it drops the partition and its state
+    /// and counts it failed until the partition is next added or removed.
+    pub fn fail_classic(&mut self) {
+        self.stop_classic();
+        self.fetchers.classic_failed = true;
+    }
+
+    /// `markPartitionFailed` on the consolidation fetcher.
+    pub fn fail_consolidation(&mut self) {
+        self.stop_consolidation();
+        self.fetchers.consolidation_failed = true;
+    }
+
+    /// The classic fetcher appended or cut the log itself: it fetches next from the end,
+    /// having fetched the log's latest epoch. A consolidation fetcher holding the partition
+    /// too (INV-5) keeps its own offset, as upstream, and its next append check judges it.
     pub fn classic_at_log_end(&mut self) {
-        self.offsets_to_log_end();
+        let log = &self.log;
+        if let Some(f) = &mut self.fetchers.classic {
+            *f = FetchState::at_end(log, f.leader_epoch, f.phase);
+        }
     }
 
     /// The consolidation fetcher appended: it fetches next from the end (a classic fetcher
-    /// holding the partition too follows, as in [`Local::classic_at_log_end`]).
+    /// holding the partition too keeps its own offset).
     pub fn consolidation_at_log_end(&mut self) {
-        self.offsets_to_log_end();
-    }
-
-    /// The log was cut from outside the fetchers (each call site says what upstream's
-    /// fetcher does there): the model moves both fetch offsets to the new end, as it has
-    /// always fetched from the log end. The append check will replace this where upstream
-    /// keeps the old offset (docs/model/fetcher.md#where-the-model-stands).
-    pub fn fetchers_follow_cut(&mut self) {
-        self.offsets_to_log_end();
-    }
-
-    fn offsets_to_log_end(&mut self) {
-        let leo = self.leo();
-        let Fetchers {
-            classic,
-            consolidation,
-        } = &mut self.fetchers;
-        for f in [classic, consolidation].into_iter().flatten() {
-            f.offset = leo;
+        let log = &self.log;
+        if let Some(f) = &mut self.fetchers.consolidation {
+            *f = FetchState::at_end(log, f.leader_epoch, f.phase);
         }
+    }
+
+    /// The log was cut from outside the fetchers where upstream removes the partition from
+    /// its fetchers before the cut and adds it after (each call site says so): the fetch
+    /// states start again at the new end.
+    pub fn fetchers_follow_cut(&mut self) {
+        self.classic_at_log_end();
+        self.consolidation_at_log_end();
     }
 
     pub fn fresh(broker: BrokerId, now_ms: i64) -> Local {

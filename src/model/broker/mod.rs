@@ -30,7 +30,7 @@ pub use produce::{
     append, complete_pending, delete_records, flush_broker, PendingAck, PENDING_MAX,
 };
 
-use super::log::Log;
+use super::log::{FetchPosition, Log};
 use super::{BrokerId, Cluster, Partition, Rules, Survives};
 
 /// Fixed for a history (the history header's `broker_config`).
@@ -235,6 +235,16 @@ pub enum Note {
         fetch_offset: i64,
         to: i64,
     },
+    /// A fetcher's answer failed the append check (its fetch offset is not the log end,
+    /// `ReplicaFetcherThread.processPartitionData`): the partition is marked failed on that
+    /// fetcher (`consolidation`: the consolidation fetcher's, else the classic one's).
+    FetchFailed {
+        partition: usize,
+        follower: BrokerId,
+        fetch_offset: i64,
+        log_end: i64,
+        consolidation: bool,
+    },
     /// A follower cut its log where it parted from its leader's (rule `truncation`).
     Truncate {
         partition: usize,
@@ -432,7 +442,7 @@ fn reconciled_end(rules: &dyn Rules, log: &Log, hw: i64, leader: &Log) -> i64 {
     const ROUNDS_MAX: usize = 64;
     let mut log = log.clone();
     for _ in 0..ROUNDS_MAX {
-        let Some(to) = rules.diverging_fetch(&log, hw, log.end(), leader) else {
+        let Some(to) = rules.diverging_fetch(&log, hw, FetchPosition::end_of(&log), leader) else {
             break;
         };
         // A cut at the end still drops an epoch assigned there: progress either way.

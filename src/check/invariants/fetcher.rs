@@ -1,0 +1,76 @@
+//! The replica fetchers' own state (docs/model/fetcher.md): the quiescence property INV-10
+//! and the vacuity counters V21 and V22. The entries that name these checks are in the one
+//! list in `list.rs`.
+
+use super::inkless::has_live_leader;
+use super::StepView;
+use crate::model::broker::{consolidating, Local};
+use crate::model::{Cluster, Note, Partition, SEAL_PENDING};
+use crate::rules::RuleSet;
+
+/// Whether follower `l` of `p` replicates through the classic fetcher for good: a classic
+/// topic, a pending switch, or a switched, non-consolidating partition whose classic prefix
+/// it still lacks (it is evicted at the seal; a consolidating one is INV-9's).
+fn fetches_classically(c: &Cluster, p: &Partition, l: &Local) -> bool {
+    !p.diskless
+        || p.seal == SEAL_PENDING
+        || (p.seal >= 0 && !consolidating(&c.runtime.config, p) && l.leo() < p.seal)
+}
+
+/// INV-10: at quiescence, every live follower in the ISR that replicates through the
+/// classic fetcher holds the partition there, not marked failed, with its position at its
+/// log end. A follower that fails or retries for ever must leave the ISR instead.
+pub(super) fn inv10_fetcher_quiescent(c: &Cluster, _: &RuleSet) -> Option<String> {
+    (0..c.partitions.len()).find_map(|i| {
+        let p = &c.partitions[i];
+        if !has_live_leader(c, i) {
+            return None;
+        }
+        let locals = &c.runtime.partitions[i].locals;
+        let stuck = locals.iter().filter(|l| {
+            l.broker != p.leader
+                && c.is_active(l.broker)
+                && p.isr.contains(&l.broker)
+                && fetches_classically(c, p, l)
+        });
+        stuck.into_iter().find_map(|l| {
+            let why = match l.fetchers.classic {
+                None if l.fetchers.classic_failed => {
+                    "its classic fetcher marked the partition failed".to_string()
+                }
+                None => "it is on no classic fetcher".to_string(),
+                Some(f) if f.offset != l.leo() => {
+                    format!(
+                        "its classic fetcher asks from {} past its log end {}",
+                        f.offset,
+                        l.leo()
+                    )
+                }
+                Some(_) => return None,
+            };
+            Some(format!("p{i}: follower {} in isr, {why}", l.broker))
+        })
+    })
+}
+
+/// V21: a fetcher's answer failed the append check and the partition was marked failed.
+pub(super) fn v21_marked_failed(v: &StepView) -> bool {
+    v.outcome
+        .notes()
+        .iter()
+        .any(|n| matches!(n, Note::FetchFailed { .. }))
+}
+
+/// V22: after the step, a fetcher holds a position past its log: the log was cut under a
+/// live fetcher (the state the append check judges).
+pub(super) fn v22_position_past_log(v: &StepView) -> bool {
+    v.next.runtime.partitions.iter().any(|rt| {
+        rt.locals.iter().any(|l| {
+            let f = &l.fetchers;
+            [f.classic, f.consolidation]
+                .into_iter()
+                .flatten()
+                .any(|s| s.offset > l.leo())
+        })
+    })
+}
