@@ -87,11 +87,12 @@ fn switched_start_under_pr756_and_complete() {
         "pr756",
         3,
         expect![[r#"
-            transitions=3332 states=1430 depth=3
+            transitions=3332 states=1402 depth=3
             INV-5 shortest=1
             INV-2 shortest=2
             E2 shortest=2
             INV-6 shortest=2
+            INV-9 shortest=3
             INV-4 shortest=3
         "#]],
     );
@@ -100,7 +101,9 @@ fn switched_start_under_pr756_and_complete() {
         "complete",
         3,
         expect![[r#"
-            transitions=3652 states=1665 depth=3
+            transitions=3652 states=1644 depth=3
+            INV-9 shortest=3
+            E2 shortest=3
         "#]],
     );
 }

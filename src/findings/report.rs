@@ -145,9 +145,15 @@ fn fetch_note_cell(note: &Note) -> Option<String> {
             follower,
             fetch_offset,
             to,
-        } => format!(
-            "  fetch p{partition} by {follower} at {fetch_offset}: OFFSET_OUT_OF_RANGE, fetches from {to} next"
-        ),
+            unplaced_epoch,
+        } => {
+            let why = unplaced_epoch.map_or(String::new(), |e| {
+                format!(" (the leader's epoch cache cannot place last fetched epoch {e})")
+            });
+            format!(
+                "  fetch p{partition} by {follower} at {fetch_offset}: OFFSET_OUT_OF_RANGE{why}, fetches from {to} next"
+            )
+        }
         Note::FetchFailed {
             partition,
             follower,

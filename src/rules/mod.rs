@@ -169,6 +169,10 @@ impl Rules for RuleSet {
         self.truncation.on_fetch(follower, follower_hw, at, leader)
     }
 
+    fn fetch_epoch_out_of_range(&self, at: FetchPosition, leader: &Log) -> bool {
+        self.truncation.epoch_out_of_range(at, leader)
+    }
+
     fn catch_up_fetch_on_delta(&self, leader_moved: bool, new_leader_epoch: bool) -> bool {
         self.leader_change
             .catch_up_fetch_on_delta(leader_moved, new_leader_epoch)

@@ -117,33 +117,67 @@ impl Truncation {
     }
 }
 
-/// Partition.readRecords: a fetch with a last fetched epoch the leader's log does not end the
-/// same way (an older epoch, or an end below the fetch offset) is answered with the leader's
-/// (epoch, end offset) for it; the follower truncates (`truncateOnFetchResponse`, against
-/// its own log: never past its end).
+impl Truncation {
+    /// `Partition.readRecords` with a last fetched epoch (today's generation only; the
+    /// older ones send none) answers OFFSET_OUT_OF_RANGE before any divergence is looked
+    /// at ([`read_records_answer`]).
+    pub fn epoch_out_of_range(self, at: FetchPosition, leader: &Log) -> bool {
+        self == Truncation::FetchDivergence
+            && read_records_answer(at, leader) == EpochAnswer::OutOfRange
+    }
+}
+
+/// What the leader's `Partition.readRecords` answers a fetch that carries a last fetched
+/// epoch, before it reads any record.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum EpochAnswer {
+    /// The epoch ends at or past the fetch offset on the leader: records follow.
+    Consistent,
+    /// A diverging epoch: the leader's largest epoch at or below the fetched one, and where
+    /// it ends (the follower truncates by it, `truncateOnFetchResponse`).
+    Diverging { epoch: i32, end_offset: i64 },
+    /// OFFSET_OUT_OF_RANGE: the epoch cache cannot place the epoch (`endOffsetFor` answers
+    /// UNDEFINED: an epoch above the leader's latest, or no entry at all), or the fetch
+    /// offset is below the leader's log start, diverging or not.
+    OutOfRange,
+}
+
+/// [`EpochAnswer`] for a fetch at `at` (apache trunk d79bd502ec, `Partition.readRecords`;
+/// upstream's `PartitionTest.testLastFetchedOffsetValidation`). A follower with no epoch
+/// yet sends none, and nothing is checked.
+pub fn read_records_answer(at: FetchPosition, leader: &Log) -> EpochAnswer {
+    let FetchPosition {
+        offset,
+        last_fetched_epoch,
+    } = at;
+    if last_fetched_epoch == UNDEFINED_EPOCH {
+        return EpochAnswer::Consistent;
+    }
+    let (epoch, end_offset) = leader.end_offset_for(last_fetched_epoch);
+    if end_offset == UNDEFINED_OFFSET || epoch == UNDEFINED_EPOCH || offset < leader.start() {
+        return EpochAnswer::OutOfRange;
+    }
+    if epoch < last_fetched_epoch || end_offset < offset {
+        return EpochAnswer::Diverging { epoch, end_offset };
+    }
+    EpochAnswer::Consistent
+}
+
+/// The fetch-path cut: on a diverging epoch, where the follower truncates
+/// (`truncateOnFetchResponse`, against its own log: never past its end). An out-of-range
+/// answer is the model's out-of-range path ([`Truncation::epoch_out_of_range`]).
 fn fetch_divergence(
     follower: &Log,
     follower_hw: i64,
     at: FetchPosition,
     leader: &Log,
 ) -> Option<i64> {
-    let FetchPosition {
-        offset: fetch_offset,
-        last_fetched_epoch,
-    } = at;
-    if last_fetched_epoch == UNDEFINED_EPOCH {
-        return None; // nothing fetched yet: no epoch to check
+    match read_records_answer(at, leader) {
+        EpochAnswer::Diverging { epoch, end_offset } => {
+            Some(truncation_state(follower, follower_hw, epoch, end_offset).0)
+        }
+        EpochAnswer::Consistent | EpochAnswer::OutOfRange => None,
     }
-    let (epoch, end) = leader.end_offset_for(last_fetched_epoch);
-    if end == UNDEFINED_OFFSET {
-        // (The epoch is undefined exactly then.) Upstream answers OFFSET_OUT_OF_RANGE; the
-        // model's out-of-range path takes it.
-        return None;
-    }
-    if epoch >= last_fetched_epoch && end >= fetch_offset {
-        return None;
-    }
-    Some(truncation_state(follower, follower_hw, epoch, end).0)
 }
 
 /// `getOffsetTruncationState` on the leader's answer `(epoch, end)`: the offset to cut to,
@@ -190,6 +224,54 @@ mod tests {
             l.append(e, next - s);
         }
         l
+    }
+
+    /// apache trunk d79bd502ec, `PartitionTest.testLastFetchedOffsetValidation`, case by
+    /// case: the leader's log holds epochs 0, 3, 4, 7, 9 up to 17 and leads epoch 10.
+    #[test]
+    fn read_records_answers_as_partition_test_last_fetched_offset_validation() {
+        use EpochAnswer::{Consistent, Diverging, OutOfRange};
+        let mut leader = log(&[(0, 0), (3, 2), (4, 8), (7, 13), (9, 14)], 17);
+        leader.assign(10, 17);
+        let answer = |leader: &Log, epoch: i32, offset: i64| {
+            let at = FetchPosition {
+                offset,
+                last_fetched_epoch: epoch,
+            };
+            read_records_answer(at, leader)
+        };
+        let div = |epoch, end_offset| Diverging { epoch, end_offset };
+        assert_eq!(answer(&leader, 2, 5), div(0, 2));
+        assert_eq!(answer(&leader, 0, 4), div(0, 2));
+        assert_eq!(answer(&leader, 6, 6), div(4, 13));
+        assert_eq!(answer(&leader, 5, 9), div(4, 13));
+        assert_eq!(answer(&leader, 10, 18), div(10, 17));
+        for (epoch, offset) in [(0, 2), (7, 14), (9, 17), (10, 17)] {
+            assert_eq!(
+                answer(&leader, epoch, offset),
+                Consistent,
+                "{epoch}@{offset}"
+            );
+        }
+        // An epoch above any the leader knows.
+        assert_eq!(answer(&leader, 11, 5), OutOfRange);
+        // The log start moves into epoch 3.
+        leader.increment_start(5);
+        assert_eq!(answer(&leader, 2, 8), div(2, 5));
+        assert_eq!(answer(&leader, 0, 5), Consistent);
+        assert_eq!(answer(&leader, 3, 5), Consistent);
+        assert_eq!(answer(&leader, 0, 0), OutOfRange);
+        // Below the log start: out of range, diverging or not.
+        leader.increment_start(10);
+        assert_eq!(answer(&leader, 5, 6), OutOfRange);
+        assert_eq!(answer(&leader, 3, 6), OutOfRange);
+        // Only today's generation sends the epoch.
+        let at = FetchPosition {
+            offset: 5,
+            last_fetched_epoch: 11,
+        };
+        assert!(Truncation::FetchDivergence.epoch_out_of_range(at, &leader));
+        assert!(!Truncation::Kip279.epoch_out_of_range(at, &leader));
     }
 
     #[test]

@@ -1,12 +1,37 @@
 //! The replica fetchers' own state (docs/model/fetcher.md): the quiescence property INV-10
-//! and the vacuity counters V21 and V22. The entries that name these checks are in the one
+//! and the vacuity counters V21 to V23. The entries that name these checks are in the one
 //! list in `list.rs`.
 
 use super::inkless::has_live_leader;
 use super::StepView;
 use crate::model::broker::{consolidating, Local};
-use crate::model::{Cluster, Note, Partition, SEAL_PENDING};
+use crate::model::log::FetchPosition;
+use crate::model::{Cluster, Note, Partition, Rules, SEAL_PENDING};
 use crate::rules::RuleSet;
+
+/// The end of a detail for follower `l` of partition `i` whose classic fetcher asks with a
+/// last fetched epoch the leader's epoch cache cannot place (every answer is then
+/// OFFSET_OUT_OF_RANGE and changes nothing, docs/findings.md F22); empty otherwise.
+pub(super) fn unplaced_epoch_suffix(c: &Cluster, rules: &RuleSet, i: usize, l: &Local) -> String {
+    let p = &c.partitions[i];
+    let (Some(state), Some(leader)) = (l.fetchers.classic, c.runtime.partitions[i].local(p.leader))
+    else {
+        return String::new();
+    };
+    let at = FetchPosition {
+        offset: state.offset,
+        last_fetched_epoch: state.last_fetched_epoch,
+    };
+    let unplaced = rules.fetch_epoch_out_of_range(at, &leader.log)
+        && leader.log.end_offset_for(at.last_fetched_epoch).1 < 0;
+    if !unplaced {
+        return String::new();
+    }
+    format!(
+        " (the leader's epoch cache cannot place its last fetched epoch {})",
+        state.last_fetched_epoch
+    )
+}
 
 /// Whether follower `l` of `p` replicates through the classic fetcher for good: a classic
 /// topic, a pending switch, or a switched, non-consolidating partition whose classic prefix
@@ -20,7 +45,7 @@ fn fetches_classically(c: &Cluster, p: &Partition, l: &Local) -> bool {
 /// INV-10: at quiescence, every live follower in the ISR that replicates through the
 /// classic fetcher holds the partition there, not marked failed, with its position at its
 /// log end. A follower that fails or retries for ever must leave the ISR instead.
-pub(super) fn inv10_fetcher_quiescent(c: &Cluster, _: &RuleSet) -> Option<String> {
+pub(super) fn inv10_fetcher_quiescent(c: &Cluster, rules: &RuleSet) -> Option<String> {
     (0..c.partitions.len()).find_map(|i| {
         let p = &c.partitions[i];
         if !has_live_leader(c, i) {
@@ -48,7 +73,8 @@ pub(super) fn inv10_fetcher_quiescent(c: &Cluster, _: &RuleSet) -> Option<String
                 }
                 Some(_) => return None,
             };
-            Some(format!("p{i}: follower {} in isr, {why}", l.broker))
+            let epoch = unplaced_epoch_suffix(c, rules, i, l);
+            Some(format!("p{i}: follower {} in isr, {why}{epoch}", l.broker))
         })
     })
 }
@@ -72,5 +98,19 @@ pub(super) fn v22_position_past_log(v: &StepView) -> bool {
                 .flatten()
                 .any(|s| s.offset > l.leo())
         })
+    })
+}
+
+/// V23: a fetch was answered OFFSET_OUT_OF_RANGE because the leader's epoch cache could not
+/// place its last fetched epoch.
+pub(super) fn v23_unplaced_epoch(v: &StepView) -> bool {
+    v.outcome.notes().iter().any(|n| {
+        matches!(
+            n,
+            Note::OutOfRange {
+                unplaced_epoch: Some(_),
+                ..
+            }
+        )
     })
 }

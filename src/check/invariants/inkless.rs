@@ -3,6 +3,7 @@
 //! quiescence property E2 and the vacuity counters V9–V12. The entries that name these
 //! checks are in the one list in `mod.rs`.
 
+use super::fetcher::unplaced_epoch_suffix;
 use super::{part_view, PartView, Scope, StepView};
 use crate::model::broker::{consolidating, lost_prefix, LeaderState, Local};
 use crate::model::event::Ids;
@@ -211,7 +212,7 @@ pub(super) fn inv8_seal_monotonic(s: &StepView) -> Option<String> {
         })
 }
 
-pub(super) fn inv9_back_on_consolidation(c: &Cluster, _: &RuleSet) -> Option<String> {
+pub(super) fn inv9_back_on_consolidation(c: &Cluster, rules: &RuleSet) -> Option<String> {
     (0..c.partitions.len()).find_map(|i| {
         let p = &c.partitions[i];
         let consolidating = consolidating(&c.runtime.config, p) && p.seal != SEAL_PENDING;
@@ -235,8 +236,9 @@ pub(super) fn inv9_back_on_consolidation(c: &Cluster, _: &RuleSet) -> Option<Str
                     (true, true) => " (both fetchers marked it failed)",
                 };
                 (!consolidation || classic).then(|| {
+                    let epoch = unplaced_epoch_suffix(c, rules, i, l);
                     format!(
-                        "p{i} (seal {}): follower {} fetchers Fetchers {{ classic: {classic}, consolidation: {consolidation} }}{failed}",
+                        "p{i} (seal {}): follower {} fetchers Fetchers {{ classic: {classic}, consolidation: {consolidation} }}{failed}{epoch}",
                         p.seal, l.broker
                     )
                 })
@@ -244,7 +246,7 @@ pub(super) fn inv9_back_on_consolidation(c: &Cluster, _: &RuleSet) -> Option<Str
     })
 }
 
-pub(super) fn e2_readmission(c: &Cluster, _: &RuleSet) -> Option<String> {
+pub(super) fn e2_readmission(c: &Cluster, rules: &RuleSet) -> Option<String> {
     (0..c.partitions.len()).find_map(|i| {
         let p = &c.partitions[i];
         if p.seal < 0 || !has_live_leader(c, i) {
@@ -254,11 +256,12 @@ pub(super) fn e2_readmission(c: &Cluster, _: &RuleSet) -> Option<String> {
             let out = c.is_active(l.broker) && l.leo() >= p.seal && !p.isr.contains(&l.broker);
             out.then(|| {
                 format!(
-                    "p{i}: {} holds the prefix (LEO {} ≥ seal {}) but stays out of isr {}",
+                    "p{i}: {} holds the prefix (LEO {} ≥ seal {}) but stays out of isr {}{}",
                     l.broker,
                     l.leo(),
                     p.seal,
-                    Ids(&p.isr)
+                    Ids(&p.isr),
+                    unplaced_epoch_suffix(c, rules, i, l)
                 )
             })
         })

@@ -3,6 +3,7 @@
 //! quiescence property E1 and the vacuity counters V1–V8. The entries that name these
 //! checks are in the one list in `mod.rs`.
 
+use super::fetcher::unplaced_epoch_suffix;
 use super::{PartView, StepView};
 use crate::model::broker::lost_prefix;
 use crate::model::event::Ids;
@@ -465,7 +466,7 @@ pub(super) fn g9_completion_record(s: &StepView) -> Option<String> {
     })
 }
 
-pub(super) fn e1_quiescent_completion(c: &Cluster, _: &RuleSet) -> Option<String> {
+pub(super) fn e1_quiescent_completion(c: &Cluster, rules: &RuleSet) -> Option<String> {
     c.partitions
         .iter()
         .enumerate()
@@ -476,10 +477,18 @@ pub(super) fn e1_quiescent_completion(c: &Cluster, _: &RuleSet) -> Option<String
         })
         .find(|(_, p)| p.is_reassigning())
         .map(|(i, p)| {
+            // A replica kept out of the ISR by its fetcher says why (docs/findings.md F22).
+            let why: String = c.runtime.partitions[i]
+                .locals
+                .iter()
+                .filter(|l| !p.isr.contains(&l.broker))
+                .map(|l| unplaced_epoch_suffix(c, rules, i, l))
+                .find(|s| !s.is_empty())
+                .unwrap_or_default();
             format!(
-                "p{i} ({}, seal {}) still reassigning after healing: replicas {} isr {} adding {} removing {}",
-            if p.diskless { "diskless" } else { "classic" },
-            p.seal,
+                "p{i} ({}, seal {}) still reassigning after healing: replicas {} isr {} adding {} removing {}{why}",
+                if p.diskless { "diskless" } else { "classic" },
+                p.seal,
                 Ids(&p.replicas),
                 Ids(&p.isr),
                 Ids(&p.adding_replicas),

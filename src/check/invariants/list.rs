@@ -11,7 +11,9 @@ use super::elr::{
     elr4_candidates_hold_acked, elr5_last_leader_kept, v18_entered_elr, v19_elected_from_elr,
     v20_every_candidate_gone,
 };
-use super::fetcher::{inv10_fetcher_quiescent, v21_marked_failed, v22_position_past_log};
+use super::fetcher::{
+    inv10_fetcher_quiescent, v21_marked_failed, v22_position_past_log, v23_unplaced_epoch,
+};
 use super::inkless::{
     e2_readmission, inv1_lag_safety, inv2_electable_prefix, inv3_no_spurious_shrink,
     inv4_leader_change_evidence, inv4b_keyed_on_leader_move, inv5_single_writer,
@@ -34,7 +36,7 @@ pub const INVARIANTS_LEN: usize = LIST.len();
 
 pub static INVARIANTS: &[Invariant] = &LIST;
 
-const LIST: [Invariant; 59] = [
+const LIST: [Invariant; 60] = [
     Invariant {
         id: "S0",
         kind: Kind::Always,
@@ -511,5 +513,13 @@ const LIST: [Invariant; 59] = [
         rationale: "The append check only bites after a cut from outside the fetcher (a follower's cut to the seal, an operator seal); a run that never cuts under a live fetcher does not test it.",
         source: "docs/model/fetcher.md#inkless-two-fetchers-and-a-log-cut-under-a-live-one; ReplicaManager.maybeTruncateSwitchedFollower (aiven/inkless 5f22fac12b)",
         check: Check::Sometimes(v22_position_past_log),
+    },
+    Invariant {
+        id: "V23",
+        kind: Kind::Sometimes,
+        statement: "a fetch was answered OFFSET_OUT_OF_RANGE for a last fetched epoch the leader's epoch cache cannot place",
+        rationale: "Only a leader whose latest epoch is older than a follower's reaches this answer (on Inkless, a cache that consolidation's older diskless epoch rewrote); the follower's reset changes nothing there, and INV-9, INV-10 and E2 judge whether it ever gets out.",
+        source: "docs/model/fetcher.md; Partition.readRecords, AbstractFetcherThread.fetchOffsetAndTruncate (apache trunk d79bd502ec); PartitionTest.testLastFetchedOffsetValidation",
+        check: Check::Sometimes(v23_unplaced_epoch),
     },
 ];

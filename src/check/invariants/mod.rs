@@ -21,7 +21,7 @@
 //! violations and `sometimes` counts are reported in). The checks live by family: `kraft.rs` (S0–S3, G1–G9,
 //! E1, V1–V8), `inkless.rs` (INV-1..INV-9, INV-4b, E2, V9–V12), `data.rs` (the data
 //! plane: D1–D5, V13–V17), `elr.rs` (eligible leader replicas: ELR1–ELR5, V18–V20) and
-//! `fetcher.rs` (the fetchers' own state: INV-10, V21, V22).
+//! `fetcher.rs` (the fetchers' own state: INV-10, V21–V23).
 
 mod data;
 mod elr;

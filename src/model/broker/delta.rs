@@ -137,14 +137,13 @@ fn make_leader(c: &mut Cluster, p: usize, b: BrokerId, new_leader_epoch: bool) {
 /// seal is cut to it unless the part above is consolidated data, the high watermark is
 /// raised to the seal; a consolidating leader consolidates unless the seal is pending.
 fn reconcile_switched_leader(config: &BrokerConfig, part: &Partition, local: &mut Local) {
+    // `applyLocalLeadersDelta` removes every partition the delta leads here from both
+    // fetcher managers first (the classic one `make_leader` stopped), and the reconciler adds
+    // a consolidating one again after the cut: its consolidation fetch state starts over at
+    // the new end on every leader delta, and a failed mark goes (aiven/inkless 5f22fac12b).
+    local.stop_consolidation();
     if part.seal >= 0 {
-        // Upstream: the leader has no classic fetcher (`make_leader` stops it). Its consolidation
-        // fetcher is not restarted by a delta without a new leader epoch (the reconciler's
-        // add keeps a state of the same leader epoch, `AbstractFetcherThread.addPartitions`),
-        // so it keeps its old offset past the cut; the model moves it to the new end.
-        if truncate_to_seal(config, part, local).is_some() {
-            local.fetchers_follow_cut();
-        }
+        truncate_to_seal(config, part, local);
         local.hw = local.hw.max(part.seal).min(local.leo());
     }
     let seal_ready = part.seal == -1 || part.seal >= 0;

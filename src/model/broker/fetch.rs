@@ -5,7 +5,7 @@
 use super::{
     active_unstalled, alter_isr, consolidating, lost_prefix, AtSealAnswer, Note, ReplicaState,
 };
-use crate::model::log::{FetchPosition, Log};
+use crate::model::log::{FetchPosition, Log, UNDEFINED_OFFSET};
 use crate::model::{BrokerId, Cluster, Rules, NO_LEADER};
 use std::cmp::Ordering;
 
@@ -242,10 +242,26 @@ fn out_of_range(
 ) -> bool {
     let o = req.fetch_offset;
     let (leader_log, f) = follower_and_leader_log(c, p, r, req.leader);
-    let (start, end) = (leader_log.start(), leader_log.end());
-    if (start..=end).contains(&o) {
+    if (leader_log.start()..=leader_log.end()).contains(&o) {
         return false;
     }
+    fetch_offset_and_truncate(f, leader_log, p, o, None, notes);
+    true
+}
+
+/// `AbstractFetcherThread.fetchOffsetAndTruncate` after an OFFSET_OUT_OF_RANGE answer to a
+/// fetch at `o`, judged on the follower's log end against the leader's range: a log past
+/// the leader's end is cut to it; one ending below the leader's start starts over there;
+/// the fetcher then asks from the log end.
+fn fetch_offset_and_truncate(
+    f: &mut super::Local,
+    leader_log: &Log,
+    p: usize,
+    o: i64,
+    unplaced_epoch: Option<i32>,
+    notes: &mut Vec<Note>,
+) {
+    let (start, end) = (leader_log.start(), leader_log.end());
     if f.leo() > end {
         f.log.truncate_to(end);
         f.hw = f.hw.min(end);
@@ -253,15 +269,14 @@ fn out_of_range(
         f.log.truncate_fully_and_start_at(start);
         f.hw = start;
     }
-    // `fetchOffsetAndTruncate` returns the new fetch offset: the log end after the reset.
     f.classic_at_log_end();
     notes.push(Note::OutOfRange {
         partition: p,
-        follower: r,
+        follower: f.broker,
         fetch_offset: o,
         to: f.leo(),
+        unplaced_epoch,
     });
-    true
 }
 
 /// A follower's log is first reconciled with its leader's (rule `truncation`) whenever the
@@ -333,6 +348,12 @@ fn diverged(
     notes: &mut Vec<Note>,
 ) -> bool {
     let (leader_log, f) = follower_and_leader_log(c, p, r, leader);
+    if rules.fetch_epoch_out_of_range(at, leader_log) {
+        let unplaced = leader_log.end_offset_for(at.last_fetched_epoch).1 == UNDEFINED_OFFSET;
+        let epoch = unplaced.then_some(at.last_fetched_epoch);
+        fetch_offset_and_truncate(f, leader_log, p, at.offset, epoch, notes);
+        return true;
+    }
     let Some(to) = rules.diverging_fetch(&f.log, f.hw, at, leader_log) else {
         return false;
     };

@@ -228,12 +228,15 @@ pub enum Note {
         removed: Vec<(BrokerId, i64)>,
     },
     /// A follower's fetch was out of range of the leader's log (OFFSET_OUT_OF_RANGE): it
-    /// truncated to the leader's end, or started over at the leader's log start.
+    /// truncated to the leader's end, or started over at the leader's log start, or only
+    /// asks again from its log end. `unplaced_epoch`: the last fetched epoch, when the
+    /// leader's epoch cache could not place it (`Partition.readRecords`).
     OutOfRange {
         partition: usize,
         follower: BrokerId,
         fetch_offset: i64,
         to: i64,
+        unplaced_epoch: Option<i32>,
     },
     /// A fetcher's answer failed the append check (its fetch offset is not the log end,
     /// `ReplicaFetcherThread.processPartitionData`): the partition is marked failed on that
