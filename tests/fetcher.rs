@@ -200,3 +200,36 @@ fn fetch_offset_and_truncate_judges_the_log_end() {
     assert_eq!(f.leo(), 15, "then caught up");
     assert_eq!(f.fetchers.classic_offset(), Some(15));
 }
+
+/// `Partition.readRecords` answers OFFSET_OUT_OF_RANGE for a last fetched epoch its epoch
+/// cache cannot place (`PartitionTest.testLastFetchedOffsetValidation`), and
+/// `fetchOffsetAndTruncate` leaves a log within the leader's range as it is: a follower
+/// whose epoch a consolidating leader's cache lost asks the same for ever (docs/findings.md
+/// F22). The generations before KIP-320 send no last fetched epoch, and the follower gets
+/// through.
+#[test]
+fn read_records_answers_an_unplaced_epoch_out_of_range() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/corpus/regressions/f22-unplaced-epoch-keeps-a-follower-out-for-good.json"
+    );
+    let h = isrfuzz::check::history::History::load(std::path::Path::new(path)).unwrap();
+    let v23 = isrfuzz::check::invariants::INVARIANTS
+        .iter()
+        .position(|i| i.id == "V23")
+        .unwrap();
+    let run = |rules: &str| oracle::run(&h, &[RuleSet::parse(rules).unwrap()], true);
+    let today = run("complete");
+    assert!(today.sides[0].violates("INV-9") && today.sides[0].sometimes[v23] > 0);
+    let last = &today.sides[0].steps.last().unwrap().state;
+    let f = last.runtime.partitions[0].local(2).unwrap();
+    assert!(!last.partitions[0].isr.contains(&2) && f.leo() == 0);
+    // Without a last fetched epoch in the fetch (the KIP-279 generation), no such answer.
+    let older = run("complete+truncation=kip-279");
+    assert_eq!(older.sides[0].sometimes[v23], 0);
+    assert!(
+        !older.sides[0].violates("INV-9"),
+        "{:?}",
+        older.sides[0].violations
+    );
+}
