@@ -385,3 +385,21 @@ fn through_can_list_the_variants_a_mechanism_holds_under() {
         .unwrap_err()
         .contains("unknown variant `never` of `lag`"));
 }
+
+/// An expected finding's fix may run the history into another documented hole: on Inkless
+/// main a follower the leader move leaves behind is shrunk and never returns (CE-c, fixed by
+/// #756's diversion); under the fix this follower, which led an epoch the new leader's
+/// consolidated cache lost, is answered OFFSET_OUT_OF_RANGE for ever (F22). The violation
+/// stays the expected one, not new; with F22 struck from the list it is new.
+#[test]
+fn a_fix_that_meets_a_known_hole_keeps_the_finding_expected() {
+    let h = common::parse(
+        "brokers 1,2,3; create 1,2; switch consolidating; alter-switch 0; produce 100 acks=all; \
+         reassign 3,1; elect preferred; isr 3",
+    );
+    let rules = "complete+inkless-main";
+    let all = known();
+    assert_eq!(triaged_under(&all, &h, rules), ["E2 expected CE-c"]);
+    let without_f22: Vec<Known> = all.into_iter().filter(|k| k.id != "F22").collect();
+    assert_eq!(triaged_under(&without_f22, &h, rules), ["E2 new"]);
+}

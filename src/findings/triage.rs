@@ -127,8 +127,17 @@ impl Mechanism {
     }
 
     /// Whether the violation `v` of `history` under `rules` is gone once the rule
-    /// [`Mechanism::fixed_by`] names is fixed (true when it names none).
-    pub fn fixed_holds(&self, history: &History, rules: &RuleSet, v: &Violation) -> bool {
+    /// [`Mechanism::fixed_by`] names is fixed (true when it names none), or what is left of
+    /// it under the fix is another finding of `known` that its detail alone names: the fix
+    /// then runs the history into a documented hole of its own (docs/findings.md F22 after
+    /// #760's at-seal admission), which does not make this violation new.
+    pub fn fixed_holds(
+        &self,
+        history: &History,
+        rules: &RuleSet,
+        v: &Violation,
+        known: &[Known],
+    ) -> bool {
         let Some(fix) = &self.fixed_by else {
             return true;
         };
@@ -145,8 +154,20 @@ impl Mechanism {
         };
         let mut fixed = *rules;
         (rule.set)(&mut fixed, i);
-        crate::check::focused::run_focused(history, fixed, v.invariant, false)
-            .is_some_and(|r| !r.violates(v.invariant))
+        let Some(run) = crate::check::focused::run_focused(history, fixed, v.invariant, false)
+        else {
+            return false;
+        };
+        run.violations
+            .iter()
+            .filter(|left| left.invariant == v.invariant)
+            .all(|left| known.iter().any(|k| k.named_by_detail(&fixed, left)))
+    }
+
+    /// A mechanism that only a detail names (no fix to run, no trace to read).
+    fn detail_only(&self) -> Option<&str> {
+        let only = self.fixed_by.is_none() && !self.needs_trace();
+        self.detail.as_deref().filter(|_| only)
     }
 
     fn needs_trace(&self) -> bool {
@@ -237,6 +258,16 @@ impl Known {
         self.invariant == v.invariant && self.covers(rules) && self.mechanism.holds(v, trace)
     }
 
+    /// Whether `v` under `rules` is this finding by its detail alone ([`Mechanism::fixed_holds`]).
+    fn named_by_detail(&self, rules: &RuleSet, v: &Violation) -> bool {
+        self.invariant == v.invariant
+            && self
+                .mechanism
+                .detail_only()
+                .is_some_and(|d| v.detail.contains(d))
+            && self.covers(rules)
+    }
+
     /// Whether a violation under `rules` can be this finding ([`Known::through`], else
     /// [`Known::scope`]).
     pub fn covers(&self, rules: &RuleSet) -> bool {
@@ -280,7 +311,7 @@ pub fn known_as<'a>(
     let trace = OnceCell::new();
     let trace = || trace.get_or_init(|| Trace::of_run(history, run, v.step));
     known.iter().find(|k| {
-        k.matches(&run.rules, v, &trace) && k.mechanism.fixed_holds(history, &run.rules, v)
+        k.matches(&run.rules, v, &trace) && k.mechanism.fixed_holds(history, &run.rules, v, known)
     })
 }
 

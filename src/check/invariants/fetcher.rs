@@ -9,10 +9,22 @@ use crate::model::log::FetchPosition;
 use crate::model::{Cluster, Note, Partition, Rules, SEAL_PENDING};
 use crate::rules::RuleSet;
 
-/// The end of a detail for follower `l` of partition `i` whose classic fetcher asks with a
+/// The end of a detail for follower `l` of partition `i` whose fetcher is stuck: one that
+/// marked the partition failed (docs/findings.md F21), or a classic fetcher that asks with a
 /// last fetched epoch the leader's epoch cache cannot place (every answer is then
-/// OFFSET_OUT_OF_RANGE and changes nothing, docs/findings.md F22); empty otherwise.
-pub(super) fn unplaced_epoch_suffix(c: &Cluster, rules: &RuleSet, i: usize, l: &Local) -> String {
+/// OFFSET_OUT_OF_RANGE and changes nothing, F22); empty otherwise.
+pub(super) fn stuck_fetcher_suffix(c: &Cluster, rules: &RuleSet, i: usize, l: &Local) -> String {
+    let f = &l.fetchers;
+    let failed = match (f.classic_failed, f.consolidation_failed) {
+        (false, false) => "",
+        (true, false) => " (the classic fetcher marked it failed)",
+        (false, true) => " (the consolidation fetcher marked it failed)",
+        (true, true) => " (both fetchers marked it failed)",
+    };
+    format!("{failed}{}", unplaced_epoch_suffix(c, rules, i, l))
+}
+
+fn unplaced_epoch_suffix(c: &Cluster, rules: &RuleSet, i: usize, l: &Local) -> String {
     let p = &c.partitions[i];
     let (Some(state), Some(leader)) = (l.fetchers.classic, c.runtime.partitions[i].local(p.leader))
     else {

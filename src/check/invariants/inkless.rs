@@ -3,7 +3,7 @@
 //! quiescence property E2 and the vacuity counters V9–V12. The entries that name these
 //! checks are in the one list in `mod.rs`.
 
-use super::fetcher::unplaced_epoch_suffix;
+use super::fetcher::stuck_fetcher_suffix;
 use super::{part_view, PartView, Scope, StepView};
 use crate::model::broker::{consolidating, lost_prefix, LeaderState, Local};
 use crate::model::event::Ids;
@@ -228,18 +228,12 @@ pub(super) fn inv9_back_on_consolidation(c: &Cluster, rules: &RuleSet) -> Option
                     l.fetchers.classic.is_some(),
                     l.fetchers.consolidation.is_some(),
                 );
-                let f = &l.fetchers;
-                let failed = match (f.classic_failed, f.consolidation_failed) {
-                    (false, false) => "",
-                    (true, false) => " (the classic fetcher marked it failed)",
-                    (false, true) => " (the consolidation fetcher marked it failed)",
-                    (true, true) => " (both fetchers marked it failed)",
-                };
                 (!consolidation || classic).then(|| {
-                    let epoch = unplaced_epoch_suffix(c, rules, i, l);
                     format!(
-                        "p{i} (seal {}): follower {} fetchers Fetchers {{ classic: {classic}, consolidation: {consolidation} }}{failed}{epoch}",
-                        p.seal, l.broker
+                        "p{i} (seal {}): follower {} fetchers Fetchers {{ classic: {classic}, consolidation: {consolidation} }}{}",
+                        p.seal,
+                        l.broker,
+                        stuck_fetcher_suffix(c, rules, i, l)
                     )
                 })
             })
@@ -261,7 +255,7 @@ pub(super) fn e2_readmission(c: &Cluster, rules: &RuleSet) -> Option<String> {
                     l.leo(),
                     p.seal,
                     Ids(&p.isr),
-                    unplaced_epoch_suffix(c, rules, i, l)
+                    stuck_fetcher_suffix(c, rules, i, l)
                 )
             })
         })

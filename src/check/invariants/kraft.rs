@@ -3,7 +3,7 @@
 //! quiescence property E1 and the vacuity counters V1–V8. The entries that name these
 //! checks are in the one list in `mod.rs`.
 
-use super::fetcher::unplaced_epoch_suffix;
+use super::fetcher::stuck_fetcher_suffix;
 use super::{PartView, StepView};
 use crate::model::broker::lost_prefix;
 use crate::model::event::Ids;
@@ -477,12 +477,12 @@ pub(super) fn e1_quiescent_completion(c: &Cluster, rules: &RuleSet) -> Option<St
         })
         .find(|(_, p)| p.is_reassigning())
         .map(|(i, p)| {
-            // A replica kept out of the ISR by its fetcher says why (docs/findings.md F22).
+            // A replica kept out of the ISR by its fetcher says why (docs/findings.md F21, F22).
             let why: String = c.runtime.partitions[i]
                 .locals
                 .iter()
                 .filter(|l| !p.isr.contains(&l.broker))
-                .map(|l| unplaced_epoch_suffix(c, rules, i, l))
+                .map(|l| stuck_fetcher_suffix(c, rules, i, l))
                 .find(|s| !s.is_empty())
                 .unwrap_or_default();
             format!(
