@@ -130,7 +130,10 @@ impl Mechanism {
     /// [`Mechanism::fixed_by`] names is fixed (true when it names none), or what is left of
     /// it under the fix is another finding of `known` that its detail alone names: the fix
     /// then runs the history into a documented hole of its own (docs/findings.md F22 after
-    /// #760's at-seal admission), which does not make this violation new.
+    /// #760's at-seal admission), which does not make this violation new. When two of the
+    /// rule set's expected bugs make the violation together, each fix alone leaves it: it is
+    /// this one's if fixing both removes it and fixing the other alone does not (CE-a's
+    /// stalled follower that CE-e's one-step reassignment puts back into the ISR).
     pub fn fixed_holds(
         &self,
         history: &History,
@@ -138,30 +141,44 @@ impl Mechanism {
         v: &Violation,
         known: &[Known],
     ) -> bool {
-        let Some(fix) = &self.fixed_by else {
+        if self.fixed_by.is_none() {
             return true;
-        };
-        // `rule=variant`, checked when the file was read; set on a copy (no parse of the
-        // whole rule set: this runs on every candidate violation of a hunt).
-        let Some((id, variant)) = fix.split_once('=') else {
+        }
+        let Some(fixed) = self.apply_fix(rules) else {
             return false;
         };
-        let Some(rule) = crate::rules::RULES.iter().find(|r| r.id == id) else {
-            return false;
-        };
-        let Some(i) = rule.position(variant) else {
-            return false;
-        };
+        if nothing_new_left(history, &fixed, v, known) {
+            return true;
+        }
+        // The other bug must be needed too: one whose fix alone removes the violation
+        // claims it for itself.
+        known
+            .iter()
+            .filter(|k| k.invariant == v.invariant && k.mechanism.fixed_by.is_some())
+            .filter(|k| k.mechanism.fixed_by != self.fixed_by && k.covers(rules))
+            .filter_map(|k| {
+                Some((
+                    k.mechanism.apply_fix(rules)?,
+                    k.mechanism.apply_fix(&fixed)?,
+                ))
+            })
+            .any(|(other, both)| {
+                nothing_new_left(history, &both, v, known)
+                    && !nothing_new_left(history, &other, v, known)
+            })
+    }
+
+    /// `rules` with the rule [`Mechanism::fixed_by`] names set to its fix, on a copy (no
+    /// parse of the whole rule set: this runs on every candidate violation of a hunt).
+    /// `None` without a fix, or for one this build does not know (checked when the file
+    /// was read).
+    fn apply_fix(&self, rules: &RuleSet) -> Option<RuleSet> {
+        let (id, variant) = self.fixed_by.as_deref()?.split_once('=')?;
+        let rule = crate::rules::RULES.iter().find(|r| r.id == id)?;
+        let i = rule.position(variant)?;
         let mut fixed = *rules;
         (rule.set)(&mut fixed, i);
-        let Some(run) = crate::check::focused::run_focused(history, fixed, v.invariant, false)
-        else {
-            return false;
-        };
-        run.violations
-            .iter()
-            .filter(|left| left.invariant == v.invariant)
-            .all(|left| known.iter().any(|k| k.named_by_detail(&fixed, left)))
+        Some(fixed)
     }
 
     /// A mechanism that only a detail names (no fix to run, no trace to read).
@@ -298,6 +315,18 @@ fn through_holds(item: &str, entry: &RuleSet, rules: &RuleSet) -> bool {
         None => (rule.get)(entry) == (rule.get)(rules),
         Some(list) => list.split(',').any(|v| v == rule.variant_of(rules).name),
     }
+}
+
+/// Whether `history` under `rules` no longer violates `v`'s invariant, or only as findings
+/// of `known` named by their detail alone.
+fn nothing_new_left(history: &History, rules: &RuleSet, v: &Violation, known: &[Known]) -> bool {
+    let Some(run) = crate::check::focused::run_focused(history, *rules, v.invariant, false) else {
+        return false;
+    };
+    run.violations
+        .iter()
+        .filter(|left| left.invariant == v.invariant)
+        .all(|left| known.iter().any(|k| k.named_by_detail(rules, left)))
 }
 
 /// The first of `known` that matches the violation `v` of `run` (a side of a run of
