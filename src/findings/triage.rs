@@ -126,46 +126,43 @@ impl Mechanism {
         *self == Mechanism::default()
     }
 
-    /// Whether the violation `v` of `history` under `rules` is gone once the rule
-    /// [`Mechanism::fixed_by`] names is fixed (true when it names none), or what is left of
-    /// it under the fix is another finding of `known` that its detail alone names: the fix
-    /// then runs the history into a documented hole of its own (docs/findings.md F22 after
-    /// #760's at-seal admission), which does not make this violation new. When two of the
-    /// rule set's expected bugs make the violation together, each fix alone leaves it: it is
-    /// this one's if fixing both removes it and fixing the other alone does not (CE-a's
-    /// stalled follower that CE-e's one-step reassignment puts back into the ISR).
-    pub fn fixed_holds(
+    /// What fixing the rule [`Mechanism::fixed_by`] names does to the violation `v` of
+    /// `history` under `rules` ([`AfterFix::Gone`] when it names none). Gone also when what
+    /// is left is another finding of `known` that its detail alone names: the fix then runs
+    /// the history into a documented hole of its own (docs/findings.md F22 after #760's
+    /// at-seal admission), which does not make this violation new.
+    pub fn after_fix(
         &self,
         history: &History,
         rules: &RuleSet,
         v: &Violation,
         known: &[Known],
-    ) -> bool {
+    ) -> AfterFix {
         if self.fixed_by.is_none() {
-            return true;
+            return AfterFix::Gone;
         }
-        let Some(fixed) = self.apply_fix(rules) else {
+        self.apply_fix(rules).map_or(AfterFix::Same, |fixed| {
+            left_after(history, &fixed, v, known)
+        })
+    }
+
+    /// When two of the rule set's expected bugs make the violation together, each fix alone
+    /// leaves it: it is this one's if its fix moved it to another step and fixing
+    /// it with `other` removes it (CE-a's stalled follower that CE-e's one-step
+    /// reassignment puts back into the ISR). [`known_as`] asks only then.
+    pub fn fixed_with(
+        &self,
+        other: &Mechanism,
+        history: &History,
+        rules: &RuleSet,
+        v: &Violation,
+        known: &[Known],
+    ) -> bool {
+        if other.fixed_by == self.fixed_by {
             return false;
-        };
-        if nothing_new_left(history, &fixed, v, known) {
-            return true;
         }
-        // The other bug must be needed too: one whose fix alone removes the violation
-        // claims it for itself.
-        known
-            .iter()
-            .filter(|k| k.invariant == v.invariant && k.mechanism.fixed_by.is_some())
-            .filter(|k| k.mechanism.fixed_by != self.fixed_by && k.covers(rules))
-            .filter_map(|k| {
-                Some((
-                    k.mechanism.apply_fix(rules)?,
-                    k.mechanism.apply_fix(&fixed)?,
-                ))
-            })
-            .any(|(other, both)| {
-                nothing_new_left(history, &both, v, known)
-                    && !nothing_new_left(history, &other, v, known)
-            })
+        let both = self.apply_fix(rules).and_then(|r| other.apply_fix(&r));
+        both.is_some_and(|both| left_after(history, &both, v, known) == AfterFix::Gone)
     }
 
     /// `rules` with the rule [`Mechanism::fixed_by`] names set to its fix, on a copy (no
@@ -275,7 +272,7 @@ impl Known {
         self.invariant == v.invariant && self.covers(rules) && self.mechanism.holds(v, trace)
     }
 
-    /// Whether `v` under `rules` is this finding by its detail alone ([`Mechanism::fixed_holds`]).
+    /// Whether `v` under `rules` is this finding by its detail alone ([`Mechanism::after_fix`]).
     fn named_by_detail(&self, rules: &RuleSet, v: &Violation) -> bool {
         self.invariant == v.invariant
             && self
@@ -317,16 +314,37 @@ fn through_holds(item: &str, entry: &RuleSet, rules: &RuleSet) -> bool {
     }
 }
 
-/// Whether `history` under `rules` no longer violates `v`'s invariant, or only as findings
-/// of `known` named by their detail alone.
-fn nothing_new_left(history: &History, rules: &RuleSet, v: &Violation, known: &[Known]) -> bool {
+/// What is left of `v`'s invariant when `history` runs under `rules`.
+fn left_after(history: &History, rules: &RuleSet, v: &Violation, known: &[Known]) -> AfterFix {
     let Some(run) = crate::check::focused::run_focused(history, *rules, v.invariant, false) else {
-        return false;
+        return AfterFix::Same;
     };
-    run.violations
-        .iter()
-        .filter(|left| left.invariant == v.invariant)
-        .all(|left| known.iter().any(|k| k.named_by_detail(rules, left)))
+    let mut left = run.violations.iter().filter(|l| l.invariant == v.invariant);
+    if left
+        .clone()
+        .all(|l| known.iter().any(|k| k.named_by_detail(rules, l)))
+    {
+        return AfterFix::Gone;
+    }
+    // Moved to another step: the fixed bug had a part in it. (A detail that changes at the
+    // same step, as at quiescence, is not taken for that: those runs heal the cluster and
+    // cost the most, and no documented composition needs them.)
+    if left.all(|l| l.step == v.step) {
+        AfterFix::Same
+    } else {
+        AfterFix::Changed
+    }
+}
+
+/// What a fix did to a violation ([`Mechanism::after_fix`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum AfterFix {
+    /// Gone, or only a known hole named by its detail is left.
+    Gone,
+    /// Still there, at another step: the fixed bug had a part in it.
+    Changed,
+    /// Still there at the same step (or the fix is unknown to this build).
+    Same,
 }
 
 /// The first of `known` that matches the violation `v` of `run` (a side of a run of
@@ -339,8 +357,24 @@ pub fn known_as<'a>(
 ) -> Option<&'a Known> {
     let trace = OnceCell::new();
     let trace = || trace.get_or_init(|| Trace::of_run(history, run, v.step));
-    known.iter().find(|k| {
-        k.matches(&run.rules, v, &trace) && k.mechanism.fixed_holds(history, &run.rules, v, known)
+    let rules = &run.rules;
+    let mut changed: Vec<&Known> = Vec::new();
+    let mut matching = Vec::new();
+    for k in known.iter().filter(|k| k.matches(rules, v, &trace)) {
+        match k.mechanism.after_fix(history, rules, v, known) {
+            AfterFix::Gone => return Some(k),
+            AfterFix::Changed => changed.push(k),
+            AfterFix::Same => {}
+        }
+        matching.push(k);
+    }
+    // No entry explains the violation alone. Two may together, if one of them changed it
+    // (most violations a hunt triages never get here, and pay no extra run).
+    changed.into_iter().find(|a| {
+        matching.iter().any(|b| {
+            a.mechanism
+                .fixed_with(&b.mechanism, history, rules, v, known)
+        })
     })
 }
 
