@@ -359,19 +359,26 @@ pub fn known_as<'a>(
     let trace = || trace.get_or_init(|| Trace::of_run(history, run, v.step));
     let rules = &run.rules;
     let mut changed: Vec<&Known> = Vec::new();
-    let mut matching = Vec::new();
     for k in known.iter().filter(|k| k.matches(rules, v, &trace)) {
         match k.mechanism.after_fix(history, rules, v, known) {
             AfterFix::Gone => return Some(k),
             AfterFix::Changed => changed.push(k),
             AfterFix::Same => {}
         }
-        matching.push(k);
     }
-    // No entry explains the violation alone. Two may together, if one of them changed it
-    // (most violations a hunt triages never get here, and pay no extra run).
+    // No entry explains the violation alone. Two may together, if one of them moved it; the
+    // other is any expected bug of the rule set, whatever invariant it is filed under (CE-a's
+    // stalled follower, an INV-1 entry, elected after CE-e's one-step reassignment: INV-2).
+    // Most violations a hunt triages never get here, and pay no extra run.
+    let mut others: Vec<&Known> = Vec::new();
+    for k in known.iter().filter(|k| k.mechanism.fixed_by.is_some()) {
+        let fix = &k.mechanism.fixed_by;
+        if !others.iter().any(|o| &o.mechanism.fixed_by == fix) && k.covers(rules) {
+            others.push(k);
+        }
+    }
     changed.into_iter().find(|a| {
-        matching.iter().any(|b| {
+        others.iter().any(|b| {
             a.mechanism
                 .fixed_with(&b.mechanism, history, rules, v, known)
         })
