@@ -426,5 +426,8 @@ fn two_expected_bugs_together_stay_expected() {
          reassign 2,1,3; time 60000; elect preferred",
     );
     let triaged = triaged_under(&all, &h, rules);
-    assert!(triaged.contains(&"INV-2 expected CE-e".to_string()), "{triaged:?}");
+    assert!(
+        triaged.contains(&"INV-2 expected CE-e".to_string()),
+        "{triaged:?}"
+    );
 }
