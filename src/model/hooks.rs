@@ -41,7 +41,8 @@ macro_rules! with_rule_hooks {
             truncate_before_fetch(follower: &Log, follower_hw: i64, leader: &Log) -> i64;
             diverging_fetch(follower: &Log, follower_hw: i64, at: $crate::model::log::FetchPosition, leader: &Log)
                 -> Option<i64>;
-            fetch_epoch_out_of_range(at: $crate::model::log::FetchPosition, leader: &Log) -> bool;
+            fetch_epoch_out_of_range(at: $crate::model::log::FetchPosition, leader: &Log)
+                -> Option<$crate::model::log::OutOfRange>;
             last_known_must_be_acceptable() -> bool;
             last_known_update(part: &Partition, leader: Option<BrokerId>, isr: Option<&[BrokerId]>)
                 -> $crate::model::builder::LastKnownUpdate;
@@ -150,10 +151,13 @@ pub trait Rules {
         at: log::FetchPosition,
         leader: &log::Log,
     ) -> Option<i64>;
-    /// Rule `truncation`: whether the leader answers OFFSET_OUT_OF_RANGE before any
-    /// divergence check (`Partition.readRecords` with a last fetched epoch: one its epoch
-    /// cache cannot place, or a fetch offset below its log start).
-    fn fetch_epoch_out_of_range(&self, at: log::FetchPosition, leader: &log::Log) -> bool;
+    /// Rule `truncation`: why the leader answers OFFSET_OUT_OF_RANGE before any divergence
+    /// check (`Partition.readRecords` with a last fetched epoch), if it does.
+    fn fetch_epoch_out_of_range(
+        &self,
+        at: log::FetchPosition,
+        leader: &log::Log,
+    ) -> Option<log::OutOfRange>;
 
     /// Rule `last-known-leader`: whether `canElectLastKnownLeader` requires the last known
     /// leader to be acceptable (the acceptor is asked either way).

@@ -38,6 +38,17 @@ pub struct FetchPosition {
     pub last_fetched_epoch: i32,
 }
 
+/// Why a leader answers a fetch that carries a last fetched epoch OFFSET_OUT_OF_RANGE
+/// before reading any record (`Partition.readRecords`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum OutOfRange {
+    /// Its epoch cache cannot place the epoch (`endOffsetFor` answers UNDEFINED: an epoch
+    /// above its latest, or no entry at all).
+    UnplacedEpoch,
+    /// The fetch offset is below its log start, diverging or not.
+    BelowLogStart,
+}
+
 impl FetchPosition {
     /// The end of `log`, having fetched its latest epoch.
     pub fn end_of(log: &Log) -> FetchPosition {

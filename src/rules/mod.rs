@@ -39,7 +39,7 @@ pub use switched_reassignment::SwitchedReassignment;
 pub use truncation::Truncation;
 pub use unfence_expansion::UnfenceExpansion;
 
-use crate::model::log::{FetchPosition, Log};
+use crate::model::log::{FetchPosition, Log, OutOfRange};
 use crate::model::{AlterPlan, AtSealAnswer, BrokerId, Partition, ReplicaState, Rules};
 
 /// One variant per rule: Kafka's four (the controller's three, the brokers' truncation),
@@ -169,7 +169,7 @@ impl Rules for RuleSet {
         self.truncation.on_fetch(follower, follower_hw, at, leader)
     }
 
-    fn fetch_epoch_out_of_range(&self, at: FetchPosition, leader: &Log) -> bool {
+    fn fetch_epoch_out_of_range(&self, at: FetchPosition, leader: &Log) -> Option<OutOfRange> {
         self.truncation.epoch_out_of_range(at, leader)
     }
 

@@ -12,7 +12,7 @@
 //! `readRecords` (the diverging-epoch answer);
 //! storage/.../epoch/LeaderEpochFileCache.java `endOffsetFor`.
 
-use crate::model::log::{FetchPosition, Log, UNDEFINED_EPOCH, UNDEFINED_OFFSET};
+use crate::model::log::{FetchPosition, Log, OutOfRange, UNDEFINED_EPOCH, UNDEFINED_OFFSET};
 
 rule! {
     pub enum Truncation {
@@ -121,9 +121,14 @@ impl Truncation {
     /// `Partition.readRecords` with a last fetched epoch (today's generation only; the
     /// older ones send none) answers OFFSET_OUT_OF_RANGE before any divergence is looked
     /// at ([`read_records_answer`]).
-    pub fn epoch_out_of_range(self, at: FetchPosition, leader: &Log) -> bool {
-        self == Truncation::FetchDivergence
-            && read_records_answer(at, leader) == EpochAnswer::OutOfRange
+    pub fn epoch_out_of_range(self, at: FetchPosition, leader: &Log) -> Option<OutOfRange> {
+        if self != Truncation::FetchDivergence {
+            return None;
+        }
+        match read_records_answer(at, leader) {
+            EpochAnswer::OutOfRange(why) => Some(why),
+            EpochAnswer::Consistent | EpochAnswer::Diverging { .. } => None,
+        }
     }
 }
 
@@ -136,10 +141,8 @@ pub enum EpochAnswer {
     /// A diverging epoch: the leader's largest epoch at or below the fetched one, and where
     /// it ends (the follower truncates by it, `truncateOnFetchResponse`).
     Diverging { epoch: i32, end_offset: i64 },
-    /// OFFSET_OUT_OF_RANGE: the epoch cache cannot place the epoch (`endOffsetFor` answers
-    /// UNDEFINED: an epoch above the leader's latest, or no entry at all), or the fetch
-    /// offset is below the leader's log start, diverging or not.
-    OutOfRange,
+    /// OFFSET_OUT_OF_RANGE, and why.
+    OutOfRange(OutOfRange),
 }
 
 /// [`EpochAnswer`] for a fetch at `at` (apache trunk d79bd502ec, `Partition.readRecords`;
@@ -154,8 +157,11 @@ pub fn read_records_answer(at: FetchPosition, leader: &Log) -> EpochAnswer {
         return EpochAnswer::Consistent;
     }
     let (epoch, end_offset) = leader.end_offset_for(last_fetched_epoch);
-    if end_offset == UNDEFINED_OFFSET || epoch == UNDEFINED_EPOCH || offset < leader.start() {
-        return EpochAnswer::OutOfRange;
+    if end_offset == UNDEFINED_OFFSET || epoch == UNDEFINED_EPOCH {
+        return EpochAnswer::OutOfRange(OutOfRange::UnplacedEpoch);
+    }
+    if offset < leader.start() {
+        return EpochAnswer::OutOfRange(OutOfRange::BelowLogStart);
     }
     if epoch < last_fetched_epoch || end_offset < offset {
         return EpochAnswer::Diverging { epoch, end_offset };
@@ -176,7 +182,7 @@ fn fetch_divergence(
         EpochAnswer::Diverging { epoch, end_offset } => {
             Some(truncation_state(follower, follower_hw, epoch, end_offset).0)
         }
-        EpochAnswer::Consistent | EpochAnswer::OutOfRange => None,
+        EpochAnswer::Consistent | EpochAnswer::OutOfRange(_) => None,
     }
 }
 
@@ -230,7 +236,9 @@ mod tests {
     /// case: the leader's log holds epochs 0, 3, 4, 7, 9 up to 17 and leads epoch 10.
     #[test]
     fn read_records_answers_as_partition_test_last_fetched_offset_validation() {
-        use EpochAnswer::{Consistent, Diverging, OutOfRange};
+        use EpochAnswer::{Consistent, Diverging};
+        let unplaced = EpochAnswer::OutOfRange(OutOfRange::UnplacedEpoch);
+        let below_start = EpochAnswer::OutOfRange(OutOfRange::BelowLogStart);
         let mut leader = log(&[(0, 0), (3, 2), (4, 8), (7, 13), (9, 14)], 17);
         leader.assign(10, 17);
         let answer = |leader: &Log, epoch: i32, offset: i64| {
@@ -254,24 +262,27 @@ mod tests {
             );
         }
         // An epoch above any the leader knows.
-        assert_eq!(answer(&leader, 11, 5), OutOfRange);
+        assert_eq!(answer(&leader, 11, 5), unplaced);
         // The log start moves into epoch 3.
         leader.increment_start(5);
         assert_eq!(answer(&leader, 2, 8), div(2, 5));
         assert_eq!(answer(&leader, 0, 5), Consistent);
         assert_eq!(answer(&leader, 3, 5), Consistent);
-        assert_eq!(answer(&leader, 0, 0), OutOfRange);
+        assert_eq!(answer(&leader, 0, 0), below_start);
         // Below the log start: out of range, diverging or not.
         leader.increment_start(10);
-        assert_eq!(answer(&leader, 5, 6), OutOfRange);
-        assert_eq!(answer(&leader, 3, 6), OutOfRange);
+        assert_eq!(answer(&leader, 5, 6), below_start);
+        assert_eq!(answer(&leader, 3, 6), below_start);
         // Only today's generation sends the epoch.
         let at = FetchPosition {
             offset: 5,
             last_fetched_epoch: 11,
         };
-        assert!(Truncation::FetchDivergence.epoch_out_of_range(at, &leader));
-        assert!(!Truncation::Kip279.epoch_out_of_range(at, &leader));
+        assert_eq!(
+            Truncation::FetchDivergence.epoch_out_of_range(at, &leader),
+            Some(OutOfRange::UnplacedEpoch)
+        );
+        assert_eq!(Truncation::Kip279.epoch_out_of_range(at, &leader), None);
     }
 
     #[test]

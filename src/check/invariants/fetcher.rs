@@ -5,7 +5,7 @@
 use super::inkless::has_live_leader;
 use super::StepView;
 use crate::model::broker::{consolidating, Local};
-use crate::model::log::FetchPosition;
+use crate::model::log::{FetchPosition, OutOfRange};
 use crate::model::{Cluster, Note, Partition, Rules, SEAL_PENDING};
 use crate::rules::RuleSet;
 
@@ -34,9 +34,7 @@ fn unplaced_epoch_suffix(c: &Cluster, rules: &RuleSet, i: usize, l: &Local) -> S
         offset: state.offset,
         last_fetched_epoch: state.last_fetched_epoch,
     };
-    let unplaced = rules.fetch_epoch_out_of_range(at, &leader.log)
-        && leader.log.end_offset_for(at.last_fetched_epoch).1 < 0;
-    if !unplaced {
+    if rules.fetch_epoch_out_of_range(at, &leader.log) != Some(OutOfRange::UnplacedEpoch) {
         return String::new();
     }
     format!(
@@ -64,29 +62,24 @@ pub(super) fn inv10_fetcher_quiescent(c: &Cluster, rules: &RuleSet) -> Option<St
             return None;
         }
         let locals = &c.runtime.partitions[i].locals;
-        let stuck = locals.iter().filter(|l| {
+        let mut judged = locals.iter().filter(|l| {
             l.broker != p.leader
                 && c.is_active(l.broker)
                 && p.isr.contains(&l.broker)
                 && fetches_classically(c, p, l)
         });
-        stuck.into_iter().find_map(|l| {
+        judged.find_map(|l| {
             let why = match l.fetchers.classic {
-                None if l.fetchers.classic_failed => {
-                    "its classic fetcher marked the partition failed".to_string()
-                }
                 None => "it is on no classic fetcher".to_string(),
-                Some(f) if f.offset != l.leo() => {
-                    format!(
-                        "its classic fetcher asks from {} past its log end {}",
-                        f.offset,
-                        l.leo()
-                    )
-                }
+                Some(f) if f.offset != l.leo() => format!(
+                    "its classic fetcher asks from {} past its log end {}",
+                    f.offset,
+                    l.leo()
+                ),
                 Some(_) => return None,
             };
-            let epoch = unplaced_epoch_suffix(c, rules, i, l);
-            Some(format!("p{i}: follower {} in isr, {why}{epoch}", l.broker))
+            let stuck = stuck_fetcher_suffix(c, rules, i, l);
+            Some(format!("p{i}: follower {} in isr, {why}{stuck}", l.broker))
         })
     })
 }

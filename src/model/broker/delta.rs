@@ -149,8 +149,6 @@ fn reconcile_switched_leader(config: &BrokerConfig, part: &Partition, local: &mu
     let seal_ready = part.seal == -1 || part.seal >= 0;
     if consolidating(config, part) && seal_ready {
         local.start_consolidation();
-    } else {
-        local.stop_consolidation();
     }
 }
 

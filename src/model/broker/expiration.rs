@@ -138,11 +138,11 @@ fn consolidate(c: &mut Cluster, p: usize, notes: &mut Vec<Note>) {
         let end = rt.diskless_end;
         let epoch = diskless_epoch(&c.partitions[p]);
         let local = &mut rt.locals[i];
-        if consolidation_check_failed(local, end) {
+        if let Some(fetch_offset) = consolidation_check_failed(local, end) {
             notes.push(Note::FetchFailed {
                 partition: p,
                 follower: local.broker,
-                fetch_offset: local.fetchers.consolidation_offset().unwrap_or(-1),
+                fetch_offset,
                 log_end: local.leo(),
                 consolidation: true,
             });
@@ -170,19 +170,18 @@ fn consolidate(c: &mut Cluster, p: usize, notes: &mut Vec<Note>) {
 /// offset other than the log end fails it, and the partition is marked failed. Assumed, not
 /// read in Inkless's diskless fetch: an offset past the diskless end is answered
 /// OFFSET_OUT_OF_RANGE, and the fetcher starts again at its log end, as
-/// `fetchOffsetAndTruncate` does for a log within the leader's range.
-fn consolidation_check_failed(local: &mut super::Local, diskless_end: i64) -> bool {
-    let Some(state) = local.fetchers.consolidation else {
-        return false;
-    };
-    if state.offset == local.leo() {
-        return false;
+/// `fetchOffsetAndTruncate` does for a log within the leader's range. Returns the fetch
+/// offset that failed.
+fn consolidation_check_failed(local: &mut super::Local, diskless_end: i64) -> Option<i64> {
+    let offset = local.fetchers.consolidation?.offset;
+    if offset == local.leo() {
+        return None;
     }
-    if state.offset > diskless_end {
+    if offset > diskless_end {
         local.consolidation_at_log_end();
-        return false;
+        return None;
     }
-    true
+    Some(offset)
 }
 
 /// The `isr-expiration` task on every leader (rules `shrink` and `lag`).

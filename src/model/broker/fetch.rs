@@ -5,7 +5,7 @@
 use super::{
     active_unstalled, alter_isr, consolidating, lost_prefix, AtSealAnswer, Note, ReplicaState,
 };
-use crate::model::log::{FetchPosition, Log, UNDEFINED_OFFSET};
+use crate::model::log::{FetchPosition, Log, OutOfRange};
 use crate::model::{BrokerId, Cluster, Rules, NO_LEADER};
 use std::cmp::Ordering;
 
@@ -16,7 +16,6 @@ struct FetchRequest {
     /// The classic fetcher's position (`PartitionFetchState`): its log end unless the log
     /// was cut under it.
     at: FetchPosition,
-    fetch_offset: i64,
     leader_leo: i64,
     seal: i64,
     local_path: bool,
@@ -45,7 +44,7 @@ pub fn follower_fetch(
     let Some(req) = truncation_round(c, rules, p, r, req, notes) else {
         return;
     };
-    let (o, leader_leo, s) = (req.fetch_offset, req.leader_leo, req.seal);
+    let (o, leader_leo, s) = (req.at.offset, req.leader_leo, req.seal);
     let (records, hw, recorded_at) = if req.local_path {
         if out_of_range(c, p, r, &req, notes) {
             return;
@@ -240,7 +239,7 @@ fn out_of_range(
     req: &FetchRequest,
     notes: &mut Vec<Note>,
 ) -> bool {
-    let o = req.fetch_offset;
+    let o = req.at.offset;
     let (leader_log, f) = follower_and_leader_log(c, p, r, req.leader);
     if (leader_log.start()..=leader_log.end()).contains(&o) {
         return false;
@@ -348,9 +347,8 @@ fn diverged(
     notes: &mut Vec<Note>,
 ) -> bool {
     let (leader_log, f) = follower_and_leader_log(c, p, r, leader);
-    if rules.fetch_epoch_out_of_range(at, leader_log) {
-        let unplaced = leader_log.end_offset_for(at.last_fetched_epoch).1 == UNDEFINED_OFFSET;
-        let epoch = unplaced.then_some(at.last_fetched_epoch);
+    if let Some(why) = rules.fetch_epoch_out_of_range(at, leader_log) {
+        let epoch = (why == OutOfRange::UnplacedEpoch).then_some(at.last_fetched_epoch);
         fetch_offset_and_truncate(f, leader_log, p, at.offset, epoch, notes);
         return true;
     }
@@ -433,7 +431,6 @@ fn fetch_request(c: &Cluster, rules: &dyn Rules, p: usize, r: BrokerId) -> Optio
             offset: o,
             last_fetched_epoch: state.last_fetched_epoch,
         },
-        fetch_offset: o,
         leader_leo,
         seal: part.seal,
         local_path: !part.diskless

@@ -82,11 +82,6 @@ impl Fetchers {
     pub fn classic_offset(&self) -> Option<i64> {
         self.classic.map(|f| f.offset)
     }
-
-    /// The consolidation fetcher's fetch offset, if it holds the partition.
-    pub fn consolidation_offset(&self) -> Option<i64> {
-        self.consolidation.map(|f| f.offset)
-    }
 }
 
 /// One broker's copy of one partition.
