@@ -95,7 +95,9 @@ fn a_default_hunt_blames_one_family_and_writes_each_witness_once() {
         histories_max: Some(3000),
         seed: 7,
         until: None,
+        watch: Vec::new(),
         elr: Default::default(),
+        jobs: 1,
     };
     let known = load_known(std::path::Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),

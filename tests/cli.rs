@@ -498,6 +498,10 @@ fn limits_and_edges_are_one_line_errors() {
 fn elr_options_are_checked_and_reported() {
     let out = isrfuzz(&["hunt", "--elr", "maybe", "--seconds", "0"]);
     assert_usage_error(&out, "expected on, off or drawn");
+    for bad in ["0", "65", "many"] {
+        let out = isrfuzz(&["hunt", "--jobs", bad, "--seconds", "0"]);
+        assert_usage_error(&out, "expected `all` or a count 1..=64");
+    }
     for bad in ["0", "4"] {
         let out = isrfuzz(&["exhaust", "--elr", "--min-isr", bad, "--depth", "1"]);
         assert_usage_error(&out, "--min-isr must be 1..=3");

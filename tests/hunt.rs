@@ -21,7 +21,9 @@ fn run(pairs: &[(&str, &str)], histories: u64, seed: u64) -> Report {
         histories_max: Some(histories),
         seed,
         until: None,
+        watch: Vec::new(),
         elr: Default::default(),
+        jobs: 1,
     };
     let known = load_known(std::path::Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),

@@ -2,6 +2,7 @@
 //! detection by `hunt` and `exhaust`), one CSV row per measurement.
 
 use crate::cli::bench_report::{machine, today, Row, CSV_HEADER};
+use crate::cli::input::parse_jobs;
 use clap::Args;
 use isrfuzz::error::Error;
 use isrfuzz::search::bench::{self, Bug, BUGS};
@@ -9,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-const PARTS: [&str; 4] = ["throughput", "hunt", "exhaust", "micro"];
+const PARTS: [&str; 5] = ["throughput", "hunt", "exhaust", "micro", "rediscover"];
 const MICRO_HISTORIES_MAX: u32 = 1_000_000;
 const TRIALS_MAX: u32 = 1000;
 /// Throughput runs per family; the report quotes their median.
@@ -38,6 +39,13 @@ pub struct BenchArgs {
     /// CSV to append to (created with a header if missing); none: print only.
     #[arg(long)]
     csv: Option<PathBuf>,
+    /// Worker counts the hunt and rediscover parts run at, each in turn (`all`: every
+    /// core). A count other than 1 shows as engine `hunt-jN` / `rediscover-jN`.
+    #[arg(long, value_delimiter = ',', default_value = "1", value_parser = parse_jobs)]
+    jobs: Vec<usize>,
+    /// Budget per rediscovery trial (the part's hit rate is within this).
+    #[arg(long, default_value_t = 60)]
+    rediscover_seconds: u64,
     /// Print `name|rules|invariant|start` per planted bug and exit.
     #[arg(long)]
     list_bugs: bool,
@@ -73,12 +81,17 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, Error> {
     if wants("micro") {
         micro(args.micro_histories);
     }
+    if wants("rediscover") {
+        crate::cli::rediscover::run(&args.rediscover(), &mut |r| sink.push(&r), &row)?;
+    }
     let selected = BUGS
         .iter()
         .filter(|b| args.bugs.is_empty() || args.bugs.iter().any(|n| n == b.name));
     for b in selected {
         if wants("hunt") {
-            hunt_trials(&args, b, &mut sink, &row)?;
+            for &jobs in &args.jobs {
+                hunt_trials(&args, b, jobs, &mut sink, &row)?;
+            }
         }
         if wants("exhaust") {
             exhaust_trial(b, &mut sink, &row)?;
@@ -111,7 +124,26 @@ fn check(args: &BenchArgs) -> Result<(), Error> {
     Ok(())
 }
 
-type RowFn<'a> = dyn Fn(&str, &str, &str, u32) -> Row + 'a;
+/// `hunt` on one worker, `hunt-j2` on two.
+pub fn engine_name(base: &str, jobs: usize) -> String {
+    match jobs {
+        1 => base.to_string(),
+        n => format!("{base}-j{n}"),
+    }
+}
+
+impl BenchArgs {
+    fn rediscover(&self) -> crate::cli::rediscover::Plan {
+        crate::cli::rediscover::Plan {
+            trials: self.trials,
+            budget: Duration::from_secs(self.rediscover_seconds),
+            jobs: self.jobs.clone(),
+            bugs: self.bugs.clone(),
+        }
+    }
+}
+
+pub type RowFn<'a> = dyn Fn(&str, &str, &str, u32) -> Row + 'a;
 
 fn throughput(args: &BenchArgs, sink: &mut CsvSink, row: &RowFn) -> Result<(), Error> {
     let budget = Duration::from_secs(args.throughput_seconds);
@@ -147,10 +179,17 @@ fn micro(histories: u32) {
     }
 }
 
-fn hunt_trials(args: &BenchArgs, b: &Bug, sink: &mut CsvSink, row: &RowFn) -> Result<(), Error> {
+fn hunt_trials(
+    args: &BenchArgs,
+    b: &Bug,
+    jobs: usize,
+    sink: &mut CsvSink,
+    row: &RowFn,
+) -> Result<(), Error> {
     let budget = Duration::from_secs(args.budget_seconds);
+    let engine = engine_name("hunt", jobs);
     for seed in 1..=args.trials {
-        let t = bench::hunt_trial(b, u64::from(seed), budget).map_err(Error::Usage)?;
+        let t = bench::hunt_trial(b, u64::from(seed), budget, jobs).map_err(Error::Usage)?;
         let result = if t.detected.is_some() {
             "detected"
         } else {
@@ -161,10 +200,10 @@ fn hunt_trials(args: &BenchArgs, b: &Bug, sink: &mut CsvSink, row: &RowFn) -> Re
             seconds: t.seconds,
             execs: t.execs,
             triggered_s: t.triggered,
-            ..row("hunt", b.name, b.invariant, seed)
+            ..row(&engine, b.name, b.invariant, seed)
         })?;
         println!(
-            "hunt    {:<15} {:<6} seed {seed:>2}: {}",
+            "{engine:<7} {:<15} {:<6} seed {seed:>2}: {}",
             b.name,
             b.invariant,
             t.detected.map_or("timeout".into(), |s| format!("{s:.3} s"))

@@ -1,6 +1,6 @@
 //! `isrfuzz hunt`: the in-process search, with a progress bar and a summary.
 
-use crate::cli::input::{parse_elr, parse_pair};
+use crate::cli::input::{parse_elr, parse_jobs, parse_pair};
 use clap::Args;
 use isrfuzz::check::invariants::{self, Check, INVARIANTS};
 use isrfuzz::error::Error;
@@ -49,6 +49,10 @@ pub struct HuntArgs {
     /// history from its input (half on).
     #[arg(long, value_name = "on|off|drawn", default_value = "drawn", value_parser = parse_elr)]
     elr: ElrMode,
+    /// Worker threads: `all` (every core) or a count. Each worker draws from its own seed,
+    /// derived from `--seed`; the same seed and count find the same findings.
+    #[arg(long, value_name = "N|all", default_value = "all", value_parser = parse_jobs)]
+    jobs: usize,
 }
 
 pub fn run(args: HuntArgs) -> Result<ExitCode, Error> {
@@ -56,14 +60,20 @@ pub fn run(args: HuntArgs) -> Result<ExitCode, Error> {
     let names: Vec<String> = cfg.pairs.iter().map(|[a, b]| format!("{a}:{b}")).collect();
     if !args.json {
         println!(
-            "hunt: seed {}, {} s, elr {}, pairs {}",
+            "hunt: seed {}, {} job(s), {} s, elr {}, pairs {}",
             cfg.seed,
+            cfg.jobs,
             args.seconds,
             elr_name(cfg.elr),
             names.join(" ")
         );
     }
-    let origin = format!("found by `isrfuzz hunt --seed {}`", cfg.seed);
+    // What reproduces a finding: the seed, and the job count when it is not one (the
+    // other workers' seeds derive from both).
+    let origin = match cfg.jobs {
+        1 => format!("found by `isrfuzz hunt --seed {}`", cfg.seed),
+        n => format!("found by `isrfuzz hunt --seed {} --jobs {n}`", cfg.seed),
+    };
     let known = load_known_or_default(args.known.as_deref())?;
     let sink =
         Sink::new(Some(args.out), known, origin).listing(cfg.pairs.iter().flatten().copied());
@@ -73,13 +83,12 @@ pub fn run(args: HuntArgs) -> Result<ExitCode, Error> {
             .expect("valid template"),
     );
     stop::install();
-    let report = hunt::hunt(&cfg, &sink, |r| {
-        let rate = r.histories as f64 / r.elapsed.as_secs_f64().max(1e-9);
-        bar.set_position((r.elapsed.as_secs_f64() * 10.0) as u64);
+    let report = hunt::hunt(&cfg, &sink, |p| {
+        let rate = p.histories as f64 / p.elapsed.as_secs_f64().max(1e-9);
+        bar.set_position((p.elapsed.as_secs_f64() * 10.0) as u64);
         bar.set_message(format!(
             "{} histories, {rate:.0}/s, {} findings",
-            r.histories,
-            r.findings.len()
+            p.histories, p.findings
         ));
     })?;
     bar.finish_and_clear();
@@ -153,7 +162,9 @@ fn config(args: &HuntArgs) -> Result<Config, Error> {
         histories_max: args.max_histories,
         seed,
         until: args.until.clone(),
+        watch: Vec::new(),
         elr: args.elr,
+        jobs: args.jobs,
     })
 }
 

@@ -11,6 +11,7 @@ mod hunt;
 mod input;
 mod listing;
 mod promote;
+mod rediscover;
 mod replay;
 mod speed_data;
 mod speed_plot;

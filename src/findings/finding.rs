@@ -45,8 +45,23 @@ pub struct Sink {
     origin: String,
     /// The run's other rule sets: a witness lists each one that breaks on it.
     listed: Vec<RuleSet>,
-    /// Witnesses written or met in this run, by content hash: one file per history.
-    witnesses: std::sync::Mutex<Vec<(u64, RuleSet, PathBuf)>>,
+    /// Witnesses written or met in this run, by content hash: one file per history, shared
+    /// by every worker of the run.
+    witnesses: std::sync::Mutex<Vec<Witness>>,
+}
+
+/// One file this run wrote or met, and how many findings hold it as their witness.
+struct Witness {
+    hash: u64,
+    rules: RuleSet,
+    path: PathBuf,
+    /// This run created the file (it did not exist before): only then may it remove it.
+    created: bool,
+    /// What was written: the findings that share the file (same events, another
+    /// invariant) describe themselves differently.
+    text: String,
+    /// Findings handed this file; it is removed only when the last one lets it go.
+    holders: u32,
 }
 
 impl Sink {
@@ -328,16 +343,44 @@ impl Sink {
     ) -> Result<(PathBuf, bool), Error> {
         let hash = history.content_hash();
         let mut seen = self.witnesses.lock().unwrap_or_else(|e| e.into_inner());
-        let found = seen
-            .iter()
-            .find(|(h, r, p)| *h == hash && r == rules && p.starts_with(dir) && p.exists());
-        if let Some((_, _, path)) = found {
-            return Ok((path.clone(), false));
+        let found = seen.iter_mut().find(|w| {
+            w.hash == hash && w.rules == *rules && w.path.starts_with(dir) && w.path.exists()
+        });
+        if let Some(w) = found {
+            w.holders += 1;
+            return Ok((w.path.clone(), false));
         }
         std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
         let (path, created) = write_finding(dir, history, rules, invariant)?;
-        seen.push((hash, *rules, path.clone()));
+        seen.push(Witness {
+            hash,
+            rules: *rules,
+            path: path.clone(),
+            created,
+            text: history.to_json(),
+            holders: 1,
+        });
         Ok((path, created))
+    }
+
+    /// A finding no longer needs its witness file (a shorter one replaced it, or another
+    /// worker's witness of the same row was kept). The file goes only when no other finding
+    /// holds it, this run created it, and it still holds what was written: nothing another
+    /// run or a person put there is ever removed.
+    pub fn retire(&self, f: &Finding) {
+        let Some(path) = &f.path else {
+            return;
+        };
+        let mut seen = self.witnesses.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(k) = seen.iter().position(|w| w.path == *path) else {
+            return;
+        };
+        let w = &mut seen[k];
+        w.holders = w.holders.saturating_sub(1);
+        if w.holders == 0 && w.created && holds(path, &w.text) {
+            let _ = std::fs::remove_file(path);
+            seen.swap_remove(k);
+        }
     }
 }
 

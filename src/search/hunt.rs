@@ -2,7 +2,9 @@
 //! random bytes, decodes them into a history and runs the oracle; every new (rule set,
 //! invariant) violation goes to the findings pipeline ([`Sink`]: triage, minimize, write).
 //!
-//! Deterministic for a given seed and iteration count; time only decides when to stop.
+//! Runs on `jobs` worker threads ([`crate::search::workers`]), each a deterministic
+//! stream of its own: for a given seed, job count and iteration count the findings are
+//! the same whatever the scheduling; time only decides when to stop.
 
 use crate::check::history::History;
 use crate::check::invariants::INVARIANTS;
@@ -16,19 +18,29 @@ use crate::rules::RuleSet;
 use crate::search::generate::{decode_judged, decode_with, ElrMode, GEN_EVENTS_MAX};
 use crate::search::rng::{Rng, INPUT_BYTES_MAX};
 use crate::search::stop;
+pub use crate::search::workers::Progress;
+use crate::search::workers::{merge, run_workers, Shared, Turn, JOBS_MAX};
 use std::time::{Duration, Instant};
 
 /// What to search and when to stop. Where findings go is the [`Sink`]'s business.
 pub struct Config {
     pub pairs: Vec<[RuleSet; 2]>,
     pub budget: Duration,
-    /// Stop after this many histories even if time is left (for tests and benchmarks).
+    /// Stop after this many histories even if time is left (for tests and benchmarks),
+    /// counted over all workers.
     pub histories_max: Option<u64>,
     pub seed: u64,
     /// Stop as soon as a finding of this invariant is recorded (for time-to-detection runs).
     pub until: Option<String>,
+    /// Stop once every one of these rows has been met: (expected or known finding id,
+    /// invariant), as the summary names them (time-to-rediscovery runs).
+    pub watch: Vec<(String, String)>,
     /// ELR on or off in every history, or drawn per history (the default).
     pub elr: ElrMode,
+    /// Worker threads, each with its own seed derived from `seed` (worker 0 runs `seed`
+    /// itself, so one job is the single-threaded search). The findings depend on `seed`
+    /// and `jobs` only, never on how the threads were scheduled.
+    pub jobs: usize,
 }
 
 #[derive(Default, Debug)]
@@ -45,71 +57,33 @@ pub struct Report {
     /// Per (rule set, invariant, known finding or new): histories, first time, witness.
     pub summary: Summary,
     /// The first history of each expected or known row, waiting for its witness.
-    pub matched: Vec<([RuleSet; 2], usize, &'static str, Matched, History)>,
+    pub matched: Vec<MatchedEntry>,
     /// When the two sides' states first differed (the bug was *triggered*), and after
     /// how many histories; a detection needs an invariant to fail as well.
     pub first_divergence: Option<(Duration, u64)>,
+    /// Per `Config::watch` entry: when a worker first met it.
+    pub watched: Vec<Option<Duration>>,
 }
 
-/// Run the hunt. `progress` is called about every 100 ms with the report so far.
+/// An expected or known row's first history: its pair, side, invariant and finding.
+pub type MatchedEntry = ([RuleSet; 2], usize, &'static str, Matched, History);
+
 /// One iteration in `SHORTEN_EVERY` looks for a shorter witness of a known finding.
 const SHORTEN_EVERY: u64 = 4;
 
-pub fn hunt(cfg: &Config, sink: &Sink, mut progress: impl FnMut(&Report)) -> Result<Report, Error> {
+/// Run the hunt on `cfg.jobs` workers. `progress` is called about every 100 ms.
+pub fn hunt(cfg: &Config, sink: &Sink, progress: impl FnMut(&Progress)) -> Result<Report, Error> {
     sink.create_dir()?;
     let _lock = sink.lock_exclusive()?;
     let start = Instant::now();
-    let mut report = Report {
-        sometimes: vec![0; INVARIANTS.len()],
-        ..Report::default()
-    };
-    let mut rng = Rng::new(cfg.seed);
-    let mut buf = Vec::with_capacity(INPUT_BYTES_MAX);
-    let mut last_tick = start;
-    loop {
-        if report.histories % 64 == 0 {
-            let now = Instant::now();
-            if now - start >= cfg.budget || stop::requested() {
-                break;
-            }
-            if now - last_tick >= Duration::from_millis(100) {
-                report.elapsed = now - start;
-                progress(&report);
-                last_tick = now;
-            }
-        }
-        if cfg.histories_max.is_some_and(|m| report.histories >= m) {
-            break;
-        }
-        if cfg
-            .until
-            .as_deref()
-            .is_some_and(|id| report.findings.iter().any(|f| f.invariant == id))
-        {
-            break;
-        }
-        rng.fill(&mut buf);
-        let n = report.histories;
-        report.histories += 1;
-        if n % SHORTEN_EVERY == SHORTEN_EVERY - 1 && !report.findings.is_empty() {
-            if let Err(e) = shorten(sink, &mut report, &buf, n / SHORTEN_EVERY, cfg.elr) {
-                report.write_error = Some(e);
-                break;
-            }
-            continue;
-        }
-        let pair = cfg.pairs[(n as usize) % cfg.pairs.len()];
-        // Alternate the guide so each side's reachable states get explored; the history
-        // is judged as it is drawn (the guide reads its side of the run).
-        let sides = sides_of(&pair);
-        let guide = (((n / cfg.pairs.len() as u64) % 2) as usize).min(sides.len() - 1);
-        let (history, verdict) = decode_judged(&buf, sides, guide, GEN_EVENTS_MAX, cfg.elr);
-        if let Err(e) = absorb(sink, &mut report, pair, history, verdict, start) {
-            report.write_error = Some(e);
-            break;
-        }
-    }
+    let jobs = cfg.jobs.clamp(1, JOBS_MAX);
+    let shared = Shared::new(cfg.watch.len());
+    let reports = run_workers(jobs, &shared, start, progress, |w| {
+        worker(cfg, sink, &shared, Turn { worker: w, jobs }, start)
+    });
+    let mut report = merge(sink, reports, jobs);
     report.elapsed = start.elapsed();
+    report.watched = shared.into_watched();
     if report.write_error.is_none() {
         if let Err(e) = witness_matched(sink, &mut report) {
             report.write_error = Some(e);
@@ -120,6 +94,53 @@ pub fn hunt(cfg: &Config, sink: &Sink, mut progress: impl FnMut(&Report)) -> Res
         (report.summary).witness(f.side_rules, f.invariant, None, f.path.clone(), events);
     }
     Ok(report)
+}
+
+/// One worker's search: its own random stream, its own report; only the stop flag and
+/// the progress counters are shared.
+fn worker(cfg: &Config, sink: &Sink, shared: &Shared, turn: Turn, start: Instant) -> Report {
+    let mut report = Report {
+        sometimes: vec![0; INVARIANTS.len()],
+        ..Report::default()
+    };
+    let mut rng = Rng::new(turn.seed(cfg.seed));
+    let histories_max = cfg.histories_max.map(|m| turn.share_of(m));
+    let mut buf = Vec::with_capacity(INPUT_BYTES_MAX);
+    loop {
+        let out_of_time =
+            report.histories % 64 == 0 && (start.elapsed() >= cfg.budget || stop::requested());
+        if out_of_time || shared.stopped() {
+            break;
+        }
+        if histories_max.is_some_and(|m| report.histories >= m) {
+            break;
+        }
+        rng.fill(&mut buf);
+        let n = report.histories;
+        report.histories += 1;
+        shared.count_history();
+        if n % SHORTEN_EVERY == SHORTEN_EVERY - 1 && !report.findings.is_empty() {
+            if let Err(e) = shorten(sink, &mut report, &buf, n / SHORTEN_EVERY, cfg.elr) {
+                report.write_error = Some(e);
+                shared.stop();
+                break;
+            }
+            continue;
+        }
+        let pair = cfg.pairs[(n as usize) % cfg.pairs.len()];
+        // Alternate the guide so each side's reachable states get explored; the history
+        // is judged as it is drawn (the guide reads its side of the run).
+        let sides = sides_of(&pair);
+        let guide = (((n / cfg.pairs.len() as u64) % 2) as usize).min(sides.len() - 1);
+        let (history, verdict) = decode_judged(&buf, sides, guide, GEN_EVENTS_MAX, cfg.elr);
+        let at = Found { cfg, shared, start };
+        if let Err(e) = absorb(sink, &mut report, pair, history, verdict, at) {
+            report.write_error = Some(e);
+            shared.stop();
+            break;
+        }
+    }
+    report
 }
 
 /// Every row has a witness of its own rule set, expected and known ones too (minimized,
@@ -167,6 +188,8 @@ fn shorten(
     }
     let better = sink.promote(pair, side, invariant, &history)?;
     if better.history.events.len() >= len {
+        // Not shorter after all: its file (if this made one) goes, one witness per row.
+        sink.retire(&better);
         return Ok(());
     }
     let better = Finding {
@@ -174,22 +197,20 @@ fn shorten(
         histories,
         ..better
     };
+    // The old witness goes only once its replacement is safely written, and only if no
+    // other finding holds the same file (`Sink::retire`).
     let old = std::mem::replace(&mut report.findings[k], better);
-    // Only a file this run created (the folder is this run's alone: `lock_exclusive`) is
-    // removed, only once its replacement exists, only if it still holds what was written,
-    // and not while another finding's witness is the same file (one file per history).
-    if let (true, Some(old_path)) = (old.created, &old.path) {
-        let unchanged =
-            std::fs::read(old_path).is_ok_and(|b| b == old.history.to_json().as_bytes());
-        let shared = report
-            .findings
-            .iter()
-            .any(|f| f.path.as_ref() == Some(old_path));
-        if unchanged && !shared {
-            let _ = std::fs::remove_file(old_path);
-        }
-    }
+    sink.retire(&old);
     Ok(())
+}
+
+/// Where a worker stands when it meets a violation: the run's configuration, what the
+/// workers share, and the run's start.
+#[derive(Clone, Copy)]
+struct Found<'a> {
+    cfg: &'a Config,
+    shared: &'a Shared,
+    start: Instant,
 }
 
 fn absorb(
@@ -198,8 +219,9 @@ fn absorb(
     pair: [RuleSet; 2],
     history: History,
     verdict: Verdict,
-    start: Instant,
+    at: Found,
 ) -> Result<(), Error> {
+    let start = at.start;
     for side in &verdict.sides {
         for (total, n) in report.sometimes.iter_mut().zip(&side.sometimes) {
             *total += u64::from(*n);
@@ -223,6 +245,8 @@ fn absorb(
                 let first =
                     (report.summary).count(side.rules, v.invariant, Some(k.into()), elapsed);
                 if first {
+                    at.shared
+                        .met(&at.cfg.watch, k.display_id(), v.invariant, elapsed);
                     // Its witness is minimized and written after the search (`witness_matched`).
                     let m = Matched::from(k);
                     report
@@ -245,6 +269,10 @@ fn absorb(
                 histories: report.histories,
                 ..finding
             });
+            at.shared.found(side.rules, v.invariant);
+            if at.cfg.until.as_deref() == Some(v.invariant) {
+                at.shared.stop();
+            }
         }
     }
     Ok(())

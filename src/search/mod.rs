@@ -9,6 +9,8 @@ pub mod exhaust;
 pub mod fuzz;
 pub mod generate;
 pub mod hunt;
+pub mod rediscover;
 pub mod rng;
 mod seen;
 pub mod stop;
+pub mod workers;

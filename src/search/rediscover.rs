@@ -1,0 +1,115 @@
+//! Time to rediscovery: how long `hunt` takes to show each bug we already know is there.
+//! The measure a reviewer feels: a rare hole the tool only shows after a minute is a hole
+//! most reviews miss.
+//!
+//! Two kinds of target:
+//! - every mechanism of `corpus/known.json` (expected and known, by finding and
+//!   invariant): the default hunt (every preset against `complete`) runs with those
+//!   findings loaded, and the first time a worker counts a violation triage assigns to
+//!   the mechanism is its time. Loading them is what lets the hunt name the row; it also
+//!   keeps the witnesses' minimization out of the timed search (it runs after);
+//! - every planted bug of [`BUGS`], on its own pair, until its invariant shows as a new
+//!   finding (what `bench --parts hunt` times).
+
+use crate::findings::attribution::default_pairs;
+use crate::findings::triage::{embedded, Kind};
+use crate::findings::Sink;
+use crate::search::bench::{hunt_trial, Bug, BUGS};
+use crate::search::hunt::{self, Config};
+use std::time::Duration;
+
+/// One thing to find again: `expected:KAFKA-21419`, `known:F18` or `planted:CE-a`, and the
+/// invariant it shows as.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    pub name: String,
+    pub invariant: String,
+}
+
+/// One trial's outcome per target: seconds to the first sighting, or `None` within the
+/// budget; and the histories the trial ran.
+pub struct Sightings {
+    pub seconds: Vec<Option<f64>>,
+    pub histories: u64,
+}
+
+/// Every mechanism of the embedded `corpus/known.json`, once per (finding, invariant), in
+/// file order.
+pub fn known_targets() -> Vec<Target> {
+    let mut out: Vec<Target> = Vec::new();
+    for k in embedded() {
+        let kind = match k.kind {
+            Kind::Expected => "expected",
+            Kind::Known => "known",
+        };
+        let t = Target {
+            name: format!("{kind}:{}", k.display_id()),
+            invariant: k.invariant.clone(),
+        };
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    out
+}
+
+/// Every planted bug, as a target.
+pub fn planted_targets() -> Vec<Target> {
+    BUGS.iter()
+        .map(|b| Target {
+            name: format!("planted:{}", b.name),
+            invariant: b.invariant.to_string(),
+        })
+        .collect()
+}
+
+/// The default hunt with seed `seed` on `jobs` workers, until every known target has
+/// been met or `budget` ran out.
+pub fn known_trial(
+    targets: &[Target],
+    seed: u64,
+    jobs: usize,
+    budget: Duration,
+) -> Result<Sightings, String> {
+    let watch = targets
+        .iter()
+        .map(|t| {
+            let id = t.name.split_once(':').map_or(t.name.as_str(), |(_, id)| id);
+            (id.to_string(), t.invariant.clone())
+        })
+        .collect();
+    let cfg = Config {
+        pairs: default_pairs(),
+        budget,
+        histories_max: None,
+        seed,
+        until: None,
+        watch,
+        elr: Default::default(),
+        jobs,
+    };
+    let sink = Sink::new(None, embedded().to_vec(), "");
+    let report = hunt::hunt(&cfg, &sink, |_| {}).map_err(|e| e.to_string())?;
+    Ok(Sightings {
+        seconds: report
+            .watched
+            .iter()
+            .map(|t| t.map(|d| d.as_secs_f64()))
+            .collect(),
+        histories: report.histories,
+    })
+}
+
+/// A planted bug's hunt with seed `seed` on `jobs` workers: seconds to its first finding.
+pub fn planted_trial(
+    b: &Bug,
+    seed: u64,
+    jobs: usize,
+    budget: Duration,
+) -> Result<Sightings, String> {
+    let t = hunt_trial(b, seed, budget, jobs)?;
+    Ok(Sightings {
+        seconds: vec![t.detected],
+        histories: t.execs,
+    })
+}
