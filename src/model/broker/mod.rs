@@ -493,6 +493,15 @@ pub fn caught_up_by_assertion(
                 let to = reconciled_end(rules, &l.log, l.hw, &leader_log);
                 l.log.truncate_to(to);
                 l.hw = l.hw.min(l.leo());
+            } else {
+                // An epoch it assigned at its end as leader and never wrote in goes first:
+                // its first fetch names that epoch, the leader cannot place it and the
+                // answer truncates to the end, which drops such an entry. Kept, the
+                // leader's older-epoch records would be appended after it and the cache
+                // would drop the entries below them (`LeaderEpochFileCache.assign`),
+                // leaving records with no epoch.
+                let end = l.leo();
+                l.log.truncate_to(end);
             }
             l.log.copy_from(&leader_log, target);
             // Its fetches also brought the leader's log start (`processPartitionData`), which
