@@ -6,6 +6,10 @@
 #  3. time to detection of every planted bug from an empty corpus by libFuzzer, AFL++ and
 #     AFL++ with state feedback (ISRFUZZ_STATE_FEEDBACK=1), $TRIALS trials of $BUDGET s;
 #  4. `isrfuzz bench-report`: docs/benchmarks.md and docs/benchmarks.svg from the CSV.
+# PARTS=rediscover (not in the default): time to rediscovery of every known mechanism and
+# planted bug, `isrfuzz bench --parts rediscover`, 10 seeds of 60 s, with --jobs 1 pinned to
+# core $BENCH_CPU and --jobs 2 pinned to cores $BENCH_CPUS (default 0,1).
+# Rows go to $REDISCOVERY_CSV (default docs/rediscovery.csv); `report` renders its section.
 # Rows are appended to $CSV (default docs/benchmarks.csv) as they are measured.
 # Usage: ci/bench.sh [trials] [budget-seconds]   (installs cargo-fuzz and cargo-afl if missing)
 #   PARTS=model,throughput,engines,report  choose steps; BUGS=CE-a,CE-d  choose bugs;
@@ -50,6 +54,13 @@ export AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1 AFL_FAST_CAL=1 \
   AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_SKIP_CRASHES=1
 bugs_arg=()
 [ -n "${BUGS:-}" ] && bugs_arg=(--bugs "$BUGS")
+
+if want rediscover; then
+  rcsv=${REDISCOVERY_CSV:-docs/rediscovery.csv}
+  cpus=${BENCH_CPUS:-0,1}
+  pin "$bin" bench --parts rediscover --trials 10 --jobs 1 --csv "$rcsv"
+  taskset -c "$cpus" "$bin" bench --parts rediscover --trials 10 --jobs 2 --csv "$rcsv"
+fi
 
 if want model; then
   pin "$bin" bench --trials "$trials" --budget-seconds 20 "${bugs_arg[@]}" --csv "$csv"
@@ -120,5 +131,6 @@ if want engines; then
 fi
 
 if want report; then
-  "$bin" bench-report --csv "$csv" --md docs/benchmarks.md --svg docs/benchmarks.svg
+  "$bin" bench-report --csv "$csv" --md docs/benchmarks.md --svg docs/benchmarks.svg \
+    --rediscovery "${REDISCOVERY_CSV:-docs/rediscovery.csv}"
 fi

@@ -11,6 +11,7 @@
 //! - `triggered_s`: when the two sides' states first differed (hunt only; empty when
 //!   the engine cannot tell).
 
+use crate::cli::rediscover_report;
 use clap::Args;
 use isrfuzz::error::Error;
 use isrfuzz::search::bench::{Bug, BUGS};
@@ -26,6 +27,10 @@ pub struct BenchReportArgs {
     md: PathBuf,
     #[arg(long, default_value = "docs/benchmarks.svg")]
     svg: PathBuf,
+    /// Rows of `bench --parts rediscover`, rendered (with the plot beside it and the notes
+    /// `NAME-notes.md`, if any) when the file exists.
+    #[arg(long, default_value = "docs/rediscovery.csv")]
+    rediscovery: PathBuf,
 }
 
 pub fn run(args: BenchReportArgs) -> Result<ExitCode, Error> {
@@ -41,8 +46,15 @@ pub fn run(args: BenchReportArgs) -> Result<ExitCode, Error> {
             .map_or(String::new(), |n| n.to_string_lossy().into())
     };
     let files = (name(&args.csv), name(&args.svg));
-    let md = markdown(&rows, &command, (&files.0, &files.1)) + &kept_section(&args.md);
-    for (path, body) in [(&args.md, md), (&args.svg, svg(&rows))] {
+    let mut md = markdown(&rows, &command, (&files.0, &files.1));
+    let mut out = vec![(args.svg.clone(), svg(&rows))];
+    if args.rediscovery.exists() {
+        let again = read_rows(&args.rediscovery)?;
+        md += &rediscover_report::markdown(&again, &args.rediscovery, &mut out);
+    }
+    md += &kept_section(&args.md);
+    out.insert(0, (args.md.clone(), md));
+    for (path, body) in &out {
         std::fs::write(path, body).map_err(Error::io(path))?;
         println!("wrote {}", path.display());
     }
@@ -59,7 +71,7 @@ fn kept_section(md: &Path) -> String {
         .map_or(String::new(), |at| old[at..].to_string())
 }
 
-fn read_rows(csv: &Path) -> Result<Vec<Row>, Error> {
+pub fn read_rows(csv: &Path) -> Result<Vec<Row>, Error> {
     let text = std::fs::read_to_string(csv).map_err(Error::io(csv))?;
     let mut rows = Vec::new();
     for (i, line) in text.lines().enumerate() {

@@ -12,6 +12,7 @@ mod input;
 mod listing;
 mod promote;
 mod rediscover;
+mod rediscover_report;
 mod replay;
 mod speed_data;
 mod speed_plot;
