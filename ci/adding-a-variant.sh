@@ -69,8 +69,8 @@ only_changed() {
 hunt() {
   local pair=$1 out=$2 rc=0
   local left=${pair%%:*}
-  step "hunt --rules '$pair' --seconds 60 --max-histories 20000 --seed 1"
-  "$bin" hunt --rules "$pair" --seconds 60 --max-histories 20000 --seed 1 > "$out" || rc=$?
+  step "hunt --rules '$pair' --seconds 60 --max-histories 20000 --seed 1 --jobs 1"
+  "$bin" hunt --rules "$pair" --seconds 60 --max-histories 20000 --seed 1 --jobs 1 > "$out" || rc=$?
   cat "$out"
   [ "$rc" = 1 ] || fail "hunt exited $rc, expected 1 (a finding)"
   grep -F -- "$left " "$out" | grep -qw new \

@@ -28,7 +28,7 @@ for v in "${versions[@]}"; do
     python3 -c "import json;r=json.load(open('$work/c.json'));print(r['histories']/r['seconds'])" >> "$work/c"
     python3 -c "import json;r=json.load(open('$work/c.json'));print(r['jvm_seconds']/r['seconds'])" >> "$work/j"
     preset=$(python3 -c "import json;print(json.load(open('$work/c.json'))['rules'].split('+')[0])")
-    taskset -c 0 "$bin" hunt --rules "$preset" --seconds "$seconds" --seed "$t" --json --known none \
+    taskset -c 0 "$bin" hunt --jobs 1 --rules "$preset" --seconds "$seconds" --seed "$t" --json --known none \
       --out "$work/h-out" > "$work/h.json" 2>/dev/null || true
     python3 -c "import json;r=json.load(open('$work/h.json'));print(r['histories']/r['seconds'])" >> "$work/h"
   done

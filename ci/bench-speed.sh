@@ -138,8 +138,10 @@ sides_of() { if [ $(($1 % 2)) = 1 ]; then echo base current; else echo current b
 
 # --- measurements ---------------------------------------------------------------------
 hunt_rate() { # bin [--rules R] -> histories/s as hunt prints it
-  local out
-  out=$(pin "$@" --seed 7 --max-histories "$histories" --seconds 600 --out "$work/hunt-out" 2>/dev/null || true)
+  local out one=()
+  # One worker on the pinned core (a build from before `--jobs` has one anyway).
+  "$1" hunt --help 2>/dev/null | grep -q -- '--jobs' && one=(--jobs 1)
+  out=$(pin "$@" "${one[@]}" --seed 7 --max-histories "$histories" --seconds 600 --out "$work/hunt-out" 2>/dev/null || true)
   rm -rf "$work/hunt-out"
   grep -Eo '^[0-9]+ histories in [0-9.]+ s \([0-9]+/s\)' <<<"$out" | grep -Eo '[0-9]+/s' | tr -d '/s' ||
     { echo "error: no hunt rate from $*" >&2; exit 1; }

@@ -18,7 +18,7 @@ strip_times() { sed -E 's/[0-9]+\.[0-9]+ s\b/T s/g; s/\([0-9]+\/s\)//g; s/, [0-9
   echo "## verdicts"
   "$target_dir"/release/examples/fingerprints
   echo "## hunt --seed 7 --max-histories 3000"
-  "$bin" hunt --seed 7 --jobs 1 --feedback off --max-histories 3000 --seconds 600 --out "$tmp/hunt" --known corpus/known.json \
+  "$bin" hunt --seed 7 --jobs 1 --max-histories 3000 --seconds 600 --out "$tmp/hunt" --known corpus/known.json \
     | strip_times | sed "s#$tmp#TMP#g" || true
   for f in "$tmp"/hunt/*.json; do echo "$(basename "$f") $(sha256sum < "$f" | cut -c1-16)"; done
   echo "## exhaust trunk:complete depth 3"
