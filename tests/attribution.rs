@@ -90,14 +90,9 @@ fn a_default_hunt_blames_one_family_and_writes_each_witness_once() {
     let out = scratch("attribution");
     let pairs = default_pairs();
     let cfg = Config {
-        pairs: pairs.clone(),
         budget: Duration::from_secs(600),
         histories_max: Some(3000),
-        seed: 7,
-        until: None,
-        watch: Vec::new(),
-        elr: Default::default(),
-        jobs: 1,
+        ..Config::new(pairs.clone(), 7)
     };
     let known = load_known(std::path::Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),

@@ -16,14 +16,9 @@ fn run(pairs: &[(&str, &str)], histories: u64, seed: u64) -> Report {
         .map(|(a, b)| [RuleSet::parse(a).unwrap(), RuleSet::parse(b).unwrap()])
         .collect();
     let cfg = Config {
-        pairs,
         budget: Duration::from_secs(600),
         histories_max: Some(histories),
-        seed,
-        until: None,
-        watch: Vec::new(),
-        elr: Default::default(),
-        jobs: 1,
+        ..Config::new(pairs, seed)
     };
     let known = load_known(std::path::Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),

@@ -191,7 +191,7 @@ pub fn machine() -> String {
     format!("{cpu} x{cores}").replace(',', " ")
 }
 
-fn median(sorted: &[f64]) -> f64 {
+pub fn median(sorted: &[f64]) -> f64 {
     let n = sorted.len();
     if n % 2 == 1 {
         sorted[n / 2]

@@ -82,12 +82,12 @@ fn limits(args: &ExhaustArgs) -> Result<exhaust::Limits, Error> {
 /// `--jobs`, checked; by default the machine's cores.
 fn jobs(asked: Option<usize>) -> Result<usize, Error> {
     match asked {
-        Some(n) if !(1..=exhaust::JOBS_MAX).contains(&n) => Err(Error::Usage(format!(
+        Some(n) if !(1..=isrfuzz::search::JOBS_MAX).contains(&n) => Err(Error::Usage(format!(
             "--jobs {n}: must be 1..={}",
-            exhaust::JOBS_MAX
+            isrfuzz::search::JOBS_MAX
         ))),
         Some(n) => Ok(n),
-        None => Ok(exhaust::default_jobs()),
+        None => Ok(isrfuzz::search::default_jobs()),
     }
 }
 

@@ -4,8 +4,8 @@
 use isrfuzz::check::history::History;
 use isrfuzz::error::Error;
 use isrfuzz::rules::RuleSet;
+use isrfuzz::search;
 use isrfuzz::search::generate::ElrMode;
-use isrfuzz::search::workers;
 use std::path::{Path, PathBuf};
 
 /// `A:B` as a pair; `A` alone is the pair `A:A` (a single-sided run).
@@ -115,16 +115,16 @@ pub fn parse_elr(s: &str) -> Result<ElrMode, String> {
 }
 
 /// `--jobs`'s value for the random searches: `all` (every core this process may use) or
-/// a count, 1..=[`workers::JOBS_MAX`].
+/// a count, 1..=[`search::JOBS_MAX`].
 pub fn parse_jobs(s: &str) -> Result<usize, String> {
     if s == "all" {
-        return Ok(workers::default_jobs());
+        return Ok(search::default_jobs());
     }
     match s.parse::<usize>() {
-        Ok(n) if (1..=workers::JOBS_MAX).contains(&n) => Ok(n),
+        Ok(n) if (1..=search::JOBS_MAX).contains(&n) => Ok(n),
         _ => Err(format!(
             "expected `all` or a count 1..={}, got `{s}`",
-            workers::JOBS_MAX
+            search::JOBS_MAX
         )),
     }
 }

@@ -70,7 +70,7 @@ fn push_rows(
             result: if at.is_some() { "detected" } else { "timeout" }.into(),
             seconds: at.unwrap_or(budget.as_secs_f64()),
             execs: s.histories,
-            ..row(engine, &t.name, &t.invariant, seed)
+            ..row(engine, &t.name(), &t.invariant, seed)
         })?;
     }
     Ok(())
@@ -84,10 +84,10 @@ fn print_trial(engine: &str, seed: u32, targets: &[Target], s: &Sightings, budge
         .max_by(|a, b| a.0.total_cmp(&b.0));
     let missed: Vec<String> = (targets.iter().zip(&s.seconds))
         .filter(|(_, at)| at.is_none())
-        .map(|(t, _)| format!("{} {}", t.name, t.invariant))
+        .map(|(t, _)| format!("{} {}", t.name(), t.invariant))
         .collect();
     let slowest = slowest.map_or(String::new(), |(a, t)| {
-        format!(", slowest {} {} at {a:.2} s", t.name, t.invariant)
+        format!(", slowest {} {} at {a:.2} s", t.name(), t.invariant)
     });
     let missed = if missed.is_empty() {
         String::new()

@@ -3,7 +3,7 @@
 //! a timeout at the budget). Rows of an earlier build keep a suffix of their own
 //! (`rediscover-j2-before`), so before and after sit side by side.
 
-use crate::cli::bench_report::{dedup, svg_start, Row};
+use crate::cli::bench_report::{dedup, median, svg_start, Row};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -28,11 +28,7 @@ impl Cell {
         let mut t: Vec<f64> = rows.iter().map(|r| r.seconds).collect();
         t.sort_by(f64::total_cmp);
         let n = t.len();
-        let median_s = if n % 2 == 1 {
-            t[n / 2]
-        } else {
-            (t[n / 2 - 1] + t[n / 2]) / 2.0
-        };
+        let median_s = median(&t);
         let hits = rows.iter().filter(|r| r.result == "detected").count();
         Cell {
             trials: n,

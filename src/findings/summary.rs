@@ -121,6 +121,24 @@ impl Summary {
         }
     }
 
+    /// Add another run's rows (a `hunt` worker's): counts summed, the earlier first time
+    /// kept; then every row in the order first met.
+    pub fn merge(&mut self, other: Summary) {
+        for row in other.rows {
+            let same = self.rows.iter_mut().find(|r| {
+                r.rules == row.rules && r.invariant == row.invariant && r.matched == row.matched
+            });
+            match same {
+                Some(r) => {
+                    r.count += row.count;
+                    r.first = r.first.into_iter().chain(row.first).min();
+                }
+                None => self.rows.push(row),
+            }
+        }
+        self.rows.sort_by_key(|r| r.first);
+    }
+
     /// Record the (current, shortest) witness of a row.
     pub fn witness(
         &mut self,

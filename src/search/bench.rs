@@ -140,15 +140,12 @@ pub fn throughput(family: &str, budget: Duration, seed: u64) -> Result<(u64, f64
 /// One `hunt` trial: seed `seed` on `jobs` workers, stop at the bug's invariant or at
 /// `budget`.
 pub fn hunt_trial(b: &Bug, seed: u64, budget: Duration, jobs: usize) -> Result<Trial, String> {
+    let pairs = vec![[RuleSet::parse(b.rules)?, RuleSet::complete()]];
     let cfg = hunt::Config {
-        pairs: vec![[RuleSet::parse(b.rules)?, RuleSet::complete()]],
         budget,
-        histories_max: None,
-        seed,
         until: Some(b.invariant.to_string()),
-        watch: Vec::new(),
-        elr: Default::default(),
         jobs,
+        ..hunt::Config::new(pairs, seed)
     };
     let report = hunt::hunt(&cfg, &Sink::memory(), |_| {}).map_err(|e| e.to_string())?;
     let found = report.findings.iter().find(|f| f.invariant == b.invariant);

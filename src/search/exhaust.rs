@@ -19,6 +19,7 @@ use crate::model::{apply, Acks, BrokerConfig, Cluster, Event, LeaderRecoveryStat
 use crate::rules::RuleSet;
 use crate::search::seen::{state_hash, Seen};
 use crate::search::stop;
+use crate::search::{default_jobs, JOBS_MAX};
 
 /// A starting cluster and the operations explored from it.
 pub struct Start {
@@ -275,14 +276,6 @@ pub struct Limits {
     /// on it: every result is merged in the order one thread would have produced it.
     pub jobs: usize,
 }
-
-/// The threads `exhaust` uses unless told: the cores this process may run on.
-pub fn default_jobs() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-/// Threads `explore_with` uses at most.
-pub const JOBS_MAX: usize = 64;
 
 /// Transitions computed per parallel batch: bounds the states held outside the arena.
 const BATCH_MAX: usize = 512;

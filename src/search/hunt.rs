@@ -19,7 +19,8 @@ use crate::search::generate::{decode_judged, decode_with, ElrMode, GEN_EVENTS_MA
 use crate::search::rng::{Rng, INPUT_BYTES_MAX};
 use crate::search::stop;
 pub use crate::search::workers::Progress;
-use crate::search::workers::{merge, run_workers, Shared, Turn, JOBS_MAX};
+use crate::search::workers::{merge, run_workers, Shared, Turn};
+use crate::search::JOBS_MAX;
 use std::time::{Duration, Instant};
 
 /// What to search and when to stop. Where findings go is the [`Sink`]'s business.
@@ -41,6 +42,23 @@ pub struct Config {
     /// itself, so one job is the single-threaded search). The findings depend on `seed`
     /// and `jobs` only, never on how the threads were scheduled.
     pub jobs: usize,
+}
+
+impl Config {
+    /// A search of `pairs` from `seed` on one worker: a minute, no history bound, no stop
+    /// condition, ELR drawn per history. Callers set what they need on top.
+    pub fn new(pairs: Vec<[RuleSet; 2]>, seed: u64) -> Config {
+        Config {
+            pairs,
+            budget: Duration::from_secs(60),
+            histories_max: None,
+            seed,
+            until: None,
+            watch: Vec::new(),
+            elr: ElrMode::Drawn,
+            jobs: 1,
+        }
+    }
 }
 
 #[derive(Default, Debug)]
@@ -77,7 +95,7 @@ pub fn hunt(cfg: &Config, sink: &Sink, progress: impl FnMut(&Progress)) -> Resul
     let _lock = sink.lock_exclusive()?;
     let start = Instant::now();
     let jobs = cfg.jobs.clamp(1, JOBS_MAX);
-    let shared = Shared::new(cfg.watch.len());
+    let shared = Shared::new(&cfg.watch);
     let reports = run_workers(jobs, &shared, start, progress, |w| {
         worker(cfg, sink, &shared, Turn { worker: w, jobs }, start)
     });
@@ -245,8 +263,7 @@ fn absorb(
                 let first =
                     (report.summary).count(side.rules, v.invariant, Some(k.into()), elapsed);
                 if first {
-                    at.shared
-                        .met(&at.cfg.watch, k.display_id(), v.invariant, elapsed);
+                    at.shared.met(k.display_id(), v.invariant, elapsed);
                     // Its witness is minimized and written after the search (`witness_matched`).
                     let m = Matched::from(k);
                     report

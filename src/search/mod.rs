@@ -14,3 +14,11 @@ pub mod rng;
 mod seen;
 pub mod stop;
 pub mod workers;
+
+/// Threads a search (`hunt`'s workers, `exhaust`'s batches) uses at most.
+pub const JOBS_MAX: usize = 64;
+
+/// The threads a search uses unless told: the cores this process may run on.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}

@@ -12,18 +12,26 @@
 //!   finding (what `bench --parts hunt` times).
 
 use crate::findings::attribution::default_pairs;
-use crate::findings::triage::{embedded, Kind};
+use crate::findings::triage::embedded;
 use crate::findings::Sink;
 use crate::search::bench::{hunt_trial, Bug, BUGS};
 use crate::search::hunt::{self, Config};
 use std::time::Duration;
 
-/// One thing to find again: `expected:KAFKA-21419`, `known:F18` or `planted:CE-a`, and the
-/// invariant it shows as.
+/// One thing to find again: its class (`expected`, `known` or `planted`), its name (the
+/// finding's id, or the planted bug's), and the invariant it shows as.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Target {
-    pub name: String,
+    pub class: &'static str,
+    pub id: String,
     pub invariant: String,
+}
+
+impl Target {
+    /// As the benchmark's rows name it: `expected:KAFKA-21419`, `known:F18`, `planted:CE-a`.
+    pub fn name(&self) -> String {
+        format!("{}:{}", self.class, self.id)
+    }
 }
 
 /// One trial's outcome per target: seconds to the first sighting, or `None` within the
@@ -38,12 +46,9 @@ pub struct Sightings {
 pub fn known_targets() -> Vec<Target> {
     let mut out: Vec<Target> = Vec::new();
     for k in embedded() {
-        let kind = match k.kind {
-            Kind::Expected => "expected",
-            Kind::Known => "known",
-        };
         let t = Target {
-            name: format!("{kind}:{}", k.display_id()),
+            class: k.kind.name(),
+            id: k.display_id().to_string(),
             invariant: k.invariant.clone(),
         };
         if !out.contains(&t) {
@@ -57,7 +62,8 @@ pub fn known_targets() -> Vec<Target> {
 pub fn planted_targets() -> Vec<Target> {
     BUGS.iter()
         .map(|b| Target {
-            name: format!("planted:{}", b.name),
+            class: "planted",
+            id: b.name.to_string(),
             invariant: b.invariant.to_string(),
         })
         .collect()
@@ -73,20 +79,13 @@ pub fn known_trial(
 ) -> Result<Sightings, String> {
     let watch = targets
         .iter()
-        .map(|t| {
-            let id = t.name.split_once(':').map_or(t.name.as_str(), |(_, id)| id);
-            (id.to_string(), t.invariant.clone())
-        })
+        .map(|t| (t.id.clone(), t.invariant.clone()))
         .collect();
     let cfg = Config {
-        pairs: default_pairs(),
         budget,
-        histories_max: None,
-        seed,
-        until: None,
         watch,
-        elr: Default::default(),
         jobs,
+        ..Config::new(default_pairs(), seed)
     };
     let sink = Sink::new(None, embedded().to_vec(), "");
     let report = hunt::hunt(&cfg, &sink, |_| {}).map_err(|e| e.to_string())?;

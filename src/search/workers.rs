@@ -8,22 +8,14 @@
 
 use crate::findings::{Finding, Sink};
 use crate::rules::RuleSet;
-use crate::search::hunt::Report;
+use crate::search::hunt::{MatchedEntry, Report};
 use crate::search::rng::Rng;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// Most worker threads a hunt runs.
-pub const JOBS_MAX: usize = 64;
-
 /// How often the progress callback runs.
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
-
-/// The threads a search uses unless told: the cores this process may run on.
-pub fn default_jobs() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
 
 /// What the progress bar shows: histories run and distinct new rows found, over all
 /// workers, and the time since the start.
@@ -74,17 +66,19 @@ pub struct Shared {
     histories: AtomicU64,
     /// Distinct (rule set, invariant) rows with a new finding, over all workers.
     rows: Mutex<Vec<(RuleSet, &'static str)>>,
-    /// Per watched row: when a worker first met it.
+    /// The rows to watch (`Config::watch`), and when a worker first met each.
+    watch: Vec<(String, String)>,
     watched: Mutex<Vec<Option<Duration>>>,
 }
 
 impl Shared {
-    pub fn new(watched: usize) -> Shared {
+    pub fn new(watch: &[(String, String)]) -> Shared {
         Shared {
             stop: AtomicBool::new(false),
             histories: AtomicU64::new(0),
             rows: Mutex::new(Vec::new()),
-            watched: Mutex::new(vec![None; watched]),
+            watch: watch.to_vec(),
+            watched: Mutex::new(vec![None; watch.len()]),
         }
     }
 
@@ -110,12 +104,12 @@ impl Shared {
 
     /// A worker met the expected or known row (`id`, `invariant`) for the first time:
     /// record it if watched, and stop the run once every watched row has been met.
-    pub fn met(&self, watch: &[(String, String)], id: &str, invariant: &str, at: Duration) {
-        if watch.is_empty() {
+    pub fn met(&self, id: &str, invariant: &str, at: Duration) {
+        if self.watch.is_empty() {
             return;
         }
         let mut seen = self.watched.lock().unwrap_or_else(|e| e.into_inner());
-        for (k, (wid, winv)) in watch.iter().enumerate() {
+        for (k, (wid, winv)) in self.watch.iter().enumerate() {
             if wid == id && winv == invariant && seen[k].is_none_or(|t| at < t) {
                 seen[k] = Some(at);
             }
@@ -185,18 +179,18 @@ pub fn merge(sink: &Sink, reports: Vec<Report>, jobs: usize) -> Report {
             };
             keep_shorter(sink, &mut out.findings, f);
         }
-        merge_summary(&mut out.summary, r.summary);
+        out.summary.merge(r.summary);
         for m in r.matched {
-            let same = |o: &&_| same_matched(o, &m);
-            if !out.matched.iter().any(|o| same(&o)) {
+            if !out.matched.iter().any(|o| same_matched(o, &m)) {
                 out.matched.push(m);
             }
         }
         let first = r.first_divergence.map(|(t, n)| (t, turn.global(n)));
-        out.first_divergence = match (out.first_divergence, first) {
-            (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
-            (a, b) => a.or(b),
-        };
+        out.first_divergence = out
+            .first_divergence
+            .into_iter()
+            .chain(first)
+            .min_by_key(|d| d.0);
     }
     out.findings.sort_by_key(|f| f.elapsed);
     out
@@ -224,31 +218,37 @@ fn keep_shorter(sink: &Sink, findings: &mut Vec<Finding>, f: Finding) {
     }
 }
 
-type MatchedEntry = crate::search::hunt::MatchedEntry;
-
+/// The same row (rule set, invariant, finding) as the summary keys it.
 fn same_matched(a: &MatchedEntry, b: &MatchedEntry) -> bool {
     a.0[a.1] == b.0[b.1] && a.2 == b.2 && a.3 == b.3
 }
 
-/// Rows added by key: counts summed, the earlier first time kept; then ordered by it.
-fn merge_summary(
-    into: &mut crate::findings::summary::Summary,
-    from: crate::findings::summary::Summary,
-) {
-    for row in from.rows {
-        let key = |r: &&mut crate::findings::summary::Row| {
-            r.rules == row.rules && r.invariant == row.invariant && r.matched == row.matched
-        };
-        match into.rows.iter_mut().find(key) {
-            Some(r) => {
-                r.count += row.count;
-                r.first = match (r.first, row.first) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    (a, b) => a.or(b),
-                };
-            }
-            None => into.rows.push(row),
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worker_zero_runs_the_seed_and_the_shares_add_up() {
+        let turn = |worker| Turn { worker, jobs: 3 };
+        assert_eq!(
+            turn(0).seed(11),
+            11,
+            "one job is the single-threaded search"
+        );
+        let seeds: Vec<u64> = (0..3).map(|w| turn(w).seed(11)).collect();
+        assert!(
+            seeds[1] != seeds[2] && !seeds[1..].contains(&11),
+            "{seeds:?}"
+        );
+        for total in [0, 1, 2, 3, 900, 901, 902] {
+            let shares: Vec<u64> = (0..3).map(|w| turn(w).share_of(total)).collect();
+            assert_eq!(shares.iter().sum::<u64>(), total, "{total}: {shares:?}");
+            assert!(
+                shares[0] >= shares[2] && shares[0] - shares[2] <= 1,
+                "{shares:?}"
+            );
         }
+        // Worker 1's 2nd history is the run's 5th of 3 workers (1-based).
+        assert_eq!(turn(1).global(2), 5);
     }
-    into.rows.sort_by_key(|r| r.first);
 }
