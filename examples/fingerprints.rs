@@ -73,7 +73,7 @@ fn main() {
                 (x >> 24) as u8
             })
             .collect();
-        let h = decode(&data);
+        let h = decode(&data, Default::default());
         for pair in &pairs {
             line(&format!("seed-{seed}"), &h, pair);
         }

@@ -16,7 +16,7 @@ fn main() {
                 x as u8
             })
             .collect();
-        let h = decode(&data);
+        let h = decode(&data, Default::default());
         let v = oracle::run(&h, &[RuleSet::trunk()], true);
         for (e, s) in h.events.iter().zip(&v.sides[0].steps) {
             if let isrfuzz::model::Outcome::Rejected { error, reason } = s.outcome {

@@ -12,6 +12,13 @@ pub enum Error {
     Usage(String),
 }
 
+/// What never happens (the model judge's error) converts to any error.
+impl From<std::convert::Infallible> for Error {
+    fn from(never: std::convert::Infallible) -> Error {
+        match never {}
+    }
+}
+
 impl Error {
     /// `map_err(Error::io(path))`: an I/O failure on `path`, as one line.
     pub fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {

@@ -240,7 +240,7 @@ fn generated_histories_run_with_elr_on() {
     let mut reached_elr = 0;
     for _ in 0..3000 {
         rng.fill(&mut bytes);
-        let mut h = isrfuzz::decode(&bytes);
+        let mut h = isrfuzz::decode(&bytes, Default::default());
         h.eligible_leader_replicas = true;
         h.format = h.written_format();
         let v = oracle::run(&h, &[RuleSet::trunk(), RuleSet::complete()], true);

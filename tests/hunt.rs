@@ -180,7 +180,7 @@ fn replay_is_deterministic_on_a_hunt_sample() {
     let sides = [RuleSet::trunk(), RuleSet::complete()];
     for _ in 0..300 {
         rng.fill(&mut buf);
-        let h = isrfuzz::decode(&buf);
+        let h = isrfuzz::decode(&buf, Default::default());
         let a = isrfuzz::check::oracle::run(&h, &sides, true).fingerprint();
         let b = isrfuzz::check::oracle::run(&h, &sides, true).fingerprint();
         assert_eq!(a, b, "{}", h.to_json());

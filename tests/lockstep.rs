@@ -7,8 +7,12 @@
 use isrfuzz::check::history::History;
 use isrfuzz::check::oracle::{self, SideRun};
 use isrfuzz::rules::RuleSet;
-use isrfuzz::search::generate::decode_guided;
+use isrfuzz::search::generate::{decode, Decode};
 use isrfuzz::search::rng::Rng;
+
+fn decode_guided(data: &[u8], guide: &RuleSet) -> History {
+    decode(data, Decode::guided(*guide))
+}
 
 fn same_side(two: &SideRun, one: &SideRun) {
     assert_eq!(two.rules, one.rules);
@@ -150,7 +154,8 @@ fn a_focused_run_of_an_unknown_invariant_is_none() {
 /// `oracle::run` gives it, with either side as the guide and shorter bounds too.
 #[test]
 fn a_history_judged_as_it_is_drawn_is_the_same_history_and_verdict() {
-    use isrfuzz::search::generate::{decode_judged, decode_with, ElrMode, GEN_EVENTS_MAX};
+    use isrfuzz::search::generate::GEN_EVENTS_MAX;
+    use isrfuzz::search::judged::decode_judged;
     let mut buf = Vec::new();
     let mut violated = 0;
     for (k, pair) in [
@@ -171,8 +176,12 @@ fn a_history_judged_as_it_is_drawn_is_the_same_history_and_verdict() {
             Rng::new(seed * 5 + k as u64).fill(&mut buf);
             let guide = (seed % 2) as usize % sides.len();
             let events_max = [GEN_EVENTS_MAX, 7][(seed % 3 == 0) as usize];
-            let (h, v) = decode_judged(&buf, sides, guide, events_max, ElrMode::Drawn);
-            let alone = decode_with(&buf, &sides[guide], events_max, ElrMode::Drawn);
+            let (h, v) = decode_judged(&buf, sides, guide, events_max, Default::default());
+            let options = Decode {
+                events_max,
+                ..Decode::guided(sides[guide])
+            };
+            let alone = decode(&buf, options);
             assert_eq!(h, alone, "{pair:?} seed {seed}");
             let w = oracle::run(&alone, sides, false);
             assert_eq!(v.fingerprint(), w.fingerprint(), "{pair:?} seed {seed}");

@@ -9,7 +9,7 @@ use isrfuzz::check::invariants::{step_violations, StepView};
 use isrfuzz::model::symmetry::Renaming;
 use isrfuzz::model::{apply, Cluster};
 use isrfuzz::rules::RuleSet;
-use isrfuzz::search::generate::{decode_with, ElrMode, GEN_EVENTS_MAX};
+use isrfuzz::search::generate::{decode, Decode, ElrMode};
 use isrfuzz::search::rng::Rng;
 
 fn step_verdicts(view: &StepView, rules: &RuleSet) -> Vec<&'static str> {
@@ -62,7 +62,13 @@ fn commutes(elr: ElrMode, rename: fn(&History) -> Renaming) -> Result<(u64, u64,
         let rules = RuleSet::parse(rules).unwrap();
         for _ in 0..400 {
             rng.fill(&mut bytes);
-            let h = decode_with(&bytes, &rules, GEN_EVENTS_MAX, elr);
+            let h = decode(
+                &bytes,
+                Decode {
+                    elr,
+                    ..Decode::guided(rules)
+                },
+            );
             let pi = rename(&h);
             let renamed: Vec<i32> = h.brokers.iter().map(|&b| pi.apply(b)).collect();
             let on = h.eligible_leader_replicas;

@@ -315,7 +315,7 @@ fn generated(count: u64) -> Vec<History> {
     (0..count)
         .map(|seed| {
             isrfuzz::search::rng::Rng::new(seed).fill(&mut buf);
-            isrfuzz::search::generate::decode(&buf)
+            isrfuzz::search::generate::decode(&buf, Default::default())
         })
         .collect()
 }

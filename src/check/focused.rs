@@ -13,9 +13,11 @@ use crate::check::invariants::{
     by_id, count_sometimes_from, quiescent_violation_of, step_violation_of, Check, Invariant, Kind,
     StepView,
 };
+use crate::check::judge::{drive, ModelJudge};
 use crate::check::oracle::{self, SideRun, Violation};
-use crate::model::{apply, Cluster};
+use crate::model::Cluster;
 use crate::rules::RuleSet;
+use std::ops::ControlFlow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Run `history` under `rules` judging `invariant` only. `decisions`: count the vacuity
@@ -30,31 +32,22 @@ pub fn run_focused(
     let entry = by_id(invariant)?;
     let mut run = oracle::empty_side(rules);
     catch_unwind(AssertUnwindSafe(|| {
-        let mut state = Cluster::new(&history.brokers, history.broker_config)
-            .with_elr(history.eligible_leader_replicas);
         // The state before a step is kept only for what reads it: the vacuity counters and
         // the checks that compare it with the state after. A per-partition check then
         // judges every partition; a quiescence invariant needs no step view at all.
         let keeps_prev = decisions || matches!(entry.check, Check::Step(_) | Check::AtEnd(_));
         let judges_steps = entry.kind != Kind::EventuallyAtQuiescence;
-        let mut prev = if keeps_prev {
-            state.clone()
-        } else {
-            Cluster::default()
-        };
-        for (step, event) in history.events.iter().enumerate() {
-            if keeps_prev {
-                prev.clone_from(&state);
-            }
-            let outcome = apply(&mut state, event, &rules);
+        let mut judge = ModelJudge::new(&rules, keeps_prev, false);
+        let ended = drive(history, &mut judge, |judge, ask, answer| {
             if !keeps_prev && !judges_steps {
-                continue;
+                return ControlFlow::Continue(());
             }
+            let (step, next) = (ask.index, judge.state());
             let view = StepView {
-                prev: if keeps_prev { &prev } else { &state },
-                next: &state,
-                event,
-                outcome: &outcome,
+                prev: judge.prev().unwrap_or(next),
+                next,
+                event: ask.event,
+                outcome: &answer.outcome,
             };
             if decisions {
                 count_sometimes_from(&view, &mut run.sometimes, &mut run.first_fired, step as u32);
@@ -62,12 +55,17 @@ pub fn run_focused(
             // Every step before this one held the invariant (the run stops at a violation),
             // so with the state before it kept, only the partitions it touched are judged.
             let prev_judged = keeps_prev && step > 0;
-            if let Some(detail) = step_violation_of(entry, &view, &rules, prev_judged) {
-                run.violations.push(violation(entry, step, detail));
-                return;
+            match step_violation_of(entry, &view, &rules, prev_judged) {
+                Some(detail) => {
+                    run.violations.push(violation(entry, step, detail));
+                    ControlFlow::Break(())
+                }
+                None => ControlFlow::Continue(()),
             }
-        }
-        if entry.kind == Kind::EventuallyAtQuiescence {
+        });
+        let Ok(_) = ended;
+        if run.violations.is_empty() && entry.kind == Kind::EventuallyAtQuiescence {
+            let mut state: Cluster = judge.into_state();
             oracle::heal(&mut state, &rules);
             if let Some(detail) = quiescent_violation_of(entry, &state, &rules) {
                 let end = history.events.len();

@@ -1,19 +1,20 @@
 //! The lockstep run: one or two sides stepped through a history event by event, every
-//! step judged, then healed and judged at quiescence. `oracle::run` steps it through a
-//! whole history; the generator can step it through a history as it draws one, reading
-//! the guide side's state (`generate::decode_judged`), so `hunt` runs each history once.
+//! step judged, then healed and judged at quiescence. It is a judge (`check::judge`):
+//! `oracle::run` drives it through a whole history with the one run loop; `hunt` feeds it
+//! a history as the generator draws one, the generator reading the guide side's state
+//! (`search::judged`), so each history runs once.
 //!
 //! Two sides share side 0's state while their rules answer alike (agree.rs); meanwhile
 //! side 1's own state is not kept. A panic in the model ends the run as a harness bug.
 
 use crate::check::agree::Agreeing;
+use crate::check::heal::{heal_with, ApplyFn};
 use crate::check::invariants::{
     count_sometimes_memo, quiescent_violations, step_violations_memo, StepMemo, StepView,
 };
-use crate::check::oracle::{
-    empty_side, heal_with, panic_message, ApplyFn, SideRun, StepRecord, Verdict, Violation,
-};
-use crate::model::{BrokerConfig, BrokerId, Cluster, Event, Outcome};
+use crate::check::judge::{Ask, Judge, Start};
+use crate::check::verdict::{empty_side, panic_message, SideRun, StepRecord, Verdict, Violation};
+use crate::model::{Cluster, Event, Outcome};
 use crate::rules::RuleSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -37,21 +38,12 @@ pub struct Lockstep {
 }
 
 impl Lockstep {
-    /// A run of `sides` (one or two) on a cluster of `brokers`, all registered and active.
-    pub fn new(
-        brokers: &[BrokerId],
-        config: BrokerConfig,
-        elr: bool,
-        sides: &[RuleSet],
-        record: bool,
-        apply: ApplyFn,
-    ) -> Lockstep {
-        let start = Cluster::new(brokers, config).with_elr(elr);
-        let states: Vec<Cluster> = sides.iter().map(|_| start.clone()).collect();
+    /// A run of `sides` (one or two), to be reset to a history's start.
+    pub fn new(sides: &[RuleSet], record: bool, apply: ApplyFn) -> Lockstep {
         Lockstep {
             runs: sides.iter().map(|&rules| empty_side(rules)).collect(),
-            prevs: states.clone(),
-            states,
+            states: Vec::new(),
+            prevs: Vec::new(),
             outcomes: Vec::with_capacity(2),
             shared: sides.len() == 2,
             first_divergence: None,
@@ -60,6 +52,20 @@ impl Lockstep {
             apply,
             harness_bug: None,
         }
+    }
+
+    /// Back to `start` (every broker registered and active), nothing judged yet.
+    pub fn start(&mut self, start: &Start) {
+        let cluster = start.cluster();
+        self.states = self.runs.iter().map(|_| cluster.clone()).collect();
+        self.prevs = self.states.clone();
+        for run in &mut self.runs {
+            *run = empty_side(run.rules);
+        }
+        self.shared = self.runs.len() == 2;
+        self.first_divergence = None;
+        self.steps = 0;
+        self.harness_bug = None;
     }
 
     /// The state of `side` after the steps taken.
@@ -131,6 +137,29 @@ impl Lockstep {
             sides: self.runs,
             first_divergence: self.first_divergence,
             harness_bug: self.harness_bug,
+        }
+    }
+}
+
+/// The model panicked: the run is over (its verdict names the harness bug).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stopped;
+
+impl Judge for Lockstep {
+    /// The run keeps every step's judgement itself (`finish` hands the verdict over).
+    type Answer = ();
+    type Error = Stopped;
+
+    fn reset(&mut self, start: &Start) -> Result<(), Stopped> {
+        self.start(start);
+        Ok(())
+    }
+
+    fn step(&mut self, ask: &Ask) -> Result<(), Stopped> {
+        if Lockstep::step(self, ask.event) {
+            Ok(())
+        } else {
+            Err(Stopped)
         }
     }
 }

@@ -5,7 +5,10 @@
 
 pub mod agree;
 pub mod focused;
+pub mod heal;
 pub mod history;
 pub mod invariants;
+pub mod judge;
 pub mod lockstep;
 pub mod oracle;
+pub mod verdict;

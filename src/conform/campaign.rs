@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::findings::finding::write_finding;
 use crate::findings::minimize::minimize;
 use crate::rules::RuleSet;
-use crate::search::generate::{decode_with, ElrMode, GEN_EVENTS_MAX};
+use crate::search::generate::{decode, Decode, ElrMode};
 use crate::search::rng::Rng;
 use crate::search::stop;
 use std::cell::RefCell;
@@ -143,7 +143,11 @@ impl Iterator for Generated {
             return None;
         }
         self.rng.fill(&mut self.buf);
-        let drawn = decode_with(&self.buf, &self.guide, GEN_EVENTS_MAX, self.elr);
+        let options = Decode {
+            elr: self.elr,
+            ..Decode::guided(self.guide)
+        };
+        let drawn = decode(&self.buf, options);
         Some(expressible(&drawn, &self.release))
     }
 }

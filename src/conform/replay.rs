@@ -10,16 +10,13 @@ use super::protocol::{class_of, differences, encode, Answer, Registration};
 use super::release::Release;
 use crate::check::history::History;
 use crate::check::invariants::{step_violations, StepView};
+use crate::check::judge::{drive, Ask, Ended, Judge, ModelJudge, Pair, Start};
 use crate::error::Error;
-use crate::model::log::Log;
-use crate::model::request::{Exchange, Request, RequestTap};
-use crate::model::{
-    self, AlterPlan, AtSealAnswer, BrokerId, BrokerState, Cluster, Event, IdList,
-    LeaderRecoveryState, Partition, ReplicaState, Rules,
-};
+use crate::model::request::{Exchange, Request};
+use crate::model::{BrokerId, BrokerState, Cluster, Event, IdList, LeaderRecoveryState, Partition};
 use crate::rules::RuleSet;
 use serde_json::json;
-use std::cell::RefCell;
+use std::ops::ControlFlow;
 
 /// Why a history is not replayed: the real controller has no request for one of its
 /// events (Inkless topics and switches live in aiven/inkless, not in these jars).
@@ -77,9 +74,14 @@ fn is_inkless(e: &Event) -> bool {
 /// Every event of `history` is one the release's controller can take (or the model's
 /// broker side answers alone), else why not.
 pub fn check_expressible(history: &History, release: &Release) -> Result<(), Skip> {
-    if let Some(i) = history.events.iter().position(is_inkless) {
-        let op = history.events[i].op();
-        return Err(Skip(format!("step {i} ({op}) is Inkless-only")));
+    check_expressible_events(&history.events, release).map_err(|(_, skip)| skip)
+}
+
+/// `check_expressible` on a list of events; the step that cannot be taken with the reason.
+fn check_expressible_events(events: &[Event], release: &Release) -> Result<(), (usize, Skip)> {
+    if let Some(i) = events.iter().position(is_inkless) {
+        let op = events[i].op();
+        return Err((i, Skip(format!("step {i} ({op}) is Inkless-only"))));
     }
     let keeps_rf = |e: &Event| {
         matches!(
@@ -90,11 +92,14 @@ pub fn check_expressible(history: &History, release: &Release) -> Result<(), Ski
             }
         )
     };
-    match history.events.iter().position(keeps_rf) {
-        Some(i) if !release.rf_change_flag => Err(Skip(format!(
-            "step {i} asks allowReplicationFactorChange=false, which Kafka {} cannot carry",
-            release.version
-        ))),
+    match events.iter().position(keeps_rf) {
+        Some(i) if !release.rf_change_flag => Err((
+            i,
+            Skip(format!(
+                "step {i} asks allowReplicationFactorChange=false, which Kafka {} cannot carry",
+                release.version
+            )),
+        )),
         _ => Ok(()),
     }
 }
@@ -129,113 +134,141 @@ pub fn expressible(history: &History, release: &Release) -> History {
 /// The controller requests the model makes on `history` under `rules`, each with the
 /// step that made it and the model's answer: what `conform_history` sends, without a JVM.
 pub fn model_requests(history: &History, rules: &RuleSet) -> Vec<(usize, Exchange)> {
-    let (tapped, mut state) = start(history, rules);
-    let mut out = Vec::new();
-    for (step, event) in history.events.iter().enumerate() {
-        model::apply(&mut state, event, &tapped);
-        out.extend(tapped.log.borrow_mut().drain(..).map(|e| (step, e)));
-    }
-    out
+    model_run(history, rules).0
 }
 
 /// `model_requests` with the model's state around every step: `states[0]` is the starting
 /// cluster and `states[i + 1]` the one step `i` left (what a reproducer's assertion reads
 /// its original and target replicas from).
 pub fn model_run(history: &History, rules: &RuleSet) -> (Vec<(usize, Exchange)>, Vec<Cluster>) {
-    let (tapped, mut state) = start(history, rules);
-    let mut out = Vec::new();
-    let mut states = vec![state.clone()];
-    for (step, event) in history.events.iter().enumerate() {
-        model::apply(&mut state, event, &tapped);
-        out.extend(tapped.log.borrow_mut().drain(..).map(|e| (step, e)));
-        states.push(state.clone());
-    }
+    let mut model = ModelJudge::new(rules, false, true);
+    let (mut out, mut states) = (Vec::new(), vec![Start::of(history).cluster()]);
+    let Ok(_) = drive(history, &mut model, |model, ask, step| {
+        out.extend(step.requests.into_iter().map(|e| (ask.index, e)));
+        states.push(model.state().clone());
+        ControlFlow::Continue(())
+    });
     (out, states)
 }
 
-/// Replay `history` under `rules` against the driver's release.
+/// The real controller of one release, as a judge: at each step it is sent the
+/// controller requests the model made, in order, until the first whose answer differs
+/// from the model's (a real controller cannot be rewound: the run ends there).
+pub struct Controller<'d> {
+    pub driver: &'d mut Driver,
+}
+
+/// The real controller's answer to one step.
+#[derive(Clone, Debug, Default)]
+pub struct ControllerStep {
+    /// Requests sent and compared.
+    pub sent: usize,
+    /// Requests the model says no upstream controller receives in that state (not sent).
+    pub not_upstream: usize,
+    /// The first request answered otherwise: the model's exchange, the real answer, and
+    /// the fields that differ.
+    pub differing: Option<(Exchange, Answer, Vec<String>)>,
+}
+
+impl Judge for Controller<'_> {
+    type Answer = ControllerStep;
+    type Error = Error;
+
+    fn cannot_express(&self, events: &[Event]) -> Option<(usize, String)> {
+        check_expressible_events(events, &self.driver.release)
+            .err()
+            .map(|(step, Skip(why))| (step, why))
+    }
+
+    fn reset(&mut self, start: &Start) -> Result<(), Error> {
+        let reset = json!({"op":"reset","brokers":start.brokers,"elr":start.elr});
+        let answer = self.driver.exchange(&reset)?;
+        if answer.error == "NONE" {
+            return Ok(());
+        }
+        Err(Error::Usage(format!(
+            "the Kafka {} driver refused the cluster of brokers {:?}: {} {}",
+            self.driver.release.version,
+            start.brokers,
+            answer.error,
+            answer.fault.unwrap_or_default()
+        )))
+    }
+
+    fn step(&mut self, ask: &Ask) -> Result<ControllerStep, Error> {
+        let mut out = ControllerStep::default();
+        for model in ask.requests {
+            if model.not_upstream {
+                out.not_upstream += 1;
+                continue;
+            }
+            let request = encode(&model.request).map_err(|why| {
+                let step = ask.index;
+                Error::Usage(format!(
+                    "step {step}: the real controller has no request for {why}"
+                ))
+            })?;
+            let real = self.driver.exchange(&request)?;
+            out.sent += 1;
+            let differences = differences(model, &real);
+            if !differences.is_empty() {
+                out.differing = Some((model.clone(), real, differences));
+                break;
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Replay `history` under `rules` against the driver's release: the model and the real
+/// controller as a pair of judges, every request compared, the control-plane invariants
+/// judged on the real controller's states.
 pub fn conform_history(
     history: &History,
     rules: &RuleSet,
     driver: &mut Driver,
 ) -> Result<Result<Conformance, Skip>, Error> {
-    if let Err(skip) = check_expressible(history, &driver.release) {
-        return Ok(Err(skip));
-    }
-    let reset =
-        json!({"op":"reset","brokers":history.brokers,"elr":history.eligible_leader_replicas});
-    let answer = driver.exchange(&reset)?;
-    if answer.error != "NONE" {
-        return Err(Error::Usage(format!(
-            "the Kafka {} driver refused the cluster of brokers {:?}: {} {}",
-            driver.release.version,
-            history.brokers,
-            answer.error,
-            answer.fault.unwrap_or_default()
-        )));
-    }
-    let (tapped, mut state) = start(history, rules);
+    let mut pair = Pair {
+        first: ModelJudge::new(rules, true, true),
+        second: Controller { driver },
+    };
     let mut result = Conformance::default();
-    for (step, event) in history.events.iter().enumerate() {
-        let prev = state.clone();
-        let outcome = model::apply(&mut state, event, &tapped);
-        let exchanges = std::mem::take(&mut *tapped.log.borrow_mut());
-        let mut judged = state.clone();
-        result.disagreement = compare_step(step, exchanges, driver, &mut result, &mut judged)?;
+    let ended = drive(history, &mut pair, |pair, ask, (model, real)| {
+        result.requests += real.sent;
+        result.not_upstream += real.not_upstream;
+        let mut judged = pair.first.state().clone();
+        result.disagreement = real.differing.map(|(model, real, differences)| {
+            overwrite_registrations(&mut judged, &real);
+            Disagreement {
+                step: ask.index,
+                request: model.request.clone(),
+                class: class_of(&differences),
+                model,
+                real,
+                differences,
+            }
+        });
         let view = StepView {
-            prev: &prev,
+            prev: pair.first.prev().expect("kept"),
             next: &judged,
-            event,
-            outcome: &outcome,
+            event: ask.event,
+            outcome: &model.outcome,
         };
         for (id, detail) in step_violations(&view, rules) {
             if is_control_plane(id) && !result.shown.iter().any(|(i, _, _)| *i == id) {
-                result.shown.push((id, step, detail));
+                result.shown.push((id, ask.index, detail));
             }
         }
         if result.disagreement.is_some() {
-            break;
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
         }
+    })?;
+    match ended {
+        Ended::CannotExpress { why, .. } => Ok(Err(Skip(why))),
+        Ended::Ran { .. } => Ok(Ok(result)),
     }
-    Ok(Ok(result))
-}
-
-/// Send one step's requests in order; the first whose answer differs, with the real
-/// registrations written into `judged`.
-fn compare_step(
-    step: usize,
-    exchanges: Vec<Exchange>,
-    driver: &mut Driver,
-    result: &mut Conformance,
-    judged: &mut Cluster,
-) -> Result<Option<Disagreement>, Error> {
-    for model in exchanges {
-        if model.not_upstream {
-            result.not_upstream += 1;
-            continue;
-        }
-        let request = encode(&model.request).map_err(|why| {
-            Error::Usage(format!(
-                "step {step}: the real controller has no request for {why}"
-            ))
-        })?;
-        let real = driver.exchange(&request)?;
-        result.requests += 1;
-        let differences = differences(&model, &real);
-        if differences.is_empty() {
-            continue;
-        }
-        overwrite_registrations(judged, &real);
-        return Ok(Some(Disagreement {
-            step,
-            request: model.request.clone(),
-            class: class_of(&differences),
-            model,
-            real,
-            differences,
-        }));
-    }
-    Ok(None)
 }
 
 /// The model's state with the real controller's registrations and broker states in it:
@@ -275,42 +308,3 @@ fn set_registration(p: &mut Partition, r: &Registration) {
     p.elr = ids(&r.elr);
     p.last_known_elr = ids(&r.last_known_elr);
 }
-
-/// The tapped rule set and the history's starting cluster.
-fn start<'a>(history: &History, rules: &'a RuleSet) -> (Tapped<'a>, Cluster) {
-    let tapped = Tapped {
-        rules,
-        log: RefCell::new(Vec::new()),
-    };
-    let state = Cluster::new(&history.brokers, history.broker_config)
-        .with_elr(history.eligible_leader_replicas);
-    (tapped, state)
-}
-
-/// The rule set with a tap that keeps every exchange of the current step.
-struct Tapped<'a> {
-    rules: &'a RuleSet,
-    log: RefCell<Vec<Exchange>>,
-}
-
-impl RequestTap for Tapped<'_> {
-    fn record(&self, exchange: Exchange) {
-        self.log.borrow_mut().push(exchange);
-    }
-}
-
-/// `Rules` for `Tapped`: every hook forwards to the rule set; `tap` is the log.
-macro_rules! tapped_hooks {
-    ($($hook:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
-        impl Rules for Tapped<'_> {
-            $(fn $hook(&self, $($arg: $ty),*) -> $ret {
-                Rules::$hook(self.rules, $($arg),*)
-            })*
-            fn tap(&self) -> Option<&dyn RequestTap> {
-                Some(self)
-            }
-        }
-    };
-}
-
-crate::model::with_rule_hooks!(tapped_hooks);

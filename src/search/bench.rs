@@ -14,7 +14,7 @@ use crate::check::oracle;
 use crate::findings::Sink;
 use crate::rules::{RuleSet, PRESETS};
 use crate::search::exhaust;
-use crate::search::generate::decode_guided;
+use crate::search::generate::{decode, Decode};
 use crate::search::hunt;
 use crate::search::rng::Rng;
 use std::time::{Duration, Instant};
@@ -130,7 +130,8 @@ pub fn throughput(family: &str, budget: Duration, seed: u64) -> Result<(u64, f64
     while n % 64 != 0 || start.elapsed() < budget {
         rng.fill(&mut buf);
         let pair = &pairs[n as usize % pairs.len()];
-        let history = decode_guided(&buf, &pair[(n / pairs.len() as u64 % 2) as usize]);
+        let guide = pair[(n / pairs.len() as u64 % 2) as usize];
+        let history = decode(&buf, Decode::guided(guide));
         std::hint::black_box(oracle::run(&history, pair, false));
         n += 1;
     }
@@ -222,7 +223,7 @@ pub fn micro(histories: u32, seed: u64) -> Vec<Micro> {
     let mut counts = vec![0u32; INVARIANTS.len()];
     for _ in 0..histories {
         rng.fill(&mut buf);
-        let h = decode_guided(&buf, &rules);
+        let h = decode(&buf, Decode::guided(rules));
         let start = Cluster::new(&h.brokers, h.broker_config);
         let (mut states, mut outcomes) = (vec![start.clone()], Vec::new());
         let mut c = start.clone();

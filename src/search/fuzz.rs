@@ -25,7 +25,7 @@ use crate::findings::report;
 use crate::findings::triage::{self, Known};
 use crate::model::Cluster;
 use crate::rules::{RuleSet, PRESETS};
-use crate::search::generate::decode_padded;
+use crate::search::generate::{decode, Decode};
 use std::sync::OnceLock;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -204,7 +204,13 @@ pub fn input_history(data: &[u8]) -> History {
                 .and_then(|text| History::from_json(text).ok())
         })
         .flatten();
-    json.unwrap_or_else(|| decode_padded(data))
+    json.unwrap_or_else(|| {
+        let padded = Decode {
+            padded: true,
+            ..Decode::default()
+        };
+        decode(data, padded)
+    })
 }
 
 /// The entry point both engines call. Panics with a readable report on a finding.

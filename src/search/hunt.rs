@@ -15,7 +15,8 @@ use crate::findings::finding::sides_of;
 use crate::findings::summary::{Matched, Summary};
 use crate::findings::{Finding, Sink};
 use crate::rules::RuleSet;
-use crate::search::generate::{decode_judged, decode_with, ElrMode, GEN_EVENTS_MAX};
+use crate::search::generate::{decode, Decode, ElrMode, GEN_EVENTS_MAX};
+use crate::search::judged::decode_judged;
 use crate::search::rng::{Rng, INPUT_BYTES_MAX};
 use crate::search::stop;
 pub use crate::search::workers::Progress;
@@ -200,7 +201,12 @@ fn shorten(
     let (pair, side, invariant, elapsed, histories) =
         (f.pair, f.side, f.invariant, f.elapsed, f.histories);
     let guide = &pair[(turn / report.findings.len() as u64 % 2) as usize];
-    let history = decode_with(buf, guide, len - 1, elr);
+    let options = Decode {
+        events_max: len - 1,
+        elr,
+        ..Decode::guided(*guide)
+    };
+    let history = decode(buf, options);
     if !sink.is_new(pair, side, invariant, &history) {
         return Ok(());
     }

@@ -9,6 +9,7 @@ pub mod exhaust;
 pub mod fuzz;
 pub mod generate;
 pub mod hunt;
+pub mod judged;
 pub mod rediscover;
 pub mod rng;
 mod seen;

@@ -9,7 +9,7 @@
 //! - a few requests are made invalid on purpose (1 in 16) to exercise validation;
 //! - choice index 0 is always the harmless `list_reassignments`, and generation stops when
 //!   the input runs out, so exhausted input pads harmlessly; the coverage-guided engines'
-//!   inputs are padded first to the length `hunt` would draw ([`decode_padded`]);
+//!   inputs are padded first to the length `hunt` would draw ([`Decode::padded`]);
 //! - swarm testing: each history first draws per-operation weights (0 disables one), so
 //!   some histories are all reassignments and ISR changes, others all fencing;
 //! - everything is bounded: brokers, partitions, events and faults;
@@ -31,8 +31,6 @@ mod ops;
 mod tests;
 
 use crate::check::history::History;
-use crate::check::lockstep::Lockstep;
-use crate::check::oracle::Verdict;
 use crate::model::broker::Local;
 use crate::model::{apply, BrokerConfig, BrokerId, BrokerState, Cluster, Event, Partition};
 use crate::rules::RuleSet;
@@ -94,72 +92,96 @@ fn mode(data: &[u8], elr: ElrMode) -> (&[u8], Mode) {
     (rest, Mode { elr, first_min_isr })
 }
 
-/// Decode bytes into a history, guided by the `trunk` model.
-pub fn decode(data: &[u8]) -> History {
-    decode_guided(data, &RuleSet::trunk())
+/// How to decode: the one entry, [`decode`], takes these options.
+pub struct Decode<'f> {
+    /// The rule set of the generator's own guide model (unused with a `feed`).
+    pub guide: RuleSet,
+    /// At most this many events (at least the initial creation; capped at
+    /// [`GEN_EVENTS_MAX`]): `hunt` uses fewer to look for shorter witnesses.
+    pub events_max: usize,
+    /// ELR drawn from the mode byte or forced; the guide runs with the history's setting.
+    pub elr: ElrMode,
+    /// Pad short input as the coverage-guided engines' inputs are (see below).
+    pub padded: bool,
+    /// A judge that runs the history as it is drawn, read as the guide instead of a model
+    /// of the generator's own (`hunt`: each event is applied once per side, not once more
+    /// for the guide).
+    pub feed: Option<&'f mut dyn Feed>,
 }
 
-/// Decode bytes into a history, choosing operations from the state of `guide`.
-pub fn decode_guided(data: &[u8], guide: &RuleSet) -> History {
-    decode_bounded(data, guide, GEN_EVENTS_MAX)
-}
-
-/// As `decode_guided`, with at most `events_max` events (at least the initial creation):
-/// `hunt` uses it to look for shorter witnesses of what it already found.
-pub fn decode_bounded(data: &[u8], guide: &RuleSet, events_max: usize) -> History {
-    decode_with(data, guide, events_max, ElrMode::Drawn)
-}
-
-/// As `decode_bounded`, with ELR drawn or forced by `elr`. The guide model runs with the
-/// history's ELR setting.
-pub fn decode_with(data: &[u8], guide: &RuleSet, events_max: usize, elr: ElrMode) -> History {
-    let own = |brokers: &[BrokerId], elr: bool| Model::Own {
-        rules: *guide,
-        cluster: Cluster::new(brokers, BrokerConfig::default()).with_elr(elr),
-    };
-    draw(data, events_max, elr, own).0
-}
-
-/// As `decode_with` with `sides[guide]` as the guide, and the history judged under `sides`
-/// as it is drawn: the guide reads that side's state from the oracle's run
-/// (`check::lockstep`) instead of running a model of its own, so each event is applied
-/// once per side, not once more for the guide. The same history and the same verdict as
-/// `decode_with` then `oracle::run(history, sides, false)` (a test compares them); a model
-/// panic ends the history at the event that caused it, with the verdict's harness bug.
-pub fn decode_judged(
-    data: &[u8],
-    sides: &[RuleSet],
-    guide: usize,
-    events_max: usize,
-    elr: ElrMode,
-) -> (History, Verdict) {
-    let judged = |brokers: &[BrokerId], elr: bool| {
-        let config = BrokerConfig::default();
-        let run = Lockstep::new(brokers, config, elr, sides, false, apply);
-        Model::Judged {
-            run: Box::new(run),
-            side: guide,
+impl Default for Decode<'_> {
+    /// Guided by the `trunk` model, every event the generator allows, ELR drawn.
+    fn default() -> Self {
+        Decode {
+            guide: RuleSet::trunk(),
+            events_max: GEN_EVENTS_MAX,
+            elr: ElrMode::Drawn,
+            padded: false,
+            feed: None,
         }
-    };
-    let (history, model) = draw(data, events_max, elr, judged);
-    let Model::Judged { run, .. } = model else {
-        unreachable!("drawn with a judged model")
-    };
-    (history, run.finish())
+    }
 }
 
-/// The draw loop: the guide starts on the model `start` makes for the drawn brokers and
-/// ELR setting, then takes operations until the input or `events_max` runs out.
-fn draw(
-    data: &[u8],
-    events_max: usize,
-    elr: ElrMode,
-    start: impl FnOnce(&[BrokerId], bool) -> Model,
-) -> (History, Model) {
+impl Decode<'_> {
+    /// The defaults with `guide` as the guide model's rule set.
+    pub fn guided(guide: RuleSet) -> Decode<'static> {
+        Decode {
+            guide,
+            ..Decode::default()
+        }
+    }
+}
+
+/// What the generator reads its guide state from when a judge runs the history as it is
+/// drawn: the judge implements it (the generator never imports one). The same history is
+/// drawn as from a model of its own under the feed's guide rule set, as long as the feed
+/// applies each event to the state it shows.
+pub trait Feed {
+    /// A history starts on these brokers, all active, with ELR on or off.
+    fn start(&mut self, brokers: &[BrokerId], elr: bool);
+    /// The state after the events pushed so far.
+    fn state(&self) -> &Cluster;
+    fn push(&mut self, event: &Event);
+    /// The feed cannot go on (its model panicked): the history ends here.
+    fn stopped(&self) -> bool;
+}
+
+/// Decode bytes into a history, choosing operations from the state of the guide.
+pub fn decode(data: &[u8], options: Decode) -> History {
+    if options.padded {
+        let padded = pad(data);
+        return decode(
+            &padded,
+            Decode {
+                padded: false,
+                ..options
+            },
+        );
+    }
+    let Decode {
+        guide,
+        events_max,
+        elr,
+        feed,
+        ..
+    } = options;
+    let model = match feed {
+        Some(feed) => Model::Fed(feed),
+        None => Model::Own {
+            rules: guide,
+            cluster: Cluster::default(),
+        },
+    };
+    draw(data, events_max, elr, model)
+}
+
+/// The draw loop: the guide starts `model` on the drawn brokers and ELR setting, then
+/// takes operations until the input or `events_max` runs out.
+fn draw(data: &[u8], events_max: usize, elr: ElrMode, model: Model) -> History {
     let events_max = events_max.clamp(1, GEN_EVENTS_MAX);
     let (data, mode) = mode(data, elr);
     let mut u = Unstructured::new(data);
-    let mut g = Guide::start(&mut u, start, mode);
+    let mut g = Guide::start(&mut u, model, mode);
     let weights = swarm_weights(&mut u);
     // Every iteration consumes input or adds an event; the cap makes termination obvious.
     for _ in 0..4 * GEN_EVENTS_MAX {
@@ -174,18 +196,19 @@ fn draw(
     let mut history = History::new(g.brokers, g.events);
     history.eligible_leader_replicas = mode.elr;
     history.format = history.written_format();
-    (history, g.model)
+    history
 }
 
-/// Decode what a coverage-guided engine hands over (`fuzz::input_history`): its bytes
+/// The padding of what a coverage-guided engine hands over (`fuzz::input_history`,
+/// [`Decode::padded`]): its bytes
 /// first, then, when they are shorter than the length `hunt` would have drawn for them
 /// (`Rng::fill`'s, from a stream seeded by their hash), that stream's bytes up to that
 /// length; the mode byte stays the input's last. From an empty corpus an engine thus runs
 /// histories as long as `hunt`'s from its first inputs, while the bytes it has still steer
-/// the front of each. Bytes longer than [`INPUT_BYTES_MAX`](crate::search::rng::INPUT_BYTES_MAX) decode as [`decode`] does.
+/// the front of each. Bytes longer than [`INPUT_BYTES_MAX`](crate::search::rng::INPUT_BYTES_MAX) decode as unpadded.
 /// (libFuzzer found CE-b2 in 7 of 10 minutes-long trials without the padding, 10 of 10
 /// within 12 s with it: docs/benchmarks.md.)
-pub fn decode_padded(data: &[u8]) -> History {
+fn pad(data: &[u8]) -> Vec<u8> {
     let (rest, mode_byte) = match data.split_last() {
         Some((&b, rest)) => (rest, Some(b)),
         None => (data, None),
@@ -196,7 +219,7 @@ pub fn decode_padded(data: &[u8]) -> History {
     stream.extend_to(&mut bytes, len);
     bytes.truncate(len.max(rest.len()));
     bytes.extend(mode_byte);
-    decode(&bytes)
+    bytes
 }
 
 /// FNV-1a, 64 bits: the padding stream's seed (any stable hash of the bytes would do).
@@ -206,19 +229,27 @@ fn fnv1a(data: &[u8]) -> u64 {
     })
 }
 
-/// Where the guide's state comes from: a model of its own under the guide rule set, or
-/// one side of a lockstep run that judges the history as it is drawn.
-#[derive(Clone)]
-enum Model {
+/// Where the guide's state comes from: a model of its own under the guide rule set, or a
+/// judge that runs the history as it is drawn.
+enum Model<'f> {
     Own { rules: RuleSet, cluster: Cluster },
-    Judged { run: Box<Lockstep>, side: usize },
+    Fed(&'f mut dyn Feed),
 }
 
-impl Model {
+impl Model<'_> {
+    fn start(&mut self, brokers: &[BrokerId], elr: bool) {
+        match self {
+            Model::Own { cluster, .. } => {
+                *cluster = Cluster::new(brokers, BrokerConfig::default()).with_elr(elr)
+            }
+            Model::Fed(feed) => feed.start(brokers, elr),
+        }
+    }
+
     fn cluster(&self) -> &Cluster {
         match self {
             Model::Own { cluster, .. } => cluster,
-            Model::Judged { run, side } => run.state(*side),
+            Model::Fed(feed) => feed.state(),
         }
     }
 
@@ -227,23 +258,20 @@ impl Model {
             Model::Own { rules, cluster } => {
                 apply(cluster, event, rules);
             }
-            Model::Judged { run, .. } => {
-                run.step(event);
-            }
+            Model::Fed(feed) => feed.push(event),
         }
     }
 
-    /// A judged run stops at a model panic, and the history with it.
+    /// A fed run stops at a model panic, and the history with it.
     fn stopped(&self) -> bool {
-        matches!(self, Model::Judged { run, .. } if run.stopped())
+        matches!(self, Model::Fed(feed) if feed.stopped())
     }
 }
 
 /// The guide model: what the preconditions read and the constructors draw from. Every
 /// generated event is applied to it under the guide rule set.
-#[derive(Clone)]
-struct Guide {
-    model: Model,
+struct Guide<'f> {
+    model: Model<'f>,
     brokers: Vec<BrokerId>,
     events: Vec<Event>,
     /// CreatePartition events so far (each takes a partition index, accepted or not).
@@ -254,18 +282,15 @@ struct Guide {
     invalid_on_purpose: usize,
 }
 
-impl Guide {
+impl<'f> Guide<'f> {
     /// Draws the broker count and the initial partition. Exhausted input gives the
     /// starting state of the reassignment scenarios: brokers [1,2,3], replicas [1,2,3].
-    fn start(
-        u: &mut Unstructured,
-        model: impl FnOnce(&[BrokerId], bool) -> Model,
-        mode: Mode,
-    ) -> Guide {
+    fn start(u: &mut Unstructured, mut model: Model<'f>, mode: Mode) -> Guide<'f> {
         let n = u.int(GEN_BROKERS_MIN as usize, GEN_BROKERS_MAX as usize) as i32;
         let brokers: Vec<BrokerId> = (1..=n).collect();
+        model.start(&brokers, mode.elr);
         let mut g = Guide {
-            model: model(&brokers, mode.elr),
+            model,
             brokers,
             events: Vec::new(),
             creations: 0,
@@ -288,6 +313,27 @@ impl Guide {
             min_insync_replicas,
         });
         g
+    }
+
+    /// A copy on a model of its own with the same state (the tests try every operation
+    /// on copies).
+    #[cfg(test)]
+    fn detached(&self) -> Guide<'static> {
+        let rules = match &self.model {
+            Model::Own { rules, .. } => *rules,
+            Model::Fed(_) => RuleSet::trunk(),
+        };
+        Guide {
+            model: Model::Own {
+                rules,
+                cluster: self.cluster().clone(),
+            },
+            brokers: self.brokers.clone(),
+            events: self.events.clone(),
+            creations: self.creations,
+            faults: self.faults,
+            invalid_on_purpose: self.invalid_on_purpose,
+        }
     }
 
     /// The state after the events so far.

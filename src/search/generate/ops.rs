@@ -48,9 +48,9 @@ pub(super) const OPS: &[OpSpec] = &[
     op("switch_start",          |g| g.any_partition(switchable),                   switch_start),
     op("seal_commit",           |g| g.any_partition(seal_pending),                 seal_commit),
     op("alter_diskless_switch", |g| g.any_partition(switching_diskless),           alter_switch),
-    op("stall_broker",          Guide::faults_left,                                stall),
+    op("stall_broker",          |g| g.faults_left(),                               stall),
     op("resume_broker",         |g| !g.cluster().runtime.stalled.is_empty(),         resume),
-    op("restart_broker",        Guide::faults_left,                                restart),
+    op("restart_broker",        |g| g.faults_left(),                               restart),
     op("delete_records",        |g| g.any_partition(deletable),                    delete_records),
     op("flush_broker",          |_| true,                                          flush),
 ];

@@ -8,12 +8,29 @@ use crate::check::oracle;
 use crate::search::rng::INPUT_BYTES_MAX;
 use std::collections::HashSet;
 
-/// A guide model of its own under `rules`, as `decode_with` makes.
-fn own(rules: RuleSet) -> impl FnOnce(&[BrokerId], bool) -> Model {
-    move |brokers, elr| Model::Own {
+/// A guide model of its own under `rules`, as `decode` makes without a feed.
+fn own(rules: RuleSet) -> Model<'static> {
+    Model::Own {
         rules,
-        cluster: Cluster::new(brokers, BrokerConfig::default()).with_elr(elr),
+        cluster: Cluster::default(),
     }
+}
+
+/// Decode with the defaults.
+fn decode(data: &[u8]) -> History {
+    super::decode(data, Decode::default())
+}
+
+fn decode_guided(data: &[u8], guide: &RuleSet) -> History {
+    super::decode(data, Decode::guided(*guide))
+}
+
+fn decode_padded(data: &[u8]) -> History {
+    let padded = Decode {
+        padded: true,
+        ..Decode::default()
+    };
+    super::decode(data, padded)
 }
 
 /// SplitMix64: a fixed, dependency-free byte source for tests.
@@ -168,13 +185,13 @@ fn builds_its_own_kind(op: &OpSpec, event: &Event) -> bool {
     t == op.name || (op.name == "stall_broker" && t == "resume_broker")
 }
 
-/// `decode_bounded`'s loop, step by step: before each step, `check` sees the guide and
+/// `decode`'s loop, step by step: before each step, `check` sees the guide and
 /// the remaining input; after it, the index of the operation drawn. Returns the guide.
 fn drive(
     data: &[u8],
     mut check: impl FnMut(&Guide, &[u8]),
     mut drawn: impl FnMut(&Guide, usize),
-) -> Guide {
+) -> Guide<'static> {
     let (data, m) = mode(data, ElrMode::Drawn);
     let mut u = Unstructured::new(data);
     let mut g = Guide::start(&mut u, own(RuleSet::trunk()), m);
@@ -222,7 +239,7 @@ fn applicable_operations_build_their_own_kind() {
         let data = bytes(seed, 256);
         let check = |g: &Guide, rest: &[u8]| {
             for op in OPS.iter().filter(|op| (op.applies)(g)) {
-                let (mut g, mut u) = (g.clone(), Unstructured::new(rest));
+                let (mut g, mut u) = (g.detached(), Unstructured::new(rest));
                 let event = (op.build)(&mut g, &mut u)
                     .unwrap_or_else(|| panic!("seed {seed}: {} applies, builds none", op.name));
                 assert!(builds_its_own_kind(op, &event), "{}: {event:?}", op.name);
@@ -310,7 +327,13 @@ fn forced_elr_matches_the_drawn_mode() {
         let drawn = decode(&data);
         let trunk = RuleSet::trunk();
         for (elr, on) in [(ElrMode::On, true), (ElrMode::Off, false)] {
-            let h = decode_with(&data, &trunk, GEN_EVENTS_MAX, elr);
+            let h = super::decode(
+                &data,
+                Decode {
+                    elr,
+                    ..Decode::guided(trunk)
+                },
+            );
             assert_eq!(h.eligible_leader_replicas, on);
             assert_eq!(h.brokers, drawn.brokers);
             h.validate().unwrap();
