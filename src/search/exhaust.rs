@@ -14,12 +14,14 @@ use crate::check::history::History;
 use crate::check::invariants::{
     quiescent_pending, quiescent_violations_except, step_violations_except, StepView,
 };
+use crate::check::judge::{drive, ModelJudge};
 use crate::check::oracle;
-use crate::model::{apply, Acks, BrokerConfig, Cluster, Event, LeaderRecoveryState, Survives};
+use crate::model::{apply, Acks, Cluster, Event, LeaderRecoveryState, Survives};
 use crate::rules::RuleSet;
 use crate::search::seen::{state_hash, Seen};
 use crate::search::stop;
 use crate::search::{default_jobs, JOBS_MAX};
+use std::ops::ControlFlow;
 
 /// A starting cluster and the operations explored from it.
 pub struct Start {
@@ -277,6 +279,16 @@ pub struct Limits {
     pub jobs: usize,
 }
 
+/// The state the start's setup events leave, run through the one loop as a history of
+/// their own.
+fn setup_state(start: &Start, rules: &RuleSet) -> Cluster {
+    let mut setup = History::new(start.brokers.clone(), start.setup.clone());
+    setup.eligible_leader_replicas = start.elr;
+    let mut model = ModelJudge::new(rules, false, false);
+    let Ok(_) = drive(&setup, &mut model, |_, _, _| ControlFlow::Continue(()));
+    model.into_state()
+}
+
 /// Transitions computed per parallel batch: bounds the states held outside the arena.
 const BATCH_MAX: usize = 512;
 
@@ -290,10 +302,7 @@ pub fn explore_with(
     limits: &Limits,
     until: Option<&str>,
 ) -> Report {
-    let mut root = Cluster::new(&start.brokers, BrokerConfig::default()).with_elr(start.elr);
-    for e in &start.setup {
-        apply(&mut root, e, rules);
-    }
+    let root = setup_state(start, rules);
     let mut bfs = Bfs {
         start,
         rules,
