@@ -166,7 +166,7 @@ pub fn conform_history(
         json!({"op":"reset","brokers":history.brokers,"elr":history.eligible_leader_replicas});
     let answer = driver.exchange(&reset)?;
     if answer.error != "NONE" {
-        return Err(Error::Usage(format!(
+        return Err(Error::Harness(format!(
             "the Kafka {} driver refused the cluster of brokers {:?}: {} {}",
             driver.release.version,
             history.brokers,
