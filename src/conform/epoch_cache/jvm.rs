@@ -2,7 +2,7 @@
 //! out and one in per sequence, in batches so that a stop request ends the run between
 //! two, shrinking one example per disagreement class, and the report.
 
-use super::{compare, generate, Disagreement, Mapping, Op, Sequence, MAIN_CLASS};
+use super::{compare, sequences, Disagreement, Mapping, Op, Sequence, MAIN_CLASS};
 use crate::conform::jvm::{Jvm, Launch};
 use crate::error::Error;
 use crate::search::stop;
@@ -113,13 +113,12 @@ pub fn run(
         Ok(jvm) => jvm,
         Err(e) => return (report, Err(e)),
     };
-    let seqs = generate(seed, count, mapping);
+    let mut drawn = sequences(seed, mapping).take(count).peekable();
     let mut firsts: BTreeMap<String, (usize, Disagreement)> = BTreeMap::new();
     let mut outcome = Ok(());
-    for batch in seqs.chunks(BATCH_SEQUENCES) {
-        if stop::requested() {
-            break;
-        }
+    while drawn.peek().is_some() && !stop::requested() {
+        let batch: Vec<Sequence> = drawn.by_ref().take(BATCH_SEQUENCES).collect();
+        let batch = &batch[..];
         let lines: Vec<String> = batch.iter().map(|s| s.line.clone()).collect();
         let answers = match jvm.exchange(&lines) {
             Ok(a) => a,
