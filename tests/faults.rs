@@ -88,7 +88,10 @@ impl Fake {
             {
                 return pid;
             }
-            assert!(started.elapsed() < END_WAIT_MAX, "the fake JVM never started");
+            assert!(
+                started.elapsed() < END_WAIT_MAX,
+                "the fake JVM never started"
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
     }
@@ -98,7 +101,12 @@ impl Fake {
     fn assert_gone(&self) {
         let pid = self.pid();
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        let state = stat.rsplit(')').next().unwrap_or("").split_whitespace().next();
+        let state = stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .next();
         assert!(
             stat.is_empty() || state == Some("Z"),
             "the fake JVM {pid} is still there: {stat}"
@@ -230,7 +238,10 @@ fn json_is_one_object_even_when_the_judge_dies() {
     assert_eq!(end.code, Some(EXIT_HARNESS), "{}", end.stderr);
     assert_eq!(end.stdout.lines().count(), 1, "one line: {}", end.stdout);
     let object: serde_json::Value = serde_json::from_str(&end.stdout).unwrap();
-    assert!(object["error"].as_str().unwrap().contains("died"), "{object}");
+    assert!(
+        object["error"].as_str().unwrap().contains("died"),
+        "{object}"
+    );
     assert!(object["histories"].as_u64().unwrap() > 0, "{object}");
     assert_eq!(object["seed"], 1);
     fake.assert_gone();
@@ -299,8 +310,16 @@ fn sigint_ends_an_epoch_cache_run_with_its_report() {
     signal(&child, libc::SIGINT);
     let end = wait_end(child, sent);
     assert_eq!(end.code, Some(1), "{}\n{}", end.stdout, end.stderr);
-    assert!(end.stdout.contains("disagreeing sequences"), "{}", end.stdout);
-    assert!(end.stdout.contains("stopped by SIGINT after "), "{}", end.stdout);
+    assert!(
+        end.stdout.contains("disagreeing sequences"),
+        "{}",
+        end.stdout
+    );
+    assert!(
+        end.stdout.contains("stopped by SIGINT after "),
+        "{}",
+        end.stdout
+    );
     fake.assert_gone();
     eprintln!("epoch cache: ended {:?} after SIGINT", end.took);
 }
@@ -347,7 +366,16 @@ fn hunt(name: &str) -> Child {
     let out = scratch(name).join("findings");
     let out = out.to_str().unwrap().to_string();
     spawn(&[
-        "hunt", "--seconds", "60", "--seed", "7", "--known", "none", "--rules", "trunk", "--out",
+        "hunt",
+        "--seconds",
+        "60",
+        "--seed",
+        "7",
+        "--known",
+        "none",
+        "--rules",
+        "trunk",
+        "--out",
         &out,
     ])
 }
@@ -360,7 +388,12 @@ fn timeout_s_two_sigterms_end_a_hunt_with_its_summary_every_time() {
         let sent = Instant::now();
         signal_twice(&child, libc::SIGTERM);
         let end = wait_end(child, sent);
-        assert!(matches!(end.code, Some(0 | 1)), "{:?}: {}", end.signal, end.stderr);
+        assert!(
+            matches!(end.code, Some(0 | 1)),
+            "{:?}: {}",
+            end.signal,
+            end.stderr
+        );
         assert!(end.stdout.contains("summary: "), "{}", end.stdout);
         assert!(end.stdout.contains("stopped by SIGTERM"), "{}", end.stdout);
         eprintln!("hunt, two SIGTERMs: ended in {:?}", end.took);
@@ -388,7 +421,12 @@ fn one_or_two_sigterms_end_an_exhaust_with_its_summary() {
             signal(&child, libc::SIGTERM);
         }
         let end = wait_end(child, sent);
-        assert!(matches!(end.code, Some(0 | 1)), "{:?}: {}", end.signal, end.stderr);
+        assert!(
+            matches!(end.code, Some(0 | 1)),
+            "{:?}: {}",
+            end.signal,
+            end.stderr
+        );
         assert!(end.stdout.contains("summary: "), "{}", end.stdout);
         assert!(end.stdout.contains("stopped by SIGTERM"), "{}", end.stdout);
         eprintln!("exhaust, {name}: ended in {:?}", end.took);

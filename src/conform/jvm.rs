@@ -36,6 +36,8 @@ const STOP_GRACE_MS: u64 = 1_000;
 const POLL_MS: u64 = 50;
 /// After the quit request, how long the JVM has to exit before its group is killed.
 const QUIT_WAIT_MS: u64 = 2_000;
+/// After its stdout closed, how long the JVM's exit status is waited for (for the message).
+const DEATH_WAIT_MS: u64 = 500;
 
 /// What starts a JVM: the driver's Maven project, its classpath file, the main class.
 pub struct Launch<'a> {
@@ -194,9 +196,15 @@ impl Jvm {
     /// The JVM went away: say so with its exit status and its last words.
     fn died(&mut self, when: &str) -> Error {
         self.failed = true;
-        let status = match self.child.try_wait() {
-            Ok(Some(s)) => s.to_string(),
-            _ => "its stdout closed".to_string(),
+        let waited = Instant::now();
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(s)) => break s.to_string(),
+                Ok(None) if waited.elapsed() < Duration::from_millis(DEATH_WAIT_MS) => {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                _ => break "its stdout closed".to_string(),
+            }
         };
         let log = std::fs::read_to_string(&self.log).unwrap_or_default();
         let last = log

@@ -49,9 +49,10 @@ pub fn stopped_by() -> Option<&'static str> {
 /// Have the process group `pgid` killed if a second signal ends the process; the slot,
 /// for [`release_group`] (`None` when every slot is taken: it is then not killed).
 pub fn guard_group(pgid: i32) -> Option<usize> {
-    GROUPS
-        .iter()
-        .position(|g| g.compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst).is_ok())
+    GROUPS.iter().position(|g| {
+        g.compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+    })
 }
 
 /// The group of `slot` is gone (reaped by its owner).
