@@ -137,3 +137,16 @@ fn histories_the_release_cannot_take_are_refused_before_any_jvm() {
         "cannot carry",
     );
 }
+
+/// `--json` prints one object even when the run cannot start: its `error` is the line
+/// stderr shows.
+#[test]
+fn json_is_one_object_even_without_java() {
+    let empty = scratch("conform-json-no-java");
+    let out = conform(&["--kafka", "4.0", "--json", HISTORY], Some(&empty));
+    assert_usage_error(&out, "Java runtime");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.lines().count(), 1, "one line: {stdout}");
+    let object: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert!(object["error"].as_str().unwrap().contains("Java runtime"));
+}

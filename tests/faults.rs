@@ -297,6 +297,19 @@ fn timeout_s_two_sigterms_end_conform_with_its_summary() {
     eprintln!("conform, two SIGTERMs: ended in {:?}", end.took);
 }
 
+#[test]
+fn seconds_end_the_run_even_while_a_disagreement_is_minimized() {
+    let fake = Fake::new("deadline", &answers_then(u32::MAX, "exit"));
+    let started = Instant::now();
+    let child = fake.conform(&["--seconds", "2", "--seed", "1"]);
+    let end = wait_end(child, started);
+    assert_eq!(end.code, Some(1), "{}", end.stderr);
+    assert_conform_summary(&end);
+    assert!(end.took < Duration::from_secs(4), "{:?}", end.took);
+    fake.assert_gone();
+    eprintln!("--seconds 2: ended in {:?}", end.took);
+}
+
 /// Answers every epoch-cache sequence with no observations (a `driver` disagreement each).
 const EPOCH_FAKE: &str = "while read l; do echo '{\"obs\":[]}'; done";
 

@@ -98,6 +98,18 @@ fn stopped_is_fine(outcome: Result<(), Error>) -> Result<(), Error> {
 }
 
 pub fn run(args: ConformArgs) -> Result<ExitCode, Error> {
+    let json = args.json;
+    let mut printed = false;
+    let result = run_checked(args, &mut printed);
+    // --json: one object on stdout whatever happened, a failure before any tally included.
+    if let (true, false, Err(e)) = (json, printed, &result) {
+        println!("{}", serde_json::json!({ "error": e.to_string() }));
+    }
+    result
+}
+
+/// The command; `printed` is set once the `--json` object is out.
+fn run_checked(args: ConformArgs, printed: &mut bool) -> Result<ExitCode, Error> {
     let release = Release::parse(&args.kafka)?;
     let preset = args.rules.as_deref().unwrap_or(release.preset);
     let rules = RuleSet::parse(preset).map_err(Error::Usage)?;
@@ -117,7 +129,7 @@ pub fn run(args: ConformArgs) -> Result<ExitCode, Error> {
     // seen too (the JVM, in its own process group, is not signalled by the terminal).
     stop::install();
     if let Some(count) = args.epoch_cache {
-        return epoch_cache(&args, release, count, timeout);
+        return epoch_cache(&args, release, count, timeout, printed);
     }
     if args.paths.is_empty() && seconds.is_none() && args.max_histories.is_none() {
         return Err(Error::Usage(
@@ -133,22 +145,15 @@ pub fn run(args: ConformArgs) -> Result<ExitCode, Error> {
         tally: Tally::default(),
         seed: None,
     };
-    let mut driver = match Driver::start(&project_dir(args.driver.as_deref()), release, timeout) {
-        Ok(d) => d,
-        Err(e) => {
-            if args.json {
-                println!("{}", run.json(None, Some(&e)));
-            }
-            return Err(e);
-        }
-    };
+    let mut driver = Driver::start(&project_dir(args.driver.as_deref()), release, timeout)?;
     let started = Instant::now();
     let outcome = stopped_is_fine(run.all(&mut driver, seconds, &histories));
     run.tally.elapsed = started.elapsed();
     // The summary of what was found comes whatever ended the run (a stop request, a judge
     // that died or stalled); the error follows it.
     if args.json {
-        println!("{}", run.json(Some(&driver), outcome.as_ref().err()));
+        println!("{}", run.json(&driver, outcome.as_ref().err()));
+        *printed = true;
     } else {
         run.summary(&driver);
     }
@@ -170,6 +175,7 @@ fn epoch_cache(
     release: Release,
     count: usize,
     timeout: Duration,
+    printed: &mut bool,
 ) -> Result<ExitCode, Error> {
     if count == 0 || count > EPOCH_CACHE_SEQUENCES_MAX {
         return Err(Error::Usage(format!(
@@ -204,6 +210,7 @@ fn epoch_cache(
             object["error"] = serde_json::json!(e.to_string());
         }
         println!("{object}");
+        *printed = true;
     } else {
         println!(
             "epoch cache against Kafka {} (seed {seed}):",
@@ -410,9 +417,9 @@ impl Run<'_> {
     }
 
     /// The tally as one object; `error` when the run failed.
-    fn json(&self, driver: Option<&Driver>, error: Option<&Error>) -> serde_json::Value {
+    fn json(&self, driver: &Driver, error: Option<&Error>) -> serde_json::Value {
         let t = &self.tally;
-        let waited = driver.map_or(0.0, |d| d.waited.as_secs_f64());
+        let waited = driver.waited.as_secs_f64();
         let mut object = serde_json::json!({
             "release": self.release.version,
             "rules": self.rules.to_string(),

@@ -152,6 +152,11 @@ impl Driver {
         self.jvm.deadline = deadline;
     }
 
+    /// The run's deadline has passed (a minimization ends at the smallest found so far).
+    pub fn past_deadline(&self) -> bool {
+        self.jvm.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
     /// Send one request line, read its answer.
     pub fn exchange(&mut self, request: &serde_json::Value) -> Result<Answer, Error> {
         let started = Instant::now();

@@ -236,8 +236,9 @@ impl Jvm {
         }
         // The group, not just the JVM: anything it started goes too. SIGKILL also ends a
         // stopped process.
-        // SAFETY: killpg on the group this child leads; the child is not yet reaped here,
-        // so its id (the group's) cannot have been reused.
+        // SAFETY: killpg on the group this child led. Its id is not given to a new process
+        // while the group has members, and a reaped leader's id coming back as a new
+        // group's within these milliseconds is not a practical concern.
         unsafe { libc::killpg(self.child.id() as libc::pid_t, libc::SIGKILL) };
         let _ = self.child.wait();
         stop::release_group(self.guard.take());
