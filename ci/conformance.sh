@@ -64,6 +64,42 @@ for v in $(printf '%s\n' "$first" "$last" | sort -u); do
     tail -n 40 "$work/junit-$v.log"
   fi
 done
+# A stalled judge: the JVM stopped (SIGSTOP) mid-run must end conform within the answer
+# timeout, with its summary and exit 5, and leave no JVM behind.
+set +e
+target/release/isrfuzz conform --kafka "$first" --seconds 120 --seed 1 --answer-timeout 5 \
+  --out "$work/stall-findings" > "$work/stall.txt" 2>&1 &
+pid=$!
+jvm=""
+for _ in $(seq 300); do
+  jvm=$(pgrep -P "$pid" java)
+  [ -n "$jvm" ] && break
+  sleep 0.1
+done
+sleep 10  # past the JVM's start, into the generated histories
+[ -n "$jvm" ] && kill -STOP "$jvm"
+for _ in $(seq 200); do
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.1
+done
+if kill -0 "$pid" 2>/dev/null; then
+  kill -9 "$pid"
+  rc=running
+else
+  wait "$pid"
+  rc=$?
+fi
+set -e
+if [ "$rc" = 5 ] && grep -q stalled "$work/stall.txt" && grep -q ' histories, ' "$work/stall.txt" \
+  && ! { [ -n "$jvm" ] && kill -0 "$jvm" 2>/dev/null; }; then
+  passed=$((passed + 1))
+  echo "conformance: a stalled JVM ends the run with exit 5 and its summary"
+else
+  failed=$((failed + 1))
+  echo "conformance: a stalled JVM FAILED (exit $rc)"
+  cat "$work/stall.txt"
+  [ -z "$jvm" ] || kill -9 "$jvm" 2>/dev/null || true
+fi
 # The reproducers. A release that shows a violation emits its test; the source run everywhere
 # is the one the newest release asked emitted (the order of the arguments), so a test is
 # judged on every release, those that never showed the violation included.

@@ -1,4 +1,7 @@
-//! Errors a user can cause. Each prints as one line; the CLI exits with code 2 on them.
+//! Errors a user can cause, and the failures of a judge outside the process. Each prints
+//! as one line; the CLI exits with code 2 on a user's error and 5 on a judge's failure
+//! ([`Error::Harness`]): a JVM that died, stalled or answered nonsense is no fault of the
+//! input, and a script must be able to tell the two apart.
 
 use std::path::{Path, PathBuf};
 
@@ -10,6 +13,14 @@ pub enum Error {
     Input { path: PathBuf, message: String },
     #[error("{0}")]
     Usage(String),
+    /// A judge (the JVM running a release) died, stalled or answered what is not the
+    /// protocol: the run's findings so far stand, its judge does not.
+    #[error("{0}")]
+    Harness(String),
+    /// A stop request or the run's deadline ended a wait on a judge: not a failure, the
+    /// run ends with its summary as if its budget ran out.
+    #[error("{0}")]
+    Stopped(String),
 }
 
 /// What never happens (the model judge's error) converts to any error.

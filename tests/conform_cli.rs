@@ -1,5 +1,6 @@
 //! `isrfuzz conform`'s failures as a user meets them, without a JVM: each is one line on
-//! stderr and exit 2, never a panic. The JVM itself is replaced by scripts named `java`.
+//! stderr, never a panic; exit 2 for the user's, exit 5 for the judge's (a JVM that dies
+//! or answers nonsense). The JVM itself is replaced by scripts named `java`.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -22,10 +23,14 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn assert_usage_error(out: &Output, needle: &str) {
+    assert_one_line_error(out, 2, needle);
+}
+
+fn assert_one_line_error(out: &Output, code: i32, needle: &str) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
         out.status.code(),
-        Some(2),
+        Some(code),
         "status {:?}, stderr: {stderr}",
         out.status
     );
@@ -83,7 +88,7 @@ fn a_folder_without_the_driver_is_named() {
 
 /// `java -version` answers (so Java is "there"), the driver then dies at once.
 #[test]
-fn a_jvm_that_dies_mid_history_is_one_line_and_exit_2() {
+fn a_jvm_that_dies_mid_history_is_one_line_and_exit_5() {
     let script = r#"[ "$1" = -version ] && exit 0; echo 'Error: boom' >&2; exit 3"#;
     let (driver, bin) = fake_driver("conform-jvm-dies", script);
     let path = format!("{}:/usr/bin:/bin", bin.display());
@@ -92,13 +97,13 @@ fn a_jvm_that_dies_mid_history_is_one_line_and_exit_2() {
         &["--kafka", "4.0", "--driver", &d, HISTORY],
         Some(Path::new(&path)),
     );
-    assert_usage_error(&out, "died");
+    assert_one_line_error(&out, 5, "died");
     assert!(String::from_utf8_lossy(&out.stderr).contains("Error: boom"));
 }
 
 /// A driver that answers what is not the protocol is named, not a panic.
 #[test]
-fn an_answer_that_is_not_the_protocol_is_one_line_and_exit_2() {
+fn an_answer_that_is_not_the_protocol_is_one_line_and_exit_5() {
     let script = r#"[ "$1" = -version ] && exit 0; while read l; do echo 'not json'; done"#;
     let (driver, bin) = fake_driver("conform-bad-answer", script);
     let path = format!("{}:/usr/bin:/bin", bin.display());
@@ -107,7 +112,7 @@ fn an_answer_that_is_not_the_protocol_is_one_line_and_exit_2() {
         &["--kafka", "4.0", "--driver", &d, HISTORY],
         Some(Path::new(&path)),
     );
-    assert_usage_error(&out, "cannot read");
+    assert_one_line_error(&out, 5, "cannot read");
 }
 
 /// Histories the release cannot take (Inkless topics, or a flag 4.0 cannot carry) are
@@ -131,4 +136,17 @@ fn histories_the_release_cannot_take_are_refused_before_any_jvm() {
         &conform(&["--kafka", "4.0", &path], Some(&empty)),
         "cannot carry",
     );
+}
+
+/// `--json` prints one object even when the run cannot start: its `error` is the line
+/// stderr shows.
+#[test]
+fn json_is_one_object_even_without_java() {
+    let empty = scratch("conform-json-no-java");
+    let out = conform(&["--kafka", "4.0", "--json", HISTORY], Some(&empty));
+    assert_usage_error(&out, "Java runtime");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.lines().count(), 1, "one line: {stdout}");
+    let object: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert!(object["error"].as_str().unwrap().contains("Java runtime"));
 }

@@ -7,6 +7,7 @@ use isrfuzz::conform::campaign::{minimize_disagreement, write_disagreement, Gene
 use isrfuzz::conform::driver::{build, project_dir};
 use isrfuzz::conform::epoch_cache::{jvm, Mapping};
 use isrfuzz::conform::junit::{junit_reproducer, Finding};
+use isrfuzz::conform::jvm::ANSWER_TIMEOUT_MS;
 use isrfuzz::conform::render::describe;
 use isrfuzz::conform::replay::check_expressible;
 use isrfuzz::conform::{conform_history, Conformance, Driver, Release};
@@ -17,10 +18,12 @@ use isrfuzz::search::stop;
 use isrfuzz::History;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Longest budget accepted: a day.
 const SECONDS_MAX: f64 = 86400.0;
+/// Longest answer timeout accepted: an hour.
+const ANSWER_TIMEOUT_MAX_S: f64 = 3600.0;
 
 #[derive(Args)]
 pub struct ConformArgs {
@@ -34,6 +37,10 @@ pub struct ConformArgs {
     /// Draw histories with the generator for this many seconds instead.
     #[arg(long, conflicts_with = "paths")]
     seconds: Option<f64>,
+    /// Stop generating after N histories (with --seed, the same histories every run; without
+    /// --seconds, no time limit).
+    #[arg(long, value_name = "N", conflicts_with_all = ["paths", "epoch_cache"])]
+    max_histories: Option<u64>,
     /// Seed of the generated histories (default: from the clock, printed).
     #[arg(long)]
     seed: Option<u64>,
@@ -59,14 +66,50 @@ pub struct ConformArgs {
     epoch_cache: Option<usize>,
     /// Write a JUnit 5 reproducer (`<Class>.java`, on conformance/'s ReproFixture) into DIR
     /// for every violation this release shows, one per history and invariant.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["seconds", "epoch_cache"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["seconds", "max_histories", "epoch_cache"])]
     junit: Option<PathBuf>,
-    /// Print only the run's tally, as one JSON object (for scripts).
+    /// Print only the run's tally, as one JSON object (for scripts); always one, with an
+    /// `error` field when the run failed. Disagreements are described on stderr.
     #[arg(long, conflicts_with = "verbose")]
     json: bool,
+    /// A JVM that does not answer a request within this many seconds has stalled: the run
+    /// ends with its summary and exit 5 (its first answer gets 30 s more, for its start).
+    #[arg(long, value_name = "SECONDS", default_value_t = ANSWER_TIMEOUT_MS as f64 / 1000.0)]
+    answer_timeout: f64,
+}
+
+/// `--answer-timeout`, checked.
+fn answer_timeout(args: &ConformArgs) -> Result<Duration, Error> {
+    let s = args.answer_timeout;
+    if !(s.is_finite() && s > 0.0 && s <= ANSWER_TIMEOUT_MAX_S) {
+        return Err(Error::Usage(format!(
+            "--answer-timeout must be in (0, {ANSWER_TIMEOUT_MAX_S}]"
+        )));
+    }
+    Ok(Duration::from_secs_f64(s))
+}
+
+/// A wait ended by a stop request or the deadline is a normal end, not a failure.
+fn stopped_is_fine(outcome: Result<(), Error>) -> Result<(), Error> {
+    match outcome {
+        Err(Error::Stopped(_)) => Ok(()),
+        other => other,
+    }
 }
 
 pub fn run(args: ConformArgs) -> Result<ExitCode, Error> {
+    let json = args.json;
+    let mut printed = false;
+    let result = run_checked(args, &mut printed);
+    // --json: one object on stdout whatever happened, a failure before any tally included.
+    if let (true, false, Err(e)) = (json, printed, &result) {
+        println!("{}", serde_json::json!({ "error": e.to_string() }));
+    }
+    result
+}
+
+/// The command; `printed` is set once the `--json` object is out.
+fn run_checked(args: ConformArgs, printed: &mut bool) -> Result<ExitCode, Error> {
     let release = Release::parse(&args.kafka)?;
     let preset = args.rules.as_deref().unwrap_or(release.preset);
     let rules = RuleSet::parse(preset).map_err(Error::Usage)?;
@@ -78,35 +121,41 @@ pub fn run(args: ConformArgs) -> Result<ExitCode, Error> {
             "--seconds must be in (0, {SECONDS_MAX}]"
         )));
     }
-    if let Some(count) = args.epoch_cache {
-        return epoch_cache(&args, release, count);
+    let timeout = answer_timeout(&args)?;
+    if args.max_histories == Some(0) {
+        return Err(Error::Usage("--max-histories must be at least 1".into()));
     }
-    if args.paths.is_empty() && seconds.is_none() {
+    // Before any JVM starts: a stop request in the JVM's start or its first answer is
+    // seen too (the JVM, in its own process group, is not signalled by the terminal).
+    stop::install();
+    if let Some(count) = args.epoch_cache {
+        return epoch_cache(&args, release, count, timeout, printed);
+    }
+    if args.paths.is_empty() && seconds.is_none() && args.max_histories.is_none() {
         return Err(Error::Usage(
-            "conform needs FILES|DIRS, --seconds N or --epoch-cache N".into(),
+            "conform needs FILES|DIRS, --seconds N, --max-histories N or --epoch-cache N".into(),
         ));
     }
     let histories = load_all(&args.paths)?;
     refuse_if_none_expressible(&histories, &release)?;
-    let mut driver = Driver::start(&project_dir(args.driver.as_deref()), release)?;
     let mut run = Run {
         args: &args,
         rules: &rules,
         release,
         tally: Tally::default(),
+        seed: None,
     };
-    stop::install();
+    let mut driver = Driver::start(&project_dir(args.driver.as_deref()), release, timeout)?;
     let started = Instant::now();
-    let outcome = run.all(&mut driver, seconds, &histories);
+    let outcome = stopped_is_fine(run.all(&mut driver, seconds, &histories));
     run.tally.elapsed = started.elapsed();
-    // After a stop request the summary is printed even if the stop broke an exchange with
-    // the JVM (one killed with the whole process group, say); the error follows it.
-    if outcome.is_ok() || stop::requested() {
-        if args.json {
-            println!("{}", run.json(&driver));
-        } else {
-            run.summary(&driver);
-        }
+    // The summary of what was found comes whatever ended the run (a stop request, a judge
+    // that died or stalled); the error follows it.
+    if args.json {
+        println!("{}", run.json(&driver, outcome.as_ref().err()));
+        *printed = true;
+    } else {
+        run.summary(&driver);
     }
     outcome?;
     Ok(if run.tally.disagreements() == 0 {
@@ -119,8 +168,15 @@ pub fn run(args: ConformArgs) -> Result<ExitCode, Error> {
 /// Sequences at most: a million takes a few minutes.
 const EPOCH_CACHE_SEQUENCES_MAX: usize = 1_000_000;
 
-/// `--epoch-cache N`: generated operation sequences on both caches.
-fn epoch_cache(args: &ConformArgs, release: Release, count: usize) -> Result<ExitCode, Error> {
+/// `--epoch-cache N`: generated operation sequences on both caches, until done or asked
+/// to stop; the report of what was compared, whatever ended the run.
+fn epoch_cache(
+    args: &ConformArgs,
+    release: Release,
+    count: usize,
+    timeout: Duration,
+    printed: &mut bool,
+) -> Result<ExitCode, Error> {
     if count == 0 || count > EPOCH_CACHE_SEQUENCES_MAX {
         return Err(Error::Usage(format!(
             "--epoch-cache must be in 1..={EPOCH_CACHE_SEQUENCES_MAX}"
@@ -129,12 +185,43 @@ fn epoch_cache(args: &ConformArgs, release: Release, count: usize) -> Result<Exi
     let dir = project_dir(args.driver.as_deref());
     let classpath = build(&dir, &release)?;
     let seed = args.seed.unwrap_or(1);
-    let report = jvm::run(&dir, &classpath, seed, count, Mapping::UnifiedLog)?;
-    println!(
-        "epoch cache against Kafka {} (seed {seed}):",
-        release.version
+    let (report, outcome) = jvm::run(
+        &dir,
+        &classpath,
+        (seed, count),
+        Mapping::UnifiedLog,
+        timeout,
     );
-    print!("{}", jvm::render(&report));
+    let outcome = stopped_is_fine(outcome);
+    if args.json {
+        let classes: std::collections::BTreeMap<&String, usize> =
+            report.classes.iter().map(|(c, (n, _))| (c, *n)).collect();
+        let mut object = serde_json::json!({
+            "release": release.version,
+            "seed": seed,
+            "sequences": report.sequences,
+            "operations": report.operations,
+            "queries": report.queries,
+            "disagreements": report.disagreements,
+            "classes": classes,
+            "stopped_by": stop::stopped_by(),
+        });
+        if let Err(e) = &outcome {
+            object["error"] = serde_json::json!(e.to_string());
+        }
+        println!("{object}");
+        *printed = true;
+    } else {
+        println!(
+            "epoch cache against Kafka {} (seed {seed}):",
+            release.version
+        );
+        print!("{}", jvm::render(&report));
+        if let Some(signal) = stop::stopped_by() {
+            println!("stopped by {signal} after {} sequences", report.sequences);
+        }
+    }
+    outcome?;
     Ok(if report.disagreements == 0 {
         ExitCode::SUCCESS
     } else {
@@ -178,6 +265,8 @@ struct Run<'a> {
     rules: &'a RuleSet,
     release: Release,
     tally: Tally,
+    /// The generator's seed, for generated runs.
+    seed: Option<u64>,
 }
 
 impl Run<'_> {
@@ -188,19 +277,31 @@ impl Run<'_> {
         seconds: Option<f64>,
         histories: &[(PathBuf, History)],
     ) -> Result<(), Error> {
-        let Some(seconds) = seconds else {
+        if !self.args.paths.is_empty() {
             for (path, h) in histories.iter().take_while(|_| !stop::requested()) {
                 self.one(driver, &path.display().to_string(), h)?;
             }
             return Ok(());
-        };
+        }
         let seed = self.args.seed.unwrap_or_else(clock_seed);
+        self.seed = Some(seed);
         if !self.args.json {
             let (version, rules) = (self.release.version, self.rules);
-            println!("conform: Kafka {version} against {rules}, seed {seed}, {seconds} s");
+            let budget = match (seconds, self.args.max_histories) {
+                (Some(s), Some(n)) => format!("{s} s or {n} histories"),
+                (Some(s), None) => format!("{s} s"),
+                (None, Some(n)) => format!("{n} histories"),
+                (None, None) => "no limit".into(),
+            };
+            println!("conform: Kafka {version} against {rules}, seed {seed}, {budget}");
         }
+        if let Some(s) = seconds {
+            driver.set_deadline(Some(Instant::now() + Duration::from_secs_f64(s)));
+        }
+        let seconds = seconds.unwrap_or(SECONDS_MAX);
         let generated = Generated::new(self.release, seed, *self.rules, self.args.elr, seconds);
-        for h in generated {
+        let max = self.args.max_histories.unwrap_or(u64::MAX);
+        for h in generated.take(usize::try_from(max).unwrap_or(usize::MAX)) {
             self.one(driver, "generated", &h)?;
         }
         Ok(())
@@ -251,17 +352,20 @@ impl Run<'_> {
             self.release.version,
             &shown.1,
         )?;
-        println!(
-            "DIFFER {label}: {} at step {} -> {}",
+        let real = format!("Apache Kafka {}", self.release.version);
+        let text = format!(
+            "DIFFER {label}: {} at step {} -> {}\n{}",
             shown.1.class,
             shown.1.step,
-            path.display()
-        );
-        let real = format!("Apache Kafka {}", self.release.version);
-        print!(
-            "{}",
+            path.display(),
             describe(&shown.0, &shown.1, &self.rules.to_string(), &real)
         );
+        // Under --json stdout holds the one object only.
+        if self.args.json {
+            eprint!("{text}");
+        } else {
+            print!("{text}");
+        }
         Ok(())
     }
 
@@ -302,7 +406,7 @@ impl Run<'_> {
             } else {
                 "on the real state of"
             };
-            if self.args.seconds.is_some() || self.args.json {
+            if self.args.paths.is_empty() || self.args.json {
                 continue; // generated histories and --json: counted in the tally only
             }
             println!(
@@ -312,9 +416,11 @@ impl Run<'_> {
         }
     }
 
-    fn json(&self, driver: &Driver) -> serde_json::Value {
+    /// The tally as one object; `error` when the run failed.
+    fn json(&self, driver: &Driver, error: Option<&Error>) -> serde_json::Value {
         let t = &self.tally;
-        serde_json::json!({
+        let waited = driver.waited.as_secs_f64();
+        let mut object = serde_json::json!({
             "release": self.release.version,
             "rules": self.rules.to_string(),
             "histories": t.histories,
@@ -325,8 +431,16 @@ impl Run<'_> {
             "shown": t.shown,
             "shown_by_history": t.by_history,
             "seconds": t.elapsed.as_secs_f64(),
-            "jvm_seconds": driver.waited.as_secs_f64(),
-        })
+            "jvm_seconds": waited,
+            "stopped_by": stop::stopped_by(),
+        });
+        if let Some(seed) = self.seed {
+            object["seed"] = serde_json::json!(seed);
+        }
+        if let Some(e) = error {
+            object["error"] = serde_json::json!(e.to_string());
+        }
+        object
     }
 
     fn summary(&self, driver: &Driver) {

@@ -1,7 +1,9 @@
 //! The `isrfuzz` command line: one module per command, each an argument struct and a
 //! `run` that calls the library. Exit codes: 0 nothing violated, 1 something violated or
 //! found, 2 bad usage or input, 3 harness bug (the model panicked), 4 `exhaust` stopped by
-//! `--states-max` before the depth asked (nothing violated in what it explored).
+//! `--states-max` before the depth asked (nothing violated in what it explored), 5 a judge
+//! failed (`conform`: a JVM died, stalled or answered nonsense; the summary of what was
+//! found before is printed first).
 
 mod bench;
 mod bench_report;
@@ -97,7 +99,8 @@ pub fn parse() -> Result<Cli, ExitCode> {
     }
 }
 
-/// Run one command; a user error is printed as one line and exits 2.
+/// Run one command; an error is printed as one line and exits 2 (a user's) or 5 (a
+/// judge's).
 pub fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
         Command::Hunt(args) => hunt::run(args),
@@ -120,6 +123,9 @@ pub fn run(cli: Cli) -> ExitCode {
     result.unwrap_or_else(|e: Error| {
         // The one place errors are printed: whatever user text they quote stays inert.
         eprintln!("error: {}", inert(&e.to_string()));
-        ExitCode::from(2)
+        match e {
+            Error::Harness(_) => ExitCode::from(5),
+            _ => ExitCode::from(2),
+        }
     })
 }

@@ -55,7 +55,9 @@ impl Tally {
 }
 
 /// The smallest history that still disagrees in the same class (a predicate that runs
-/// the driver: each candidate is one more history on the JVM).
+/// the driver: each candidate is one more history on the JVM). A stop request or the
+/// run's deadline ends the search at the smallest found so far: minimizing on a slow
+/// judge can take minutes.
 pub fn minimize_disagreement(
     history: &History,
     rules: &RuleSet,
@@ -65,7 +67,7 @@ pub fn minimize_disagreement(
     let driver = RefCell::new(driver);
     let failure = RefCell::new(None);
     let small = minimize(history, |h| {
-        if failure.borrow().is_some() {
+        if failure.borrow().is_some() || stop::requested() || driver.borrow().past_deadline() {
             return false;
         }
         match conform_history(h, rules, &mut driver.borrow_mut()) {

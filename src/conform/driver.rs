@@ -1,32 +1,28 @@
 //! The JVM that runs one release's controller: building the driver and its classpath with
-//! Maven (cached in `conformance/target/`), starting it, and one request/answer exchange
-//! per line. Every failure is one line: no Java, no Maven, a build that fails, a JVM that
-//! dies or answers what cannot be read.
+//! Maven (cached in `conformance/target/`), starting it (a [`Jvm`]), and one
+//! request/answer exchange per line. Every failure is one line: no Java, no Maven, a build
+//! that fails (bad usage, exit 2); a JVM that dies, stalls or answers what cannot be read
+//! (a harness failure, exit 5).
 
+use super::jvm::{Jvm, Launch};
 use super::protocol::Answer;
 use super::release::Release;
 use crate::error::Error;
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// The driver's main class (conformance/src/main/java).
 const MAIN_CLASS: &str = "org.apache.kafka.controller.ConformanceDriver";
-/// An answer longer than this is refused (eight partitions and sixteen brokers fit in 4 KiB).
-const ANSWER_BYTES_MAX: usize = 1 << 20;
 
 /// One running JVM with one release's jars.
 pub struct Driver {
     pub release: Release,
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    stderr_path: PathBuf,
-    line: String,
+    jvm: Jvm,
     /// Requests sent, for the throughput figures.
     pub requests: u64,
     /// Time spent waiting for the JVM's answers.
-    pub waited: std::time::Duration,
+    pub waited: Duration,
 }
 
 /// The Maven project: `--driver DIR`, else `ISRFUZZ_CONFORMANCE_DIR`, else the checkout
@@ -132,105 +128,43 @@ fn sources_newer(dir: &Path, compiled: &Path) -> bool {
 
 impl Driver {
     /// Build if needed, start the JVM, and check it runs the release asked for.
-    pub fn start(dir: &Path, release: Release) -> Result<Driver, Error> {
+    pub fn start(dir: &Path, release: Release, answer_timeout: Duration) -> Result<Driver, Error> {
         let classpath_file = build(dir, &release)?;
-        let deps = std::fs::read_to_string(&classpath_file).map_err(Error::io(&classpath_file))?;
-        let classpath = format!("{}:{}", dir.join("target/classes").display(), deps.trim());
-        let stderr_path = dir.join(format!("target/driver-{}.log", release.version));
-        let stderr = std::fs::File::create(&stderr_path).map_err(Error::io(&stderr_path))?;
-        let mut command = Command::new("java");
-        // Its own process group: Ctrl-C at a terminal signals the whole foreground group,
-        // and a JVM killed by it would end the run before its summary and mid-way through
-        // a disagreement's minimization. isrfuzz stops it (quit, then kill) when it ends.
-        #[cfg(unix)]
-        std::os::unix::process::CommandExt::process_group(&mut command, 0);
-        let mut child = command
-            .args([
-                "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=4",
-                "-Xss4m",
-                "-cp",
-            ])
-            .arg(&classpath)
-            .arg(MAIN_CLASS)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(stderr)
-            .spawn()
-            .map_err(Error::io(dir))?;
-        let stdin = child.stdin.take().expect("piped");
-        let stdout = BufReader::new(child.stdout.take().expect("piped"));
+        let launch = Launch {
+            dir,
+            classpath_file: &classpath_file,
+            main_class: MAIN_CLASS,
+            options: &["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=4", "-Xss4m"],
+            log_name: format!("driver-{}.log", release.version),
+            quit: Some("{\"op\":\"quit\"}"),
+            name: format!("the JVM running Kafka {}", release.version),
+        };
         Ok(Driver {
             release,
-            child,
-            stdin,
-            stdout,
-            stderr_path,
-            line: String::new(),
+            jvm: Jvm::start(launch, answer_timeout)?,
             requests: 0,
-            waited: std::time::Duration::ZERO,
+            waited: Duration::ZERO,
         })
+    }
+
+    /// The run's end: an answer still awaited past it ends the run ([`Error::Stopped`]).
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.jvm.deadline = deadline;
+    }
+
+    /// The run's deadline has passed (a minimization ends at the smallest found so far).
+    pub fn past_deadline(&self) -> bool {
+        self.jvm.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     /// Send one request line, read its answer.
     pub fn exchange(&mut self, request: &serde_json::Value) -> Result<Answer, Error> {
-        let started = std::time::Instant::now();
-        let mut text = request.to_string();
-        text.push('\n');
-        if self.send(text.as_bytes()).is_err() {
-            return Err(self.died("while taking a request"));
-        }
-        self.line.clear();
-        let read = std::io::Read::take(&mut self.stdout, ANSWER_BYTES_MAX as u64)
-            .read_line(&mut self.line);
+        let started = Instant::now();
+        self.jvm.send(&request.to_string());
+        let line = self.jvm.receive();
         self.requests += 1;
         self.waited += started.elapsed();
-        match read {
-            Ok(0) | Err(_) => Err(self.died("before answering")),
-            Ok(_) => serde_json::from_str(&self.line).map_err(|e| {
-                Error::Usage(format!(
-                    "the Kafka {} driver answered what isrfuzz cannot read ({e}): {}",
-                    self.release.version,
-                    self.line.trim().chars().take(200).collect::<String>()
-                ))
-            }),
-        }
-    }
-
-    /// Write to the JVM with SIGPIPE ignored: the binary restores its default disposition
-    /// (so that `isrfuzz ... | head` ends quietly), under which a JVM that died would kill
-    /// isrfuzz at the write instead of letting it report the death.
-    fn send(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        // SAFETY: the disposition is swapped and restored around one write on this thread;
-        // isrfuzz conform starts no other thread.
-        let old = unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
-        let result = self.stdin.write_all(bytes).and_then(|_| self.stdin.flush());
-        unsafe { libc::signal(libc::SIGPIPE, old) };
-        result
-    }
-
-    /// The JVM went away: say so with its exit status and its last words.
-    fn died(&mut self, when: &str) -> Error {
-        let status = self.child.wait().map(|s| s.to_string()).unwrap_or_default();
-        let log = std::fs::read_to_string(&self.stderr_path).unwrap_or_default();
-        let last = log
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("no output");
-        Error::Usage(format!(
-            "the JVM running Kafka {} died {when} ({status}; last line of {}: {})",
-            self.release.version,
-            self.stderr_path.display(),
-            last.trim()
-        ))
-    }
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.send(b"{\"op\":\"quit\"}\n");
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let line = line?;
+        serde_json::from_str(&line).map_err(|e| self.jvm.nonsense(&e.to_string(), &line))
     }
 }

@@ -186,7 +186,7 @@ impl Judge for Controller<'_> {
         if answer.error == "NONE" {
             return Ok(());
         }
-        Err(Error::Usage(format!(
+        Err(Error::Harness(format!(
             "the Kafka {} driver refused the cluster of brokers {:?}: {} {}",
             self.driver.release.version,
             start.brokers,

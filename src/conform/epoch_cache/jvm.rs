@@ -1,86 +1,57 @@
-//! The JVM side of the epoch-cache comparison: the driver process, one line out and one
-//! in per sequence, shrinking one example per disagreement class, and the report.
+//! The JVM side of the epoch-cache comparison: the driver process (a [`Jvm`]), one line
+//! out and one in per sequence, in batches so that a stop request ends the run between
+//! two, shrinking one example per disagreement class, and the report.
 
-use super::{compare, generate, Disagreement, Mapping, Op, Sequence, MAIN_CLASS};
+use super::{compare, sequences, Disagreement, Mapping, Op, Sequence, MAIN_CLASS};
+use crate::conform::jvm::{Jvm, Launch};
 use crate::error::Error;
+use crate::search::stop;
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// Sequences sent before their answers are read: a stop request is seen between batches.
+const BATCH_SEQUENCES: usize = 1000;
 
 /// A running driver JVM.
 pub struct EpochCacheJvm {
-    child: std::process::Child,
-    stdin: Option<std::process::ChildStdin>,
-    stdout: BufReader<std::process::ChildStdout>,
+    jvm: Jvm,
 }
 
 impl EpochCacheJvm {
     /// `java -cp <conformance>/target/classes:<classpath file> EpochCacheDriver`.
-    pub fn start(conformance_dir: &Path, classpath_file: &Path) -> Result<EpochCacheJvm, Error> {
-        let deps = std::fs::read_to_string(classpath_file).map_err(Error::io(classpath_file))?;
-        let classpath = format!(
-            "{}:{}",
-            conformance_dir.join("target/classes").display(),
-            deps.trim()
-        );
-        let mut java = Command::new("java");
+    pub fn start(
+        conformance_dir: &Path,
+        classpath_file: &Path,
+        answer_timeout: Duration,
+    ) -> Result<EpochCacheJvm, Error> {
         // The cache writes (and fsyncs) its checkpoint file on every change: on tmpfs.
-        if Path::new("/dev/shm").is_dir() {
-            java.arg("-Djava.io.tmpdir=/dev/shm");
-        }
-        let mut child = java
-            .args(["-XX:+UseSerialGC", "-cp"])
-            .arg(classpath)
-            .arg(MAIN_CLASS)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .map_err(Error::io(conformance_dir))?;
-        let stdin = child.stdin.take();
-        let stdout = BufReader::new(child.stdout.take().expect("piped"));
+        let options: &[&str] = if Path::new("/dev/shm").is_dir() {
+            &["-Djava.io.tmpdir=/dev/shm", "-XX:+UseSerialGC"]
+        } else {
+            &["-XX:+UseSerialGC"]
+        };
+        let launch = Launch {
+            dir: conformance_dir,
+            classpath_file,
+            main_class: MAIN_CLASS,
+            options,
+            log_name: "epoch-cache-driver.log".into(),
+            quit: None,
+            name: "the epoch-cache driver's JVM".into(),
+        };
         Ok(EpochCacheJvm {
-            child,
-            stdin,
-            stdout,
+            jvm: Jvm::start(launch, answer_timeout)?,
         })
     }
 
-    /// Send every line, read as many answers (a writer thread keeps the pipes flowing).
+    /// Send every line, read as many answers (the JVM's writer thread keeps the pipes
+    /// flowing).
     pub fn exchange(&mut self, lines: &[String]) -> Result<Vec<String>, Error> {
-        let died = |what: &str| Error::Usage(format!("the epoch-cache driver {what}"));
-        let stdin = self.stdin.as_mut().ok_or_else(|| died("has no stdin"))?;
-        std::thread::scope(|s| {
-            let writer = s.spawn(move || -> std::io::Result<()> {
-                let mut w = std::io::BufWriter::new(stdin);
-                for l in lines {
-                    w.write_all(l.as_bytes())?;
-                    w.write_all(b"\n")?;
-                }
-                w.flush()
-            });
-            let mut answers = Vec::with_capacity(lines.len());
-            for _ in lines {
-                let mut a = String::new();
-                match self.stdout.read_line(&mut a) {
-                    Ok(0) | Err(_) => return Err(died("died before answering")),
-                    Ok(_) => answers.push(a.trim_end().to_string()),
-                }
-            }
-            writer
-                .join()
-                .expect("writer thread")
-                .map_err(|e| died(&format!("stopped reading ({e})")))?;
-            Ok(answers)
-        })
-    }
-}
-
-impl Drop for EpochCacheJvm {
-    fn drop(&mut self) {
-        drop(self.stdin.take());
-        let _ = self.child.wait();
+        for l in lines {
+            self.jvm.send(l);
+        }
+        lines.iter().map(|_| self.jvm.receive()).collect()
     }
 }
 
@@ -127,43 +98,66 @@ pub fn shrink(
 }
 
 /// Generate `count` sequences from `seed`, run them on the driver with the release's
-/// classpath file, compare, and shrink one example per disagreement class.
+/// classpath file in batches until done or asked to stop, compare, and shrink one example
+/// per disagreement class. The report holds what was compared even when the run failed
+/// (then unshrunk: the driver is not asked again); the failure comes beside it.
 pub fn run(
     conformance_dir: &Path,
     classpath_file: &Path,
-    seed: u64,
-    count: usize,
+    (seed, count): (u64, usize),
     mapping: Mapping,
-) -> Result<Report, Error> {
-    let seqs = generate(seed, count, mapping);
-    let mut jvm = EpochCacheJvm::start(conformance_dir, classpath_file)?;
-    let lines: Vec<String> = seqs.iter().map(|s| s.line.clone()).collect();
-    let answers = jvm.exchange(&lines)?;
-    let found = compare(&seqs, &answers);
-    let mut report = Report {
-        sequences: seqs.len(),
-        operations: seqs.iter().map(|s| s.ops.len()).sum(),
-        queries: seqs
-            .iter()
-            .flat_map(|s| &s.ops)
-            .filter(|o| matches!(o, Op::EndOffsetFor { .. } | Op::EpochAt { .. }))
-            .count(),
-        disagreements: found.len(),
-        classes: BTreeMap::new(),
+    answer_timeout: Duration,
+) -> (Report, Result<(), Error>) {
+    let mut report = Report::default();
+    let mut jvm = match EpochCacheJvm::start(conformance_dir, classpath_file, answer_timeout) {
+        Ok(jvm) => jvm,
+        Err(e) => return (report, Err(e)),
     };
+    let mut drawn = sequences(seed, mapping).take(count).peekable();
     let mut firsts: BTreeMap<String, (usize, Disagreement)> = BTreeMap::new();
-    for d in found {
-        let e = firsts.entry(d.class.clone()).or_insert((0, d.clone()));
-        e.0 += 1;
-        if d.ops.len() < e.1.ops.len() {
-            e.1 = d;
+    let mut outcome = Ok(());
+    while drawn.peek().is_some() && !stop::requested() {
+        let batch: Vec<Sequence> = drawn.by_ref().take(BATCH_SEQUENCES).collect();
+        let batch = &batch[..];
+        let lines: Vec<String> = batch.iter().map(|s| s.line.clone()).collect();
+        let answers = match jvm.exchange(&lines) {
+            Ok(a) => a,
+            Err(e) => {
+                outcome = Err(e);
+                break;
+            }
+        };
+        count_batch(&mut report, batch);
+        for d in compare(batch, &answers) {
+            report.disagreements += 1;
+            let e = firsts.entry(d.class.clone()).or_insert((0, d.clone()));
+            e.0 += 1;
+            if d.ops.len() < e.1.ops.len() {
+                e.1 = d;
+            }
         }
     }
     for (class, (n, d)) in firsts {
-        let small = shrink(&mut jvm, &d, mapping)?;
+        let small = match outcome {
+            Ok(()) => shrink(&mut jvm, &d, mapping).unwrap_or_else(|e| {
+                outcome = Err(e);
+                d
+            }),
+            Err(_) => d,
+        };
         report.classes.insert(class, (n, small));
     }
-    Ok(report)
+    (report, outcome)
+}
+
+fn count_batch(report: &mut Report, batch: &[Sequence]) {
+    report.sequences += batch.len();
+    report.operations += batch.iter().map(|s| s.ops.len()).sum::<usize>();
+    report.queries += batch
+        .iter()
+        .flat_map(|s| &s.ops)
+        .filter(|o| matches!(o, Op::EndOffsetFor { .. } | Op::EpochAt { .. }))
+        .count();
 }
 
 /// The report as text: counts, then each class with its example.

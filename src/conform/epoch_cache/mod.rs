@@ -195,22 +195,25 @@ fn next_epoch(rng: &mut Rng, current: &mut i32, new_pct: u64) -> i32 {
 
 /// `count` sequences of 1..=[`OPS_MAX`] operations, the same for the same seed.
 pub fn generate(seed: u64, count: usize, mapping: Mapping) -> Vec<Sequence> {
+    sequences(seed, mapping).take(count).collect()
+}
+
+/// The generated sequences of `seed`, drawn as they are taken ([`generate`]'s, in order).
+pub fn sequences(seed: u64, mapping: Mapping) -> impl Iterator<Item = Sequence> {
     let mut rng = Rng::new(seed);
-    (0..count)
-        .map(|_| {
-            let len = 1 + below(&mut rng, OPS_MAX as u64) as usize;
-            let mut offsets = Offsets::default();
-            let mut current = 0i32;
-            let ops: Vec<Op> = (0..len)
-                .map(|_| {
-                    let op = draw(&mut rng, &offsets, &mut current);
-                    offsets.translate(op, mapping);
-                    op
-                })
-                .collect();
-            Sequence::of(ops, mapping).expect("generated ops are admitted")
-        })
-        .collect()
+    std::iter::repeat_with(move || {
+        let len = 1 + below(&mut rng, OPS_MAX as u64) as usize;
+        let mut offsets = Offsets::default();
+        let mut current = 0i32;
+        let ops: Vec<Op> = (0..len)
+            .map(|_| {
+                let op = draw(&mut rng, &offsets, &mut current);
+                offsets.translate(op, mapping);
+                op
+            })
+            .collect();
+        Sequence::of(ops, mapping).expect("generated ops are admitted")
+    })
 }
 
 fn draw(rng: &mut Rng, o: &Offsets, current: &mut i32) -> Op {
