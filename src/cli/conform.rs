@@ -3,7 +3,9 @@
 
 use crate::cli::input::{load_all, parse_elr};
 use clap::Args;
-use isrfuzz::conform::campaign::{minimize_disagreement, write_disagreement, Generated, Tally};
+use isrfuzz::conform::campaign::{
+    minimize_disagreement, triage_shown, write_disagreement, Generated, Tally,
+};
 use isrfuzz::conform::driver::{build, project_dir};
 use isrfuzz::conform::epoch_cache::{jvm, Mapping};
 use isrfuzz::conform::junit::{junit_reproducer, Finding};
@@ -12,6 +14,8 @@ use isrfuzz::conform::render::describe;
 use isrfuzz::conform::replay::check_expressible;
 use isrfuzz::conform::{conform_history, Conformance, Driver, Release};
 use isrfuzz::error::Error;
+use isrfuzz::findings::finding::Sink;
+use isrfuzz::findings::triage::load_known_or_default;
 use isrfuzz::rules::RuleSet;
 use isrfuzz::search::generate::ElrMode;
 use isrfuzz::search::stop;
@@ -53,6 +57,10 @@ pub struct ConformArgs {
     /// Folder for minimized disagreements.
     #[arg(long, default_value = "findings/conformance")]
     out: PathBuf,
+    /// Expected and known findings the real controller's violations are triaged against
+    /// (default: those built in, from corpus/known.json; `--known none` for none).
+    #[arg(long, value_name = "FILE|none")]
+    known: Option<PathBuf>,
     /// The Maven project of the driver (default: this checkout's conformance/).
     #[arg(long, value_name = "DIR")]
     driver: Option<PathBuf>,
@@ -138,12 +146,19 @@ fn run_checked(args: ConformArgs, printed: &mut bool) -> Result<ExitCode, Error>
     }
     let histories = load_all(&args.paths)?;
     refuse_if_none_expressible(&histories, &release)?;
+    let known = load_known_or_default(args.known.as_deref())?;
+    let origin = format!("found by isrfuzz conform --kafka {}", release.version);
+    let sink = Sink::new(Some(args.out.clone()), known, origin);
+    sink.create_dir()?;
+    // The folder is this run's alone while it writes (as every engine's).
+    let _lock = sink.lock_exclusive()?;
     let mut run = Run {
         args: &args,
         rules: &rules,
         release,
         tally: Tally::default(),
         seed: None,
+        sink,
     };
     let mut driver = Driver::start(&project_dir(args.driver.as_deref()), release, timeout)?;
     let started = Instant::now();
@@ -267,6 +282,8 @@ struct Run<'a> {
     tally: Tally,
     /// The generator's seed, for generated runs.
     seed: Option<u64>,
+    /// Where disagreements are written and the real controller's violations triaged.
+    sink: Sink,
 }
 
 impl Run<'_> {
@@ -324,6 +341,8 @@ impl Run<'_> {
             }
         };
         self.tally.add(&c);
+        let shown = triage_shown(&self.sink, h, self.rules, &c);
+        self.tally.count_shown(*self.rules, &shown);
         if label != "generated" {
             let ids = c.shown.iter().map(|(id, _, _)| *id).collect();
             let key = format!("{:016x}", h.content_hash());
@@ -346,7 +365,7 @@ impl Run<'_> {
             _ => (h.clone(), d.clone()),
         };
         let path = write_disagreement(
-            &self.args.out,
+            &self.sink,
             &shown.0,
             self.rules,
             self.release.version,
@@ -357,7 +376,9 @@ impl Run<'_> {
             "DIFFER {label}: {} at step {} -> {}\n{}",
             shown.1.class,
             shown.1.step,
-            path.display(),
+            path.as_deref()
+                .unwrap_or(std::path::Path::new("-"))
+                .display(),
             describe(&shown.0, &shown.1, &self.rules.to_string(), &real)
         );
         // Under --json stdout holds the one object only.
@@ -428,7 +449,8 @@ impl Run<'_> {
             "not_upstream": t.not_upstream,
             "skipped": t.skipped.values().sum::<u64>(),
             "disagreements": t.by_class,
-            "shown": t.shown,
+            "shown": t.shown_by_invariant(),
+            "shown_new": t.shown.new_count(),
             "shown_by_history": t.by_history,
             "seconds": t.elapsed.as_secs_f64(),
             "jvm_seconds": waited,
@@ -461,11 +483,9 @@ impl Run<'_> {
         for (class, n) in &t.by_class {
             println!("  disagreement {class}: {n}");
         }
-        for (id, n) in &t.shown {
-            println!(
-                "  {id} shown by Apache Kafka {}: {n} histories",
-                self.release.version
-            );
+        if !t.shown.rows.is_empty() {
+            println!("shown by Apache Kafka {}:", self.release.version);
+            print!("{}", t.shown.table(t.histories, t.elapsed));
         }
         if let Some(signal) = stop::stopped_by() {
             println!("stopped by {signal} after {} histories", t.histories);

@@ -1,21 +1,25 @@
 //! Conformance runs over many histories: files or generated ones, disagreements
-//! minimized and written as conformance findings (never over an existing file), and the
+//! minimized and written through the findings sink (the folder's lock, one file per
+//! history, never over an existing file), the violations the real controller shows
+//! triaged as every engine's (expected, known, new) into the one summary type, and the
 //! tally a run prints.
 
 use super::driver::Driver;
 use super::release::Release;
 use super::replay::{conform_history, expressible, Conformance, Disagreement};
 use crate::check::history::History;
+use crate::check::oracle;
 use crate::error::Error;
-use crate::findings::finding::write_finding;
+use crate::findings::finding::Sink;
 use crate::findings::minimize::minimize;
+use crate::findings::summary::{Matched, Summary};
 use crate::rules::RuleSet;
 use crate::search::generate::{decode, Decode, ElrMode};
 use crate::search::rng::Rng;
 use crate::search::stop;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// What a run did, for its closing lines.
@@ -28,8 +32,9 @@ pub struct Tally {
     pub not_upstream: u64,
     /// Disagreements by class (`isr+partition_epoch`).
     pub by_class: BTreeMap<String, u64>,
-    /// Control-plane violations the real controller showed, by invariant.
-    pub shown: BTreeMap<&'static str, u64>,
+    /// Control-plane violations the real controller showed: per (rule set, invariant) and
+    /// class, as every engine's summary.
+    pub shown: Summary,
     /// Per history given as a file (by content hash, hex): the invariants the real
     /// controller showed on it, possibly none (what a ticket quotes as affected versions).
     pub by_history: BTreeMap<String, Vec<&'static str>>,
@@ -44,9 +49,23 @@ impl Tally {
         if let Some(d) = &c.disagreement {
             *self.by_class.entry(d.class.clone()).or_default() += 1;
         }
-        for (id, _, _) in &c.shown {
-            *self.shown.entry(id).or_default() += 1;
+    }
+
+    /// Count what [`triage_shown`] made of one history's violations.
+    pub fn count_shown(&mut self, rules: RuleSet, shown: &[(&'static str, Option<Matched>)]) {
+        for (id, matched) in shown {
+            let matched = matched.as_ref().map(Matched::as_ref);
+            self.shown.count(rules, id, matched, self.elapsed);
         }
+    }
+
+    /// Histories that showed each invariant, whatever its class.
+    pub fn shown_by_invariant(&self) -> BTreeMap<&'static str, u64> {
+        let mut out = BTreeMap::new();
+        for row in &self.shown.rows {
+            *out.entry(row.invariant).or_default() += row.count;
+        }
+        out
     }
 
     pub fn disagreements(&self) -> u64 {
@@ -85,15 +104,40 @@ pub fn minimize_disagreement(
     }
 }
 
-/// Write a disagreement as a conformance finding in `out`: the minimized history, named
-/// `<preset>--conform-<version>-<class>--<hash>.json`; an existing file is never replaced.
+/// The violations the real controller showed on `history` (`c.shown`), each triaged as
+/// the hunt triages the model's: up to a disagreement the model's run *is* the real
+/// controller's, so its side run (decisions included) is what triage reads; a violation on
+/// the real registrations at a disagreement is one the model does not make: new.
+pub fn triage_shown(
+    sink: &Sink,
+    history: &History,
+    rules: &RuleSet,
+    c: &Conformance,
+) -> Vec<(&'static str, Option<Matched>)> {
+    if c.shown.is_empty() {
+        return Vec::new();
+    }
+    let verdict = oracle::run(history, &[*rules], false);
+    let side = &verdict.sides[0];
+    let upto = c.disagreement.as_ref().map_or(usize::MAX, |d| d.step);
+    let classify = |id: &str, step: usize| {
+        let v = side.violations.iter().find(|v| v.invariant == id)?;
+        (step < upto && v.step == step).then(|| sink.classify(history, side, v))?
+    };
+    (c.shown.iter())
+        .map(|(id, step, _)| (*id, classify(id, *step)))
+        .collect()
+}
+
+/// Write a disagreement as a conformance finding through the sink: the minimized history,
+/// named `<preset>--conform-<version>-<class>--<hash>.json`, never over an existing file.
 pub fn write_disagreement(
-    out: &Path,
+    sink: &Sink,
     history: &History,
     rules: &RuleSet,
     version: &str,
     d: &Disagreement,
-) -> Result<PathBuf, Error> {
+) -> Result<Option<PathBuf>, Error> {
     let mut h = history.clone();
     h.description = Some(format!(
         "conformance: Apache Kafka {version} answers step {} otherwise than {rules}: {}",
@@ -102,9 +146,8 @@ pub fn write_disagreement(
     ));
     h.rules = Some(rules.to_string());
     h.expect.clear();
-    std::fs::create_dir_all(out).map_err(Error::io(out))?;
     let label = format!("conform-{version}-{}", d.class.replace('+', "-"));
-    write_finding(out, &h, rules, &label).map(|(path, _)| path)
+    sink.write_labelled(&h, rules, &label)
 }
 
 /// Generated histories for `seconds` (or until a stop request): the generator's draws, as

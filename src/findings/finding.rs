@@ -299,6 +299,22 @@ impl Sink {
         })
     }
 
+    /// Write `history`, already annotated, as the witness of `label` under `rules` (a
+    /// conformance disagreement): through the same registry as every finding (one file per
+    /// history in this run, never over an existing file). `None` for a memory sink.
+    pub fn write_labelled(
+        &self,
+        history: &History,
+        rules: &RuleSet,
+        label: &str,
+    ) -> Result<Option<PathBuf>, Error> {
+        let Some(dir) = &self.out else {
+            return Ok(None);
+        };
+        std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
+        Ok(Some(self.write_once(dir, history, rules, label)?.0))
+    }
+
     /// Every violation of `history` under `pair` that is not known, each minimized and
     /// written (never overwriting). Returns what was found.
     pub fn promote_all(

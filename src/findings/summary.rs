@@ -45,7 +45,7 @@ impl From<&Known> for Matched {
 }
 
 impl Matched {
-    fn as_ref(&self) -> MatchedRef<'_> {
+    pub fn as_ref(&self) -> MatchedRef<'_> {
         MatchedRef {
             kind: self.kind,
             id: &self.id,
