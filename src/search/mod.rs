@@ -10,6 +10,7 @@ pub mod fuzz;
 pub mod generate;
 pub mod hunt;
 pub mod rediscover;
+pub mod report;
 pub mod rng;
 mod seen;
 pub mod stop;
