@@ -54,9 +54,7 @@ pub struct Conformance {
 
 /// The control-plane invariants, judged on the real controller's states.
 pub fn is_control_plane(id: &str) -> bool {
-    id.starts_with('S')
-        || id.starts_with('G')
-        || matches!(id, "E1" | "ELR1" | "ELR2" | "ELR3" | "ELR5")
+    crate::check::invariants::is_control_plane(id)
 }
 
 /// An event only Inkless has: a switch, or a diskless or remote-storage topic.

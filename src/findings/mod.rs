@@ -5,7 +5,6 @@
 
 pub mod attribution;
 pub mod finding;
-pub mod headline;
 pub mod markup;
 pub mod minimize;
 pub mod operator;

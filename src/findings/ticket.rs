@@ -10,7 +10,6 @@ use crate::check::history::History;
 use crate::check::invariants;
 use crate::check::oracle::{self, SideRun, Verdict, Violation};
 use crate::findings::attribution::responsible_variants;
-use crate::findings::headline::headline;
 pub use crate::findings::markup::Format;
 use crate::findings::markup::{render, upstream, without_repo_paths, Block};
 use crate::findings::operator;
@@ -26,6 +25,13 @@ const SEARCH_EVENTS_MAX: usize = 128;
 /// What the conformance suite measured, per release: which corpus histories (by content
 /// hash) the real controller showed which invariants on (`ci/conformance.sh --record`).
 const MEASURED: &str = include_str!("../../conformance/measured.json");
+
+/// What breaking invariant `id` looks like to an operator (the list's headline).
+fn headline(id: &str) -> &'static str {
+    invariants::by_id(id)
+        .and_then(|i| i.headline)
+        .unwrap_or("an invariant is violated")
+}
 
 /// The ticket for the violation `history` shows under the rule set `verdict`'s first
 /// violating side names (the file's own finding when its description names one).
