@@ -36,6 +36,7 @@ pub const INVARIANTS_LEN: usize = LIST.len();
 
 pub static INVARIANTS: &[Invariant] = &LIST;
 
+// data table: one entry per property, each with every field filled.
 const LIST: [Invariant; 60] = [
     Invariant {
         id: "S0",
