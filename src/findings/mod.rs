@@ -11,6 +11,7 @@ pub mod operator;
 pub mod report;
 pub mod summary;
 pub mod svg;
+pub mod svg_doc;
 pub mod ticket;
 pub mod triage;
 
