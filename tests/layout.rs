@@ -10,7 +10,9 @@ const FILE_LINES_MAX: usize = 600;
 const FN_LINES_MAX: usize = 70;
 
 /// Bottom to top. A layer may use the layers before it, never those after it.
-const LAYERS: [&str; 6] = ["model", "rules", "check", "findings", "search", "conform"];
+const LAYERS: [&str; 7] = [
+    "model", "rules", "check", "findings", "search", "conform", "bench",
+];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap().flatten() {

@@ -1,6 +1,5 @@
 //! The planted-bug benchmark, in-process parts: the bugs, model throughput, and time to
-//! detection by `hunt` and `exhaust`. Rendering (CSV, Markdown, SVG) lives with the
-//! command line (`src/cli/bench_report.rs`), so no fuzz target links it.
+//! detection by `hunt` and `exhaust`. Rendering (CSV, Markdown, SVG) is `report.rs`'s.
 //!
 //! `isrfuzz bench` measures, on one core, the model's throughput per rule family and the
 //! time to detection of every planted bug by the built-in `hunt` (≥ 10 seeds) and by
