@@ -271,7 +271,9 @@ t2,cpu x2,current,bbb,exhaust-complete-depth6,1,61.5,s,ok
     #[test]
     fn the_script_rejects_bad_arguments_with_one_line_and_exit_2() {
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/ci/bench-speed.sh");
-        let cases: &[(&[&str], &[(&str, &str)], &str)] = &[
+        // (arguments, environment, the error's start)
+        type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
+        let cases: &[Case] = &[
             (&[], &[], "expected 1 to 3 arguments, got 0"),
             (&["HEAD", "0"], &[], "RUNS `0` is not 1..50"),
             (
