@@ -16,6 +16,7 @@
 use crate::error::Error;
 use std::path::{Path, PathBuf};
 
+/// Every row of `csv`, its header skipped; an error names the line.
 pub fn read_rows(csv: &Path) -> Result<Vec<Row>, Error> {
     let text = std::fs::read_to_string(csv).map_err(Error::io(csv))?;
     let mut rows = Vec::new();
@@ -136,6 +137,7 @@ pub fn machine() -> String {
     format!("{cpu} x{cores}").replace(',', " ")
 }
 
+/// The median of `sorted` (not empty), the mean of the middle two when even.
 pub fn median(sorted: &[f64]) -> f64 {
     let n = sorted.len();
     if n % 2 == 1 {
@@ -145,6 +147,7 @@ pub fn median(sorted: &[f64]) -> f64 {
     }
 }
 
+/// The distinct items in first-seen order.
 pub fn dedup<'a>(it: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
     let mut out: Vec<&str> = Vec::new();
     for x in it {

@@ -38,11 +38,11 @@ pub struct Plan {
     pub rediscover_seconds: u64,
 }
 
-/// Runs the parts `args` names, in a fixed order (throughput, micro, rediscover, then per
+/// Runs the parts `plan` names, in a fixed order (throughput, micro, rediscover, then per
 /// bug hunt and exhaust), each row appended to the CSV as it is measured.
-pub fn run(args: &Plan) -> Result<(), Error> {
-    check(args)?;
-    let mut sink = CsvSink::open(args.csv.as_deref())?;
+pub fn run(plan: &Plan) -> Result<(), Error> {
+    check(plan)?;
+    let mut sink = CsvSink::open(plan.csv.as_deref())?;
     let (date, machine) = (today(), machine());
     let row = |engine: &str, bug: &str, invariant: &str, trial: u32| Row {
         date: date.clone(),
@@ -56,24 +56,24 @@ pub fn run(args: &Plan) -> Result<(), Error> {
         execs: 0,
         triggered_s: None,
     };
-    let wants = |part: &str| args.parts.iter().any(|p| p == part);
+    let wants = |part: &str| plan.parts.iter().any(|p| p == part);
     println!("machine: {machine}; date: {date}");
     if wants("throughput") {
-        throughput(args, &mut sink, &row)?;
+        throughput(plan, &mut sink, &row)?;
     }
     if wants("micro") {
-        micro(args.micro_histories);
+        micro(plan.micro_histories);
     }
     if wants("rediscover") {
-        rediscover::run(&args.rediscover(), &mut |r| sink.push(&r), &row)?;
+        rediscover::run(&plan.rediscover(), &mut |r| sink.push(&r), &row)?;
     }
     let selected = BUGS
         .iter()
-        .filter(|b| args.bugs.is_empty() || args.bugs.iter().any(|n| n == b.name));
+        .filter(|b| plan.bugs.is_empty() || plan.bugs.iter().any(|n| n == b.name));
     for b in selected {
         if wants("hunt") {
-            for &jobs in &args.jobs {
-                hunt_trials(args, b, jobs, &mut sink, &row)?;
+            for &jobs in &plan.jobs {
+                hunt_trials(plan, b, jobs, &mut sink, &row)?;
             }
         }
         if wants("exhaust") {
@@ -83,25 +83,25 @@ pub fn run(args: &Plan) -> Result<(), Error> {
     Ok(())
 }
 
-fn check(args: &Plan) -> Result<(), Error> {
-    for part in &args.parts {
+fn check(plan: &Plan) -> Result<(), Error> {
+    for part in &plan.parts {
         if !PARTS.contains(&part.as_str()) {
             return Err(Error::Usage(format!(
                 "unknown part `{part}` (throughput, hunt, exhaust, micro, rediscover)"
             )));
         }
     }
-    for name in &args.bugs {
+    for name in &plan.bugs {
         if !BUGS.iter().any(|b| b.name == name) {
             return Err(Error::Usage(format!(
                 "unknown bug `{name}` (see --list-bugs)"
             )));
         }
     }
-    if args.trials == 0 || args.trials > TRIALS_MAX {
+    if plan.trials == 0 || plan.trials > TRIALS_MAX {
         return Err(Error::Usage("--trials must be 1..=1000".into()));
     }
-    if args.micro_histories == 0 || args.micro_histories > MICRO_HISTORIES_MAX {
+    if plan.micro_histories == 0 || plan.micro_histories > MICRO_HISTORIES_MAX {
         return Err(Error::Usage("--micro-histories must be 1..=1000000".into()));
     }
     Ok(())
@@ -126,8 +126,8 @@ impl Plan {
     }
 }
 
-fn throughput(args: &Plan, sink: &mut CsvSink, row: &RowFn) -> Result<(), Error> {
-    let budget = Duration::from_secs(args.throughput_seconds);
+fn throughput(plan: &Plan, sink: &mut CsvSink, row: &RowFn) -> Result<(), Error> {
+    let budget = Duration::from_secs(plan.throughput_seconds);
     for family in ["kraft", "inkless", "mixed"] {
         for run in 0..THROUGHPUT_RUNS {
             let (n, secs) =
@@ -161,15 +161,15 @@ fn micro(histories: u32) {
 }
 
 fn hunt_trials(
-    args: &Plan,
+    plan: &Plan,
     b: &Bug,
     jobs: usize,
     sink: &mut CsvSink,
     row: &RowFn,
 ) -> Result<(), Error> {
-    let budget = Duration::from_secs(args.budget_seconds);
+    let budget = Duration::from_secs(plan.budget_seconds);
     let engine = engine_name("hunt", jobs);
-    for seed in 1..=args.trials {
+    for seed in 1..=plan.trials {
         let t = planted::hunt_trial(b, u64::from(seed), budget, jobs).map_err(Error::Usage)?;
         let result = if t.detected.is_some() {
             "detected"
