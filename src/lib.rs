@@ -1,10 +1,13 @@
 //! isrfuzz: differential fuzzing of replication rules (KRaft reassignment, Inkless ISR).
 //!
-//! Layers, bottom up: `model` (pure controller state and operations, with the rule set as
-//! a parameter) ← `rules` (variants side by side) ← `invariants` (the property list) ←
-//! `oracle` (run a history under rule sets, check, compare) ← `generate` / `minimize` /
-//! `hunt` / `report` ← the `isrfuzz` binary. See ARCHITECTURE.md.
+//! Layers, bottom up, one folder each: `model` (pure controller state and operations, with
+//! the rule set as a parameter) ← `rules` (variants side by side) ← `check` (the property
+//! list, the oracle: run a history under rule sets, check, compare) ← `findings` (triage,
+//! minimization, reports) ← `search` (generation, `hunt`, `exhaust`, the fuzz targets'
+//! entry) ← `conform` (the real controller as a second judge) ← `bench` (the benchmarks)
+//! ← the `isrfuzz` binary (`cli/`). See ARCHITECTURE.md.
 
+pub mod bench;
 pub mod check;
 pub mod conform;
 pub mod error;

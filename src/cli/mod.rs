@@ -13,11 +13,7 @@ mod hunt;
 mod input;
 mod listing;
 mod promote;
-mod rediscover;
-mod rediscover_report;
 mod replay;
-mod speed_data;
-mod speed_plot;
 mod speed_report;
 
 use clap::{Parser, Subcommand};

@@ -9,7 +9,7 @@ use super::driver::Driver;
 use super::protocol::{class_of, differences, encode, Answer, Registration};
 use super::release::Release;
 use crate::check::history::History;
-use crate::check::invariants::{step_violations, StepView};
+use crate::check::invariants::{is_control_plane, step_violations, StepView};
 use crate::check::judge::{drive, Ask, Ended, Judge, ModelJudge, Pair, Start};
 use crate::error::Error;
 use crate::model::request::{Exchange, Request};
@@ -47,13 +47,6 @@ pub struct Conformance {
     /// Control-plane violations on the real controller's states: (invariant, step, detail),
     /// the first of each invariant.
     pub shown: Vec<(&'static str, usize, String)>,
-}
-
-/// The control-plane invariants, judged on the real controller's states.
-pub fn is_control_plane(id: &str) -> bool {
-    id.starts_with('S')
-        || id.starts_with('G')
-        || matches!(id, "E1" | "ELR1" | "ELR2" | "ELR3" | "ELR5")
 }
 
 /// An event only Inkless has: a switch, or a diskless or remote-storage topic.

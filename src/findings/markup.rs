@@ -1,7 +1,25 @@
 //! The ticket's few shapes of text, rendered as GitHub Markdown or JIRA wiki markup.
 
-use crate::findings::ticket::Format;
 use std::fmt::Write;
+
+/// Where the ticket is pasted.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Format {
+    /// GitHub Markdown.
+    Md,
+    /// JIRA wiki markup (issues.apache.org).
+    Jira,
+}
+
+impl Format {
+    pub fn parse(name: &str) -> Option<Format> {
+        match name {
+            "md" => Some(Format::Md),
+            "jira" => Some(Format::Jira),
+            _ => None,
+        }
+    }
+}
 
 /// One piece of a ticket.
 pub enum Block {

@@ -5,13 +5,13 @@
 
 pub mod attribution;
 pub mod finding;
-pub mod headline;
 pub mod markup;
 pub mod minimize;
 pub mod operator;
 pub mod report;
 pub mod summary;
 pub mod svg;
+pub mod svg_doc;
 pub mod ticket;
 pub mod triage;
 

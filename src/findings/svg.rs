@@ -11,6 +11,7 @@
 
 use crate::check::history::History;
 use crate::check::oracle::{SideRun, Verdict};
+use crate::findings::svg_doc::{self, el, escape as esc};
 use crate::model::{BrokerId, Cluster, Note, Outcome};
 use std::fmt::Write;
 
@@ -68,14 +69,12 @@ pub fn timeline(history: &History, verdict: &Verdict) -> String {
     let legend_y = TOP + CELL_H * lanes + 10 + LABEL_H * stacked + 20;
     let height = legend_y + LEGEND_ROW_H * LEGEND.len() + 10;
     let width = ((panel_w + GAP) * verdict.sides.len()).max(560);
-    let mut out = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" font-family=\"monospace\" font-size=\"11\">\n"
-    );
+    let mut out = svg_doc::open(width, height, "monospace");
     for (k, side) in verdict.sides.iter().enumerate() {
         panel(&mut out, history, side, k * (panel_w + GAP));
     }
     legend(&mut out, legend_y);
-    out.push_str("</svg>\n");
+    out.push_str(svg_doc::CLOSE);
     out
 }
 
@@ -98,21 +97,31 @@ fn legend(out: &mut String, y0: usize) {
     for (i, (kind, color, text)) in LEGEND.iter().enumerate() {
         let y = y0 + i * LEGEND_ROW_H;
         let shape = match *kind {
-            "rect" => format!(
-                "<rect x=\"0\" y=\"{y}\" width=\"14\" height=\"12\" fill=\"{color}\" stroke=\"#a0aec0\"/>"
-            ),
-            "outline" => format!(
-                "<rect x=\"0\" y=\"{y}\" width=\"14\" height=\"12\" fill=\"none\" stroke=\"{color}\" stroke-width=\"2\"/>"
-            ),
-            "mark" => format!("<path d=\"{}\" fill=\"{color}\"/>", corner(14, y)),
+            "rect" => el("rect")
+                .attr("x", 0)
+                .attr("y", y)
+                .attr("width", 14)
+                .attr("height", 12)
+                .attr("fill", color)
+                .attr("stroke", "#a0aec0")
+                .empty(),
+            "outline" => el("rect")
+                .attr("x", 0)
+                .attr("y", y)
+                .attr("width", 14)
+                .attr("height", 12)
+                .attr("fill", "none")
+                .attr("stroke", color)
+                .attr("stroke-width", 2)
+                .empty(),
+            "mark" => el("path")
+                .attr("d", corner(14, y))
+                .attr("fill", color)
+                .empty(),
             _ => String::new(),
         };
-        let _ = writeln!(
-            out,
-            "{shape}<text x=\"22\" y=\"{}\">{}</text>",
-            y + 10,
-            esc(text)
-        );
+        let label = el("text").attr("x", 22).attr("y", y + 10).wrap(esc(text));
+        let _ = writeln!(out, "{shape}{label}");
     }
     out.push_str("</g>\n");
 }
@@ -122,32 +131,35 @@ fn corner(x_right: usize, y: usize) -> String {
     format!("M{} {y} L{x_right} {y} L{x_right} {} Z", x_right - 9, y + 9)
 }
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
 fn panel(out: &mut String, history: &History, side: &SideRun, x0: usize) {
+    let rules = esc(&side.rules.to_string());
     let _ = writeln!(
         out,
-        "<g class=\"side\" data-rules=\"{0}\"><text x=\"{x0}\" y=\"16\" font-weight=\"bold\">{0}</text>",
-        esc(&side.rules.to_string())
+        "{}{}",
+        el("g")
+            .attr("class", "side")
+            .attr("data-rules", &rules)
+            .open(),
+        el("text")
+            .attr("x", x0)
+            .attr("y", 16)
+            .attr("font-weight", "bold")
+            .wrap(&rules)
     );
     for (i, b) in history.brokers.iter().enumerate() {
         let y = TOP + i * CELL_H;
-        let _ = writeln!(
-            out,
-            "<text class=\"lane\" x=\"{x0}\" y=\"{}\">broker {b}</text>",
-            y + 19
-        );
+        let lane = el("text")
+            .attr("class", "lane")
+            .attr("x", x0)
+            .attr("y", y + 19);
+        let _ = writeln!(out, "{}", lane.wrap(format_args!("broker {b}")));
     }
     let seal_y = TOP + history.brokers.len() * CELL_H;
-    let _ = writeln!(
-        out,
-        "<text class=\"lane\" x=\"{x0}\" y=\"{}\">seal</text>",
-        seal_y + 19
-    );
+    let lane = el("text")
+        .attr("class", "lane")
+        .attr("x", x0)
+        .attr("y", seal_y + 19);
+    let _ = writeln!(out, "{}", lane.wrap("seal"));
     for (s, (event, rec)) in history.events.iter().zip(&side.steps).enumerate() {
         let x = x0 + LEFT + s * CELL_W;
         column_head(out, s, &event.to_string(), x);
@@ -156,11 +168,15 @@ fn panel(out: &mut String, history: &History, side: &SideRun, x0: usize) {
             let y = TOP + i * CELL_H;
             cell(out, &rec.state, b, x, y);
             if changed.contains(&b) {
-                let _ = writeln!(
-                    out,
-                    "<path class=\"transient\" data-broker=\"{b}\" d=\"{}\" fill=\"#dd6b20\"><title>broker {b}: the ISR changed during this step (shrink or expansion)</title></path>",
-                    corner(x + CELL_W, y)
-                );
+                let title = el("title").wrap(format_args!(
+                    "broker {b}: the ISR changed during this step (shrink or expansion)"
+                ));
+                let mark = el("path")
+                    .attr("class", "transient")
+                    .attr("data-broker", b)
+                    .attr("d", corner(x + CELL_W, y))
+                    .attr("fill", "#dd6b20");
+                let _ = writeln!(out, "{}", mark.wrap(title));
             }
         }
         let seal = rec.state.partitions.first().map_or(String::new(), |p| {
@@ -170,12 +186,12 @@ fn panel(out: &mut String, history: &History, side: &SideRun, x0: usize) {
                 p.seal.to_string()
             }
         });
-        let _ = writeln!(
-            out,
-            "<text class=\"seal\" x=\"{}\" y=\"{}\">{seal}</text></g>",
-            x + 4,
-            seal_y + 19
-        );
+        let seal = el("text")
+            .attr("class", "seal")
+            .attr("x", x + 4)
+            .attr("y", seal_y + 19)
+            .wrap(seal);
+        let _ = writeln!(out, "{seal}</g>");
     }
     violations(out, history, side, x0);
     out.push_str("</g>\n");
@@ -196,10 +212,16 @@ fn column_head(out: &mut String, s: usize, event: &str, x: usize) {
     let (ex, ey) = (x + CELL_W / 2 + 4, TOP - 22);
     let _ = writeln!(
         out,
-        "<g class=\"step\" data-step=\"{s}\"><title>{}</title><text x=\"{x}\" y=\"{}\">{s}</text><text class=\"event\" x=\"{ex}\" y=\"{ey}\" transform=\"rotate(-90 {ex} {ey})\">{}</text>",
-        esc(event),
-        TOP - 8,
-        esc(&short)
+        "{}{}{}{}",
+        el("g").attr("class", "step").attr("data-step", s).open(),
+        el("title").wrap(esc(event)),
+        el("text").attr("x", x).attr("y", TOP - 8).wrap(s),
+        el("text")
+            .attr("class", "event")
+            .attr("x", ex)
+            .attr("y", ey)
+            .attr("transform", format_args!("rotate(-90 {ex} {ey})"))
+            .wrap(esc(&short))
     );
 }
 
@@ -238,12 +260,24 @@ fn violations(out: &mut String, history: &History, side: &SideRun, x0: usize) {
         let x = x0 + LEFT + s * CELL_W;
         let y = TOP + h + 16 + LABEL_H * stacked[s];
         stacked[s] += 1;
-        let _ = writeln!(
-            out,
-            "<rect class=\"violation\" data-invariant=\"{0}\" x=\"{x}\" y=\"{TOP}\" width=\"{CELL_W}\" height=\"{h}\" fill=\"none\" stroke=\"red\" stroke-width=\"3\"><title>{1}</title></rect><text class=\"violation-label\" x=\"{x}\" y=\"{y}\" fill=\"red\">{0}</text>",
-            v.invariant,
-            esc(&v.detail)
-        );
+        let outline = el("rect")
+            .attr("class", "violation")
+            .attr("data-invariant", v.invariant)
+            .attr("x", x)
+            .attr("y", TOP)
+            .attr("width", CELL_W)
+            .attr("height", h)
+            .attr("fill", "none")
+            .attr("stroke", "red")
+            .attr("stroke-width", 3)
+            .wrap(el("title").wrap(esc(&v.detail)));
+        let label = el("text")
+            .attr("class", "violation-label")
+            .attr("x", x)
+            .attr("y", y)
+            .attr("fill", "red")
+            .wrap(v.invariant);
+        let _ = writeln!(out, "{outline}{label}");
     }
 }
 
@@ -278,10 +312,20 @@ fn cell(out: &mut String, c: &Cluster, b: BrokerId, x: usize, y: usize) {
         .and_then(|rt| rt.local(b))
         .filter(|_| inkless)
         .map_or(String::new(), |l| format!(" {}/{}", l.leo(), l.hw));
-    let _ = writeln!(
-        out,
-        "<rect class=\"cell\" data-broker=\"{b}\" data-role=\"{role}\" x=\"{x}\" y=\"{y}\" width=\"{CELL_W}\" height=\"{CELL_H}\" fill=\"{fill}\" stroke=\"#a0aec0\"/><text x=\"{}\" y=\"{}\">{role}{log}</text>",
-        x + 4,
-        y + 19
-    );
+    let rect = el("rect")
+        .attr("class", "cell")
+        .attr("data-broker", b)
+        .attr("data-role", &role)
+        .attr("x", x)
+        .attr("y", y)
+        .attr("width", CELL_W)
+        .attr("height", CELL_H)
+        .attr("fill", fill)
+        .attr("stroke", "#a0aec0")
+        .empty();
+    let text = el("text")
+        .attr("x", x + 4)
+        .attr("y", y + 19)
+        .wrap(format_args!("{role}{log}"));
+    let _ = writeln!(out, "{rect}{text}");
 }

@@ -10,7 +10,7 @@ use crate::check::history::History;
 use crate::check::invariants;
 use crate::check::oracle::{self, SideRun, Verdict, Violation};
 use crate::findings::attribution::responsible_variants;
-use crate::findings::headline::headline;
+pub use crate::findings::markup::Format;
 use crate::findings::markup::{render, upstream, without_repo_paths, Block};
 use crate::findings::operator;
 use crate::findings::report::step_table;
@@ -22,28 +22,16 @@ use crate::rules::{all_presets, Family, RuleSet, RELEASE_PRESETS, RULES};
 /// every differing rule and the measured releases only, and say so.
 const SEARCH_EVENTS_MAX: usize = 128;
 
-/// Where the ticket is pasted.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Format {
-    /// GitHub Markdown.
-    Md,
-    /// JIRA wiki markup (issues.apache.org).
-    Jira,
-}
-
-impl Format {
-    pub fn parse(name: &str) -> Option<Format> {
-        match name {
-            "md" => Some(Format::Md),
-            "jira" => Some(Format::Jira),
-            _ => None,
-        }
-    }
-}
-
 /// What the conformance suite measured, per release: which corpus histories (by content
 /// hash) the real controller showed which invariants on (`ci/conformance.sh --record`).
 const MEASURED: &str = include_str!("../../conformance/measured.json");
+
+/// What breaking invariant `id` looks like to an operator (the list's headline).
+fn headline(id: &str) -> &'static str {
+    invariants::by_id(id)
+        .and_then(|i| i.headline)
+        .unwrap_or("an invariant is violated")
+}
 
 /// The ticket for the violation `history` shows under the rule set `verdict`'s first
 /// violating side names (the file's own finding when its description names one).

@@ -5,32 +5,14 @@
 //! each function). Nothing here touches the broker side: `ops::apply` plays the result on
 //! the brokers, and the broker side calls `apply_controller` for its own requests.
 
-use super::builder::{Acceptor, Built, ChangeBuilder, Election, Thrown};
-pub(crate) use super::membership::{broker_leaves, broker_registers, unfence};
+use super::builder::{ChangeBuilder, Election};
+pub(crate) use super::commit::{acceptor, caught, commit, fault, Rejection};
+use super::membership::{broker_leaves, unfence};
 use super::{
     has_duplicates, sorted_difference, without, BrokerId, BrokerState, Cluster, ElectionType,
-    ErrorCode, Event, Ghost, IdList, LeaderRecoveryState, Outcome, Partition, PartitionEffect,
-    Rules, NO_LEADER, PARTITIONS_MAX, SEAL_NONE, SEAL_PENDING,
+    ErrorCode, Event, Ghost, IdList, LeaderRecoveryState, Outcome, Partition, Rules, NO_LEADER,
+    PARTITIONS_MAX, SEAL_NONE, SEAL_PENDING,
 };
-
-pub(crate) type Rejection = (ErrorCode, &'static str);
-
-/// AlterPartitionReassignments catches any exception per partition and answers it
-/// (`alterPartitionReassignments`' try/catch, apache trunk d79bd502ec).
-pub(crate) fn caught(_: Thrown) -> Rejection {
-    (
-        ErrorCode::UnknownServerError,
-        "the leader acceptor threw: a candidate is not a replica of the registration",
-    )
-}
-
-/// Every other request lets the exception through: a controller failover.
-pub(crate) fn fault(_: Thrown) -> Rejection {
-    (
-        ErrorCode::ControllerFault,
-        "the leader acceptor threw: a candidate is not a replica of the registration",
-    )
-}
 
 /// The controller's part of an event: requests and cluster events, without the brokers'
 /// reaction (the broker side calls this for its own AlterPartition requests).
@@ -106,32 +88,10 @@ fn answer(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
     result.unwrap_or_else(|(error, reason)| Outcome::rejected(error, reason))
 }
 
-pub(super) fn acceptor(c: &Cluster) -> Acceptor<'_> {
-    Acceptor {
-        brokers: &c.brokers,
-        remove: NO_LEADER,
-        add: NO_LEADER,
-    }
-}
-
 pub(crate) fn partition(c: &Cluster, index: usize) -> Result<&Partition, Rejection> {
     c.partitions
         .get(index)
         .ok_or((ErrorCode::UnknownTopicOrPartition, "no such partition"))
-}
-
-/// Store a built record and describe its effect.
-pub(super) fn commit(c: &mut Cluster, index: usize, built: Option<Built>) -> Vec<PartitionEffect> {
-    let Some(built) = built else {
-        return Vec::new();
-    };
-    let effect = PartitionEffect {
-        partition: index,
-        completion: built.completion,
-        unclean_election: built.unclean_election,
-    };
-    c.replay(index, built.partition);
-    vec![effect]
 }
 
 /// `validateManualPartitionAssignment`: non-empty, registered, no duplicates. Fenced and

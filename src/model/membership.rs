@@ -6,7 +6,7 @@
 //! aiven/inkless for the diskless ISR expansion on unfencing.
 
 use super::builder::{Acceptor, Built, ChangeBuilder};
-use super::controller::{acceptor, commit, fault, Rejection};
+use super::commit::{acceptor, commit, fault, Rejection};
 use super::{
     BrokerId, BrokerState, Cluster, ErrorCode, Outcome, PartitionEffect, Rules, NO_LEADER,
 };

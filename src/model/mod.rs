@@ -30,6 +30,7 @@ macro_rules! clone_reusing {
 
 pub mod broker;
 pub mod builder;
+mod commit;
 mod controller;
 pub mod event;
 mod hooks;

@@ -2,9 +2,8 @@
 //! (`broker.rs`), then the new registrations are played on every live broker.
 
 use super::broker::{self, Note};
-use super::controller::{
-    apply_controller, broker_registers, commit_seal, partition, switch_start, Rejection,
-};
+use super::controller::{apply_controller, commit_seal, partition, switch_start, Rejection};
+use super::membership::broker_registers;
 use super::request::{self, Request};
 use super::PartitionEffect;
 use super::{

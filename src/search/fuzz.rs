@@ -195,7 +195,7 @@ fn new_violation(history: &History, verdict: &Verdict) -> Option<Crash> {
 
 /// The history an input stands for: a JSON history when the bytes are one (so the seed
 /// corpora can hold the counterexample histories of docs/model/reassignment.md#histories and docs/model/inkless.md#counterexamples as written), else the decoded bytes, padded as
-/// `hunt` would draw them (`generate::decode_padded`).
+/// `hunt` would draw them (`generate::Decode::padded`).
 pub fn input_history(data: &[u8]) -> History {
     let json = (data.first() == Some(&b'{'))
         .then(|| {

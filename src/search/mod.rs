@@ -1,16 +1,14 @@
 //! Looking for violations: the byte-level generator, the in-process random search
 //! (`hunt`), bounded exhaustive exploration (`exhaust`), the entry point of the
-//! coverage-guided engines (`fuzz`), and the planted-bug benchmark (`bench`). Uses
-//! `findings` and below.
+//! coverage-guided engines (`fuzz`). Uses `findings` and below.
 
-pub mod bench;
 pub mod counterexamples;
 pub mod exhaust;
 pub mod fuzz;
 pub mod generate;
 pub mod hunt;
 pub mod judged;
-pub mod rediscover;
+pub mod report;
 pub mod rng;
 mod seen;
 pub mod stop;

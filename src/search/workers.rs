@@ -8,7 +8,7 @@
 
 use crate::findings::{Finding, Sink};
 use crate::rules::RuleSet;
-use crate::search::hunt::{MatchedEntry, Report};
+use crate::search::report::{MatchedEntry, Report};
 use crate::search::rng::Rng;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;

@@ -2,7 +2,7 @@
 //! and the vacuity counters V21 to V23. The entries that name these checks are in the one
 //! list in `list.rs`.
 
-use super::inkless::has_live_leader;
+use super::scope::has_live_leader;
 use super::StepView;
 use crate::model::broker::{consolidating, Local};
 use crate::model::log::{FetchPosition, OutOfRange};

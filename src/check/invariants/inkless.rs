@@ -4,35 +4,13 @@
 //! checks are in the one list in `mod.rs`.
 
 use super::fetcher::stuck_fetcher_suffix;
-use super::{part_view, PartView, Scope, StepView};
-use crate::model::broker::{consolidating, lost_prefix, LeaderState, Local};
+use super::scope::{has_live_leader, live_leader};
+use super::{PartView, StepView};
+use crate::model::broker::{consolidating, lost_prefix};
 use crate::model::event::Ids;
 use crate::model::{Cluster, Event, NO_LEADER};
 use crate::model::{Note, SEAL_NONE, SEAL_PENDING};
 use crate::rules::RuleSet;
-
-/// The leader's local replica and leader state, when it leads with the current epoch and
-/// holds the prefix (a leader that lost it is INV-2's finding, not the others'), inside the ISR.
-fn live_leader<'a>(v: &PartView<'a>) -> Option<(&'a Local, &'a LeaderState)> {
-    let (p, rt) = (v.partition, v.runtime);
-    // A leader outside the ISR is a broken registration, S0's to report: what the
-    // brokers do under it says nothing about the Inkless rules (docs/findings.md F2).
-    if p.leader == NO_LEADER || !v.scope.is_up(p.leader) || !p.isr.contains(&p.leader) {
-        return None;
-    }
-    let state = rt
-        .leader
-        .as_ref()
-        .filter(|s| s.broker == p.leader && s.leader_epoch == p.leader_epoch)?;
-    let local = rt.local(p.leader)?;
-    (!lost_prefix(&v.scope.config, p, local)).then_some((local, state))
-}
-
-/// Whether partition `i` of a whole state has a [`live_leader`].
-pub(super) fn has_live_leader(c: &Cluster, i: usize) -> bool {
-    let scope = Scope::of(c);
-    live_leader(&part_view(c, &scope, i)).is_some()
-}
 
 pub(super) fn inv1_lag_safety(v: &PartView) -> Option<String> {
     let (p, scope) = (v.partition, v.scope);

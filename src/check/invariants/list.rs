@@ -27,7 +27,7 @@ use super::kraft::{
     v2_completed, v3_cancelled, v4_leader_changed, v5_isr_shrank, v6_rejected, v7_transient,
     v8_unclean_completion,
 };
-use super::{Check, Invariant, Kind};
+use super::{Check, Invariant, Kind, Plane, MODEL_AND_CONTROLLER, MODEL_ONLY};
 
 /// The one list, in report order. A data table (one entry per property), exempt from the
 /// function-length limit.
@@ -36,6 +36,7 @@ pub const INVARIANTS_LEN: usize = LIST.len();
 
 pub static INVARIANTS: &[Invariant] = &LIST;
 
+// data table: one entry per property, each with every field filled.
 const LIST: [Invariant; 60] = [
     Invariant {
         id: "S0",
@@ -43,6 +44,9 @@ const LIST: [Invariant; 60] = [
         statement: "replicas ≠ ∅, ISR ≠ ∅ (unless ELR is on), no duplicates in any list, ISR ⊆ replicas, leader ∈ ISR ∪ {-1}",
         rationale: "The registration's own shape. Brokers trust it blindly: a leader outside the ISR or an ISR member that is not a replica makes every other property meaningless, so this one guards the model as much as the rules.",
         source: "docs/model/reassignment.md#s0; Replicas.validateIsr; PartitionChangeBuilder.isValidNewLeader",
+        headline: Some("the partition registration is malformed (an ISR member outside the replicas, or a leader outside the ISR)"),
+        plane: Plane::Control,
+        judges: MODEL_AND_CONTROLLER,
         check: Check::Partition(s0_shape),
     },
     Invariant {
@@ -51,6 +55,9 @@ const LIST: [Invariant; 60] = [
         statement: "adding ⊆ replicas, removing ⊆ replicas, adding ∩ removing = ∅ (design B: the overlap holds no original replica)",
         rationale: "PartitionRegistration does not enforce these, they are conventions every reader relies on. A replica in both lists can never satisfy the completion test (it is removed from I' but required in it), so the reassignment is stuck: docs/model/reassignment.md#history-3.",
         source: "docs/model/reassignment.md#s1, #history-3; PartitionRegistration (no enforcement)",
+        headline: Some("a replica is listed as both adding and removing"),
+        plane: Plane::Control,
+        judges: MODEL_AND_CONTROLLER,
         check: Check::PartitionUnderRules(s1_lists),
     },
     Invariant {
@@ -59,6 +66,9 @@ const LIST: [Invariant; 60] = [
         statement: "reassigning ⇔ adding ∪ removing ≠ ∅ ⇔ listed by ListPartitionReassignments",
         rationale: "The reassigning index is maintained on replay, separately from the lists; `--list` and `--verify` read the index. If the two drift, tooling declares a reassignment done while it is not, or lists a finished one forever.",
         source: "docs/model/reassignment.md#s2, #partition-registration; ReplicationControlManager.updateReassigningTopicsIfNeeded, listPartitionReassignments",
+        headline: Some("the reassignment listing disagrees with the partition"),
+        plane: Plane::Control,
+        judges: MODEL_AND_CONTROLLER,
         check: Check::Step(s2_listing),
     },
     Invariant {
@@ -67,6 +77,9 @@ const LIST: [Invariant; 60] = [
         statement: "partition_epoch rises on every change and only then; leader_epoch never falls and rises whenever a replica leaves or the leader changes",
         rationale: "Brokers fence stale leaders and stale AlterPartition requests by these epochs. A removal without a leader-epoch bump lets a removed replica keep acting on the old assignment.",
         source: "docs/model/reassignment.md#s3, #epochs; PartitionRegistration.merge; PartitionChangeBuilder.triggerLeaderEpochBumpForReplicaReassignmentIfNeeded",
+        headline: Some("partition or leader epochs do not rise as they must"),
+        plane: Plane::Control,
+        judges: MODEL_AND_CONTROLLER,
         check: Check::Step(s3_epochs),
     },
     Invariant {
@@ -75,6 +88,9 @@ const LIST: [Invariant; 60] = [
         statement: "no request makes the controller throw: no uncaught exception (a controller failover) and no UNKNOWN_SERVER_ERROR",
         rationale: "A request whose handler throws writes nothing, and upstream the next active controller throws on it again: a broker that cannot register stays fenced for good, an operator's reassignment is refused with an internal error. The real controller's LeaderAcceptor throws for a candidate that is not a replica of the registration (a stale ELR or last-known-ELR member).",
         source: "docs/model/reassignment.md#s4; ReplicationControlManager.LeaderAcceptor and PartitionRegistration.directory (apache trunk d79bd502ec; releases 4.0 to 4.4 by conformance)",
+        headline: Some("the controller throws on a request"),
+        plane: Plane::Control,
+        judges: MODEL_AND_CONTROLLER,
         check: Check::Step(s4_no_throw),
     },
     Invariant {
@@ -83,6 +99,9 @@ const LIST: [Invariant; 60] = [
         statement: "while reassigning: T ∪ O ⊆ set(replicas) ⊆ T ∪ O ∪ (every target of the chain), and set(replicas) − removing = T",
         rationale: "What stays after completion must be exactly what the operator asked for last. Keeping an old removing set when the new one is empty (the RF-up override, docs/model/reassignment.md#history-4) breaks the second half.",
         source: "docs/model/reassignment.md#g1, #history-4",
+        headline: Some("the replicas of a reassignment drift from its target"),
+        plane: Plane::Control,
+        judges: MODEL_AND_CONTROLLER,
         check: Check::Partition(g1_composition),
     },
     Invariant {
@@ -91,6 +110,9 @@ const LIST: [Invariant; 60] = [
         statement: "list completeness: while reassigning, (replicas − removing) − O ⊆ adding",
         rationale: "Every non-original replica that will survive completion must be reported as adding, or `--list`, throttles and under-replication accounting treat it as caught up. This is KAFKA-21419's first symptom (history 1, step 2) and the drop-then-re-add hole of its proposed fix (history 5).",
         source: "docs/model/reassignment.md#g2, #history-1, #history-5; https://issues.apache.org/jira/browse/KAFKA-21419",
+        headline: Some("the reassignment listing omits a replica still being added"),
+        plane: Plane::Control,
+        judges: MODEL_AND_CONTROLLER,
         check: Check::Partition(g2_list_completeness),
     },
     Invariant {
@@ -99,6 +121,9 @@ const LIST: [Invariant; 60] = [
         statement: "while reassigning: adding ∩ O = ∅",
         rationale: "An original replica reported as adding would be removed by a cancel (revert drops adding replicas), losing a replica the partition had before the reassignment.",
         source: "docs/model/reassignment.md#g3; PartitionReassignmentRevert",
+        headline: Some("an original replica is listed as adding"),
+        plane: Plane::Control,
+        judges: MODEL_AND_CONTROLLER,
         check: Check::Partition(g3_adding_not_original),
     },
     Invariant {
@@ -107,6 +132,9 @@ const LIST: [Invariant; 60] = [
         statement: "target fidelity: at completion, set(replicas) = T",
         rationale: "The operator's last target is what the partition must end on. The keep-old-removing rule drops a replica the target still names (history 4).",
         source: "docs/model/reassignment.md#g4, #history-4, #ends",
+        headline: Some("a reassignment completes on replicas other than its target"),
+        plane: Plane::Control,
+        judges: MODEL_AND_CONTROLLER,
         check: Check::AtEnd(g4_target_fidelity),
     },
     Invariant {
@@ -115,6 +143,9 @@ const LIST: [Invariant; 60] = [
         statement: "safe completion: at completion, T − O ⊆ ISR (the ISR completion was decided on, see F1)",
         rationale: "No newly added replica may be declared done while out of sync: KAFKA-21419 ends with replicas [1,2,4,5] and ISR [1,2,5], the removed replica 3 already gone.",
         source: "docs/model/reassignment.md#g5, #history-1, #ends; https://issues.apache.org/jira/browse/KAFKA-21419",
+        headline: Some("a reassignment completes with a new replica out of the ISR"),
+        plane: Plane::Control,
+        judges: MODEL_AND_CONTROLLER,
         check: Check::AtEnd(g5_safe_completion),
     },
     Invariant {
@@ -123,6 +154,9 @@ const LIST: [Invariant; 60] = [
         statement: "cancel restores: after an accepted cancel, set(replicas) = O",
         rationale: "Cancel must return the partition to where it was before the chain of alter calls. Promoted replicas (history 2) and transients (history 5) survive the revert.",
         source: "docs/model/reassignment.md#g6, #history-2, #history-5; PartitionReassignmentRevert",
+        headline: Some("cancelling a reassignment does not restore the original replicas"),
+        plane: Plane::Control,
+        judges: MODEL_AND_CONTROLLER,
         check: Check::Step(g6_cancel_restores),
     },
     Invariant {
@@ -131,6 +165,9 @@ const LIST: [Invariant; 60] = [
         statement: "liveness, one step: if reassigning, T ⊆ ISR and ISR − removing ≠ ∅, the next change completes it",
         rationale: "Once every target replica is in sync nothing should hold the reassignment open. Checked by running the completion rule on the current state, which is what any next build does first.",
         source: "docs/model/reassignment.md#g7, #history-3",
+        headline: Some("a reassignment stays open with every target replica in sync"),
+        plane: Plane::Control,
+        judges: MODEL_AND_CONTROLLER,
         check: Check::PartitionUnderRules(g7_one_step_liveness),
     },
     Invariant {
@@ -139,6 +176,9 @@ const LIST: [Invariant; 60] = [
         statement: "RF guard: if |T| < |O| at completion, T ⊆ ISR (the ISR completion was decided on, see F1)",
         rationale: "KAFKA-19975 allows out-of-ISR survivors, except when the replication factor drops: then every survivor must be in sync, or the partition ends with fewer in-sync copies than it started with.",
         source: "docs/model/reassignment.md#g8, #completion, #ends; PartitionReassignmentReplicas.maybeCompleteReassignment (3d267d4536)",
+        headline: Some("a reassignment that lowers the replication factor completes with out-of-sync survivors"),
+        plane: Plane::Control,
+        judges: MODEL_AND_CONTROLLER,
         check: Check::AtEnd(g8_rf_guard),
     },
     Invariant {
@@ -147,6 +187,9 @@ const LIST: [Invariant; 60] = [
         statement: "the completion record drops exactly removing from replicas and ISR, clears both lists, and leaves leader ∈ ISR ∪ {-1}",
         rationale: "Completion must not reorder, add or lose anything but the removing replicas, and must demote a removing leader (testStoppedLeaderIsDemotedAfterReassignmentCompletesEvenIfNoNewEligibleLeaders).",
         source: "docs/model/reassignment.md#g9, #completion-record; PartitionChangeBuilder.completeReassignmentIfNeeded",
+        headline: Some("a completion record keeps a removed replica or reorders the replicas"),
+        plane: Plane::Control,
+        judges: MODEL_AND_CONTROLLER,
         check: Check::Step(g9_completion_record),
     },
     Invariant {
@@ -155,6 +198,9 @@ const LIST: [Invariant; 60] = [
         statement: "once every broker is back and every replica is in the ISR, no reassignment is in progress",
         rationale: "A reassignment that never finishes with a fully healthy cluster blocks the operator's next change and keeps throttles on forever (the stuck override back to the original, history 3).",
         source: "docs/model/reassignment.md#e1, #history-3 (override back to the original)",
+        headline: Some("a reassignment never completes on a healthy cluster"),
+        plane: Plane::Control,
+        judges: MODEL_AND_CONTROLLER,
         check: Check::Quiescent(e1_quiescent_completion),
     },
     Invariant {
@@ -163,6 +209,9 @@ const LIST: [Invariant; 60] = [
         statement: "an alter call overrode a reassignment in progress",
         rationale: "KAFKA-21419 and every hole after it need an override; a generator that stops producing them proves nothing.",
         source: "docs/model/reassignment.md#upstream-derivation",
+        headline: None,
+        plane: Plane::Control,
+        judges: MODEL_ONLY,
         check: Check::Sometimes(v1_override),
     },
     Invariant {
@@ -171,6 +220,9 @@ const LIST: [Invariant; 60] = [
         statement: "a reassignment completed",
         rationale: "G4, G5, G8 and G9 only bite at completion.",
         source: "docs/model/reassignment.md#completion",
+        headline: None,
+        plane: Plane::Control,
+        judges: MODEL_ONLY,
         check: Check::Sometimes(v2_completed),
     },
     Invariant {
@@ -179,6 +231,9 @@ const LIST: [Invariant; 60] = [
         statement: "a cancel was accepted",
         rationale: "G6 only bites on cancel.",
         source: "docs/model/reassignment.md#cancel",
+        headline: None,
+        plane: Plane::Control,
+        judges: MODEL_ONLY,
         check: Check::Sometimes(v3_cancelled),
     },
     Invariant {
@@ -187,6 +242,9 @@ const LIST: [Invariant; 60] = [
         statement: "a partition's leader changed",
         rationale: "Elections inside completion, fencing and ElectLeaders are where leader-related rules differ.",
         source: "docs/model/reassignment.md#election",
+        headline: None,
+        plane: Plane::Control,
+        judges: MODEL_ONLY,
         check: Check::Sometimes(v4_leader_changed),
     },
     Invariant {
@@ -195,6 +253,9 @@ const LIST: [Invariant; 60] = [
         statement: "a partition's ISR shrank",
         rationale: "Out-of-sync replicas are what make an early completion unsafe.",
         source: "docs/model/reassignment.md#alterpartition",
+        headline: None,
+        plane: Plane::Control,
+        judges: MODEL_ONLY,
         check: Check::Sometimes(v5_isr_shrank),
     },
     Invariant {
@@ -203,6 +264,9 @@ const LIST: [Invariant; 60] = [
         statement: "a request was rejected",
         rationale: "Validation paths are exercised on purpose; a generator that never hits them leaves the error codes untested.",
         source: "docs/model/reassignment.md#validation",
+        headline: None,
+        plane: Plane::Control,
+        judges: MODEL_ONLY,
         check: Check::Sometimes(v6_rejected),
     },
     Invariant {
@@ -211,6 +275,9 @@ const LIST: [Invariant; 60] = [
         statement: "a transient exists: a replica in removing that is not original",
         rationale: "The drop-then-re-add hole of the proposed fix needs a transient.",
         source: "docs/model/reassignment.md#transients",
+        headline: None,
+        plane: Plane::Control,
+        judges: MODEL_ONLY,
         check: Check::Sometimes(v7_transient),
     },
     Invariant {
@@ -219,6 +286,9 @@ const LIST: [Invariant; 60] = [
         statement: "a reassignment completed in a record whose election was unclean",
         rationale: "The corner docs/findings.md F1 describes: G5 and G8 judge the ISR completion was decided on, which the unclean election then replaces. Counted so that the exemption is seen to be exercised.",
         source: "docs/findings.md F1; PartitionChangeBuilder.build (completion before tryElection)",
+        headline: None,
+        plane: Plane::Control,
+        judges: MODEL_ONLY,
         check: Check::Sometimes(v8_unclean_completion),
     },
     Invariant {
@@ -227,6 +297,9 @@ const LIST: [Invariant; 60] = [
         statement: "a seal was committed (-2 → s ≥ 0)",
         rationale: "Every Inkless rule but the pending-phase ones only acts on a committed seal.",
         source: "docs/model/inkless.md#seal-commit",
+        headline: None,
+        plane: Plane::Inkless,
+        judges: MODEL_ONLY,
         check: Check::Sometimes(v9_seal_committed),
     },
     Invariant {
@@ -235,6 +308,9 @@ const LIST: [Invariant; 60] = [
         statement: "the ISR-expiration task shrank a switched partition",
         rationale: "INV-3 and INV-4 only bite when a lag shrink happens on a switched partition.",
         source: "docs/model/inkless.md#isr-expiration, #lag-check",
+        headline: None,
+        plane: Plane::Inkless,
+        judges: MODEL_ONLY,
         check: Check::Sometimes(v10_switched_shrink),
     },
     Invariant {
@@ -243,6 +319,9 @@ const LIST: [Invariant; 60] = [
         statement: "a consolidating follower moved from the consolidation to the classic fetcher (a diversion)",
         rationale: "CE-b2, CE-c3 and CE-d all start with a diversion.",
         source: "docs/model/inkless.md#b2",
+        headline: None,
+        plane: Plane::Inkless,
+        judges: MODEL_ONLY,
         check: Check::Sometimes(v11_diverted),
     },
     Invariant {
@@ -251,6 +330,9 @@ const LIST: [Invariant; 60] = [
         statement: "a follower fetch was answered by the at-seal branch",
         rationale: "INV-6 and the #760 admission are about that answer.",
         source: "docs/model/inkless.md#at-seal-fetch",
+        headline: None,
+        plane: Plane::Inkless,
+        judges: MODEL_ONLY,
         check: Check::Sometimes(v12_at_seal_answer),
     },
     // Inkless (docs/model/inkless.md#invariants). Sources are aiven/inkless paths under core/src/main/scala/kafka/.
@@ -260,6 +342,9 @@ const LIST: [Invariant; 60] = [
         statement: "lag safety: on a classic, pending or switched partition with a live leader, no ISR follower below the leader's end (the seal, once committed) stays silent for 2 × replica_lag_time_max_ms",
         rationale: "A follower that stopped fetching must leave the ISR within lag plus one task period, or it stays electable while missing data. With diskless topics never evaluated for shrink, a stalled follower of a switched partition stays in the ISR forever and a failover loses the gap up to the seal (CE-a).",
         source: "docs/model/inkless.md#inv-1, #ce-a; server/ReplicaManager.scala maybeShrinkIsr, cluster/Partition.scala maybeShrinkIsr",
+        headline: Some("a stalled follower stays in the ISR"),
+        plane: Plane::Inkless,
+        judges: MODEL_ONLY,
         check: Check::Partition(inv1_lag_safety),
     },
     Invariant {
@@ -268,6 +353,9 @@ const LIST: [Invariant; 60] = [
         statement: "electable prefix: a replica joins the ISR of a switched partition (seal ≥ 0), or is elected its leader, only holding the whole classic prefix (local LEO ≥ seal; a consolidating leader can rebuild it); unclean elections excepted, and after one the partition's elected leaders are no longer judged (joins still are); with ELR on, an ELR member elected returns to the ISR rather than joins it (its election is judged)",
         rationale: "Admission paths that skip a leader-observed fetch let an empty replica become electable: the one-step reassignment (CE-e) and the unfence expansion (CE-f). #757 and #754 close them for committed and pending seals.",
         source: "docs/model/inkless.md#inv-2, #ce-e, #ce-f; metadata ReplicationControlManager changePartitionReassignment (9082a19e2f), expandIsrForDisklessManagedPartitions (43b016f6ec); ELR: PartitionChangeBuilder.tryElection (9082a19e2f, as apache trunk d79bd502ec)",
+        headline: Some("a replica without the classic prefix becomes electable"),
+        plane: Plane::Inkless,
+        judges: MODEL_ONLY,
         check: Check::Step(inv2_electable_prefix),
     },
     Invariant {
@@ -276,6 +364,9 @@ const LIST: [Invariant; 60] = [
         statement: "no spurious shrink: the ISR-expiration task never removes a follower of a switched partition whose recorded offset is at or above the seal",
         rationale: "Past the seal every consolidating replica grows its log from object storage and never fetches from the leader, so its record stays at the seal while the leader's LEO moves on. Comparing against that LEO (CE-b1), or requiring equality with the capped end (CE-b2), shrinks healthy followers for good.",
         source: "docs/model/inkless.md#inv-3, #ce-b1, #ce-b2; cluster/Partition.scala isFollowerOutOfSync (150ec6ed61, 5f22fac12b)",
+        headline: Some("a consolidating follower at the seal is shrunk from the ISR"),
+        plane: Plane::Inkless,
+        judges: MODEL_ONLY,
         check: Check::Step(inv3_no_spurious_shrink),
     },
     Invariant {
@@ -284,6 +375,9 @@ const LIST: [Invariant; 60] = [
         statement: "leader-change evidence: the ISR-expiration task never removes a live, unstalled follower of a switched partition that holds the prefix",
         rationale: "After a leader change the new leader has reset its records; a healthy follower must show itself with one classic fetch, or it is shrunk a lag later: an at-seal follower that schedules no fetch (CE-c1), a consolidating one restarted on consolidation (CE-c2).",
         source: "docs/model/inkless.md#inv-4, #ce-c1, #ce-c2; server/ReplicaManager.scala applyLocalFollowersDelta (150ec6ed61, 5f22fac12b)",
+        headline: Some("a healthy follower of a switched partition is shrunk from the ISR"),
+        plane: Plane::Inkless,
+        judges: MODEL_ONLY,
         check: Check::Step(inv4_leader_change_evidence),
     },
     Invariant {
@@ -292,6 +386,9 @@ const LIST: [Invariant; 60] = [
         statement: "leader-change keying: a leader-epoch bump without a leader move diverts no consolidating follower and starts no extra catch-up fetch on an in-sync at-seal follower",
         rationale: "A same-leader bump (switch-pending mark, re-arm, a completion that drops another replica) keeps the leader's records, so the followers need not prove anything; keying the catch-up on the epoch instead of the leader move makes every delta trigger a fetch (CE-c4).",
         source: "docs/model/inkless.md#inv-4b, #leader-change, #ce-c4; server/ReplicaManager.scala applyLocalFollowersDelta (leaderChanged, 150ec6ed61)",
+        headline: Some("a same-leader epoch bump diverts followers"),
+        plane: Plane::Inkless,
+        judges: MODEL_ONLY,
         check: Check::Step(inv4b_keyed_on_leader_move),
     },
     Invariant {
@@ -300,6 +397,9 @@ const LIST: [Invariant; 60] = [
         statement: "single writer: no follower has a partition on the classic and the consolidation fetcher at once",
         rationale: "Two fetchers append to one log; the second append finds its fetch offset no longer equal to the log end and the partition fails (CE-c3).",
         source: "docs/model/inkless.md#inv-5, #ce-c3; server/ReplicaFetcherThread.scala processPartitionData; server/ReplicaManager.scala applyLocalFollowersDelta (5f22fac12b)",
+        headline: Some("two fetchers append to one log"),
+        plane: Plane::Inkless,
+        judges: MODEL_ONLY,
         check: Check::Partition(inv5_single_writer),
     },
     Invariant {
@@ -308,6 +408,9 @@ const LIST: [Invariant; 60] = [
         statement: "at-seal response shape: a follower fetch at or above a committed seal gets no records and HW = seal",
         rationale: "Served from the leader's local log instead, a diverted follower appends consolidated records through the classic fetcher and takes the leader's frontier as its HW (CE-d).",
         source: "docs/model/inkless.md#inv-6, #ce-d; server/ReplicaManager.scala fetchMessages (13ae69df5c)",
+        headline: Some("a fetch at the seal is answered with records"),
+        plane: Plane::Inkless,
+        judges: MODEL_ONLY,
         check: Check::Step(inv6_at_seal_response),
     },
     Invariant {
@@ -316,6 +419,9 @@ const LIST: [Invariant; 60] = [
         statement: "exemption: no lag shrink on a diskless partition with seal -1 (born diskless or aborted)",
         rationale: "Those partitions have no classic replication to judge lag by; shrinking them would empty their ISR.",
         source: "docs/model/inkless.md#inv-7; server/ReplicaManager.scala maybeShrinkIsr (150ec6ed61)",
+        headline: Some("a diskless partition with seal -1 is shrunk"),
+        plane: Plane::Inkless,
+        judges: MODEL_ONLY,
         check: Check::Step(inv7_exemption),
     },
     Invariant {
@@ -324,6 +430,9 @@ const LIST: [Invariant; 60] = [
         statement: "seal monotonicity: only -1→-2, -2→-1, -2→-2, -2→s≥0 and s→s′ with 0 ≤ s′ ≤ s",
         rationale: "Readers route by the seal; a committed seal that turned negative or grew would move data between the classic and diskless tiers.",
         source: "docs/model/inkless.md#inv-8, #seal-transitions; metadata ReplicationControlManager alterDisklessSwitch, initDisklessLog, markClassicToDisklessSwitchStarted",
+        headline: Some("the seal moves the wrong way"),
+        plane: Plane::Inkless,
+        judges: MODEL_ONLY,
         check: Check::Step(inv8_seal_monotonic),
     },
     Invariant {
@@ -332,6 +441,9 @@ const LIST: [Invariant; 60] = [
         statement: "progress after diversion: on a consolidating partition (seal ≥ 0 or born diskless) with a live leader, every live follower is back on the consolidation fetcher",
         rationale: "A diverted follower must return to consolidation after one classic round (or after admission with #760); one left on the classic fetcher, or on none, stops growing its log.",
         source: "docs/model/inkless.md#inv-9; server/ReplicaFetcherThread.scala processPartitionData; ConsolidationReconciler.startConsolidationFetchersForCaughtUpClassicPartitions",
+        headline: Some("a follower is never handed back to consolidation"),
+        plane: Plane::Inkless,
+        judges: MODEL_ONLY,
         check: Check::Quiescent(inv9_back_on_consolidation),
     },
     Invariant {
@@ -340,6 +452,9 @@ const LIST: [Invariant; 60] = [
         statement: "fetcher quiescence: every live follower in the ISR that replicates through the classic fetcher holds the partition there, not marked failed, at its log end",
         rationale: "A fetcher whose answer fails the append check drops the partition until the next leader epoch, and one whose position was left past a cut keeps asking from there; a follower that fetches no more must leave the ISR, not stay in it for good.",
         source: "docs/model/fetcher.md#the-append-check; server/AbstractFetcherThread.scala processFetchRequest, markPartitionFailed; ReplicaFetcherThread.scala processPartitionData (apache trunk d79bd502ec)",
+        headline: Some("a follower in the ISR is left with a failed or stalled fetcher"),
+        plane: Plane::Data,
+        judges: MODEL_ONLY,
         check: Check::Quiescent(inv10_fetcher_quiescent),
     },
     Invariant {
@@ -348,6 +463,9 @@ const LIST: [Invariant; 60] = [
         statement: "re-admission: once every broker is healthy, every live replica of a switched partition that holds the prefix is in the ISR",
         rationale: "A follower shrunk or fenced while healthy must find its way back; with generic expansion a consolidating leader's frontier keeps it out for good (docs/model/inkless.md#at-seal-admission), and a restarted consolidating follower goes straight to consolidation with no admission path (E9).",
         source: "docs/model/inkless.md#e2, #at-seal-admission; cluster/Partition.scala maybeExpandIsrAtSeal (e74ed8ba0d)",
+        headline: Some("a healthy follower of a switched partition never returns to the ISR"),
+        plane: Plane::Inkless,
+        judges: MODEL_ONLY,
         check: Check::Quiescent(e2_readmission),
     },
     // The data plane (docs/model/brokers.md#data-invariants): classic topics, until an
@@ -358,6 +476,9 @@ const LIST: [Invariant; 60] = [
         statement: "no acknowledged record is lost: every record an acks=all producer was told is written is held, with its epoch, by some replica",
         rationale: "The property Kafka users rely on most. Truncating to a stale high watermark (before KIP-101) cuts an acknowledged record from the one follower that had it.",
         source: "docs/model/brokers.md#data-invariants; KIP-101 scenario 1; cluster/Partition.scala checkEnoughReplicasReachOffset (confluentinc/kafka 06d492d813)",
+        headline: Some("an acknowledged record is lost"),
+        plane: Plane::Data,
+        judges: MODEL_ONLY,
         check: Check::Partition(d1_acked_kept),
     },
     Invariant {
@@ -366,6 +487,9 @@ const LIST: [Invariant; 60] = [
         statement: "candidate completeness: a live, recovered leader holds every acknowledged record",
         rationale: "A clean election picks an ISR member, and every ISR member holds what the high watermark passed; a leader without an acknowledged record serves a log that lost it.",
         source: "docs/model/brokers.md#data-invariants; cluster/Partition.scala maybeIncrementLeaderHW, makeLeader",
+        headline: Some("a leader lacks an acknowledged record"),
+        plane: Plane::Data,
+        judges: MODEL_ONLY,
         check: Check::Partition(d2_leader_holds_acked),
     },
     Invariant {
@@ -374,6 +498,9 @@ const LIST: [Invariant; 60] = [
         statement: "log matching: two replicas hold the same record (same epoch) at every offset below both their high watermarks",
         rationale: "Below the high watermark a record is committed and may have been read; two replicas that disagree there have diverged (KIP-101 scenario 2).",
         source: "docs/model/brokers.md#data-invariants; KIP-101 scenario 2; hachikuji/kafka-specification's log-matching property (Kip101.tla)",
+        headline: Some("two replicas diverge below the high watermark"),
+        plane: Plane::Data,
+        judges: MODEL_ONLY,
         check: Check::Partition(d3_log_matching),
     },
     Invariant {
@@ -382,6 +509,9 @@ const LIST: [Invariant; 60] = [
         statement: "once healed, every replica holds every acknowledged record, and the logs match below the high watermarks",
         rationale: "Replication must finish: a replica that can never fetch an acknowledged record back, or keeps a diverged tail, is a stuck fetcher.",
         source: "docs/model/brokers.md#data-invariants; server/AbstractFetcherThread.scala truncateOnFetchResponse",
+        headline: Some("a replica never gets an acknowledged record back"),
+        plane: Plane::Data,
+        judges: MODEL_ONLY,
         check: Check::Quiescent(d4_acked_everywhere),
     },
     Invariant {
@@ -390,6 +520,9 @@ const LIST: [Invariant; 60] = [
         statement: "consistent read: a record the serving leader's high watermark passed (acks=1 included) is never replaced: the serving leader, and every live replica whose high watermark passes it, holds that record (same epoch) unless it is below their log start",
         rationale: "A consumer reads up to the high watermark; if that record later changes or disappears from the leader, two consumers see different logs. Truncating to a stale high watermark (before KIP-101) lets a new leader overwrite acks=1 records that were already readable, which D1 and D2 (acks=all only) do not see.",
         source: "docs/model/brokers.md#data-invariants; server-common FetchIsolation.of (HIGH_WATERMARK for consumers), storage UnifiedLog.read (confluentinc/kafka 06d492d813)",
+        headline: Some("a record consumers have read is replaced"),
+        plane: Plane::Data,
+        judges: MODEL_ONLY,
         check: Check::Partition(d5_consistent_read),
     },
     Invariant {
@@ -398,6 +531,9 @@ const LIST: [Invariant; 60] = [
         statement: "an acks=all produce was acknowledged",
         rationale: "D1, D2 and D4 judge acknowledged records; without any they hold vacuously.",
         source: "docs/model/brokers.md#produce",
+        headline: None,
+        plane: Plane::Data,
+        judges: MODEL_ONLY,
         check: Check::Sometimes(v13_acknowledged),
     },
     Invariant {
@@ -406,6 +542,9 @@ const LIST: [Invariant; 60] = [
         statement: "a follower truncated its log where it parted from its leader's",
         rationale: "The truncation rule only matters when a log diverged.",
         source: "docs/model/brokers.md#truncation",
+        headline: None,
+        plane: Plane::Data,
+        judges: MODEL_ONLY,
         check: Check::Sometimes(v14_truncated),
     },
     Invariant {
@@ -414,6 +553,9 @@ const LIST: [Invariant; 60] = [
         statement: "records no acks=all producer waited for became readable below the high watermark",
         rationale: "D5 judges read records, acks=1 ones included; without reads beyond the acknowledged ones it adds nothing to D1 and D2.",
         source: "docs/model/brokers.md#data-invariants",
+        headline: None,
+        plane: Plane::Data,
+        judges: MODEL_ONLY,
         check: Check::Sometimes(v15_read_unacked),
     },
     Invariant {
@@ -422,6 +564,9 @@ const LIST: [Invariant; 60] = [
         statement: "a follower fetched below its leader's log start (OFFSET_OUT_OF_RANGE) and started over there",
         rationale: "The deleted-on-purpose exemption and the fetcher's full truncation only matter once DeleteRecords left a follower behind.",
         source: "docs/model/brokers.md#follower-fetch; AbstractFetcherThread.fetchOffsetAndTruncate",
+        headline: None,
+        plane: Plane::Data,
+        judges: MODEL_ONLY,
         check: Check::Sometimes(v16_below_log_start),
     },
     Invariant {
@@ -430,6 +575,9 @@ const LIST: [Invariant; 60] = [
         statement: "a power loss lost records a broker had not flushed",
         rationale: "The recovery point decides what an unclean shutdown keeps; a run where none loses anything never tests the committed_lost exemption.",
         source: "docs/model/brokers.md#stall-and-restart; LogLoader.recoverLog",
+        headline: None,
+        plane: Plane::Data,
+        judges: MODEL_ONLY,
         check: Check::Sometimes(v17_unflushed_lost),
     },
     // Eligible leader replicas (docs/model/reassignment.md#elr-invariants): empty, and so
@@ -440,6 +588,9 @@ const LIST: [Invariant; 60] = [
         statement: "ELR ⊆ replicas",
         rationale: "An ELR member stands for a replica that holds every committed record; a broker that is no longer a replica holds no log of the partition. The controller never elects it (elections walk the replica list), but the registration then names a safe leader that is not one.",
         source: "docs/model/reassignment.md#elr-invariants; KIP-966; PartitionChangeBuilder.maybePopulateTargetElr (apache trunk d79bd502ec)",
+        headline: Some("the eligible leader replicas name a broker that is no replica"),
+        plane: Plane::Control,
+        judges: MODEL_AND_CONTROLLER,
         check: Check::Partition(elr1_within_replicas),
     },
     Invariant {
@@ -448,6 +599,9 @@ const LIST: [Invariant; 60] = [
         statement: "ELR ∩ ISR = ∅",
         rationale: "A replica is either in sync or eligible after leaving the ISR, never both; upstream refuses to replay a registration that breaks this.",
         source: "docs/model/reassignment.md#elr-invariants; ReplicationControlManager.replay(PartitionChangeRecord) validation, PartitionChangeBuilder.maybePopulateTargetElr (apache trunk d79bd502ec)",
+        headline: Some("a replica is in both the ISR and the ELR"),
+        plane: Plane::Control,
+        judges: MODEL_AND_CONTROLLER,
         check: Check::Partition(elr2_disjoint_from_isr),
     },
     Invariant {
@@ -456,6 +610,9 @@ const LIST: [Invariant; 60] = [
         statement: "|ISR| ≥ min(min.insync.replicas, |replicas|) ⇒ ELR = ∅",
         rationale: "The ELR only exists while the ISR is below the effective min ISR (capped at the replication factor): every build clears it once the target ISR reaches it. Upstream takes the cap from the replica list before a completion shortens it, and elects from the ELR after that step (ISR = {leader} next to a non-empty ELR when min ISR ≤ 1, which the model cannot reach): docs/model/reassignment.md#elr-invariants.",
         source: "docs/model/reassignment.md#elr-invariants; KIP-966; PartitionChangeBuilder.maybePopulateTargetElr, tryElection, ReplicationControlManager.getTopicEffectiveMinIsr (apache trunk d79bd502ec)",
+        headline: Some("the ELR is not cleared once the ISR reaches min.insync.replicas"),
+        plane: Plane::Control,
+        judges: MODEL_AND_CONTROLLER,
         check: Check::Partition(elr3_empty_at_min_isr),
     },
     Invariant {
@@ -464,6 +621,9 @@ const LIST: [Invariant; 60] = [
         statement: "candidate completeness with ELR on: every ISR member, and every ELR member that is a replica, holds every acknowledged record; judged across power losses, given up only after an unclean election",
         rationale: "This is what ELR is for. A replica leaves the ISR into the ELR only while the ISR is below min ISR, when no acks=all write can be acknowledged, so it keeps everything acknowledged; a broker found to have shut down uncleanly leaves both lists at re-registration. A candidate lacking an acknowledged record is a clean election away from losing it (the power-loss loss ELR closes: docs/model/reassignment.md#elr-invariants).",
         source: "docs/model/reassignment.md#elr-invariants; KIP-966; PartitionChangeBuilder.maybePopulateTargetElr, ReplicationControlManager.handleBrokerUncleanShutdown (apache trunk d79bd502ec); Vanlightly/kafka-tlaplus kip-966 LeaderCandidateCompletenessProperty (823615e)",
+        headline: Some("an eligible leader replica lacks acknowledged records"),
+        plane: Plane::Data,
+        judges: MODEL_ONLY,
         check: Check::Partition(elr4_candidates_hold_acked),
     },
     Invariant {
@@ -472,6 +632,9 @@ const LIST: [Invariant; 60] = [
         statement: "recovery set: a partition with ELR on and no leader, no ISR and no ELR has last_known_elr = [its last leader]",
         rationale: "When every clean candidate is gone, the controller's only way back short of an arbitrary unclean election is the last leader it stored (electLastKnownLeader); a lost or stale entry leaves the partition offline or elects the wrong replica. KIP-966 first kept a min-ISR-sized recovery set; upstream stores the last leader alone (useLastKnownLeaderInBalancedRecovery, on by default).",
         source: "docs/model/reassignment.md#elr-invariants; PartitionChangeBuilder.maybeUpdateLastKnownLeader, maybeUpdateRecordElr, electLastKnownLeader (apache trunk d79bd502ec); Vanlightly/kafka-tlaplus kip-966 MinIsrRecoveryQuorum (823615e)",
+        headline: Some("the last known leader is lost"),
+        plane: Plane::Control,
+        judges: MODEL_AND_CONTROLLER,
         check: Check::Step(elr5_last_leader_kept),
     },
     Invariant {
@@ -480,6 +643,9 @@ const LIST: [Invariant; 60] = [
         statement: "a replica entered a partition's ELR",
         rationale: "ELR1-ELR3 only bite once an ELR is non-empty, and generated histories reach that only with ELR on and an ISR shrinking below min.insync.replicas.",
         source: "docs/model/reassignment.md#eligible-leader-replicas; PartitionChangeBuilder.maybePopulateTargetElr (apache trunk d79bd502ec)",
+        headline: None,
+        plane: Plane::Control,
+        judges: MODEL_ONLY,
         check: Check::Sometimes(v18_entered_elr),
     },
     Invariant {
@@ -488,6 +654,9 @@ const LIST: [Invariant; 60] = [
         statement: "a partition's new leader was elected from its ELR",
         rationale: "The ELR exists to be elected from; an election from it puts a replica outside the ISR back in as leader, the path the reassignment and Inkless invariants must survive with ELR on.",
         source: "docs/model/reassignment.md#eligible-leader-replicas; PartitionChangeBuilder.isValidNewLeader, tryElection (apache trunk d79bd502ec)",
+        headline: None,
+        plane: Plane::Control,
+        judges: MODEL_ONLY,
         check: Check::Sometimes(v19_elected_from_elr),
     },
     Invariant {
@@ -496,6 +665,9 @@ const LIST: [Invariant; 60] = [
         statement: "with ELR on, a partition had no leader, no ISR and no ELR (ELR5's premise)",
         rationale: "ELR5 only judges a partition that lost every clean candidate while its last leader was away; a run that never gets there has not tested the recovery set.",
         source: "docs/model/reassignment.md#elr-invariants; PartitionChangeBuilder.canElectLastKnownLeader (apache trunk d79bd502ec)",
+        headline: None,
+        plane: Plane::Control,
+        judges: MODEL_ONLY,
         check: Check::Sometimes(v20_every_candidate_gone),
     },
     Invariant {
@@ -504,6 +676,9 @@ const LIST: [Invariant; 60] = [
         statement: "a fetcher's answer failed the append check and the partition was marked failed",
         rationale: "INV-10 and INV-9 judge a follower its fetcher dropped; a run that never fails an append check has not reached the state they guard.",
         source: "docs/model/fetcher.md#the-append-check; ReplicaFetcherThread.processPartitionData (apache trunk d79bd502ec)",
+        headline: None,
+        plane: Plane::Data,
+        judges: MODEL_ONLY,
         check: Check::Sometimes(v21_marked_failed),
     },
     Invariant {
@@ -512,6 +687,9 @@ const LIST: [Invariant; 60] = [
         statement: "a fetcher held a position past its log end (its log was cut under it)",
         rationale: "The append check only bites after a cut from outside the fetcher (a follower's cut to the seal, an operator seal); a run that never cuts under a live fetcher does not test it.",
         source: "docs/model/fetcher.md#inkless-two-fetchers-and-a-log-cut-under-a-live-one; ReplicaManager.maybeTruncateSwitchedFollower (aiven/inkless 5f22fac12b)",
+        headline: None,
+        plane: Plane::Data,
+        judges: MODEL_ONLY,
         check: Check::Sometimes(v22_position_past_log),
     },
     Invariant {
@@ -520,6 +698,9 @@ const LIST: [Invariant; 60] = [
         statement: "a fetch was answered OFFSET_OUT_OF_RANGE for a last fetched epoch the leader's epoch cache cannot place",
         rationale: "Only a leader whose latest epoch is older than a follower's reaches this answer (on Inkless, a cache that consolidation's older diskless epoch rewrote); the follower's reset changes nothing there, and INV-9, INV-10 and E2 judge whether it ever gets out.",
         source: "docs/model/fetcher.md; Partition.readRecords, AbstractFetcherThread.fetchOffsetAndTruncate (apache trunk d79bd502ec); PartitionTest.testLastFetchedOffsetValidation",
+        headline: None,
+        plane: Plane::Data,
+        judges: MODEL_ONLY,
         check: Check::Sometimes(v23_unplaced_epoch),
     },
 ];

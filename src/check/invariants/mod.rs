@@ -84,17 +84,50 @@ pub enum Check {
     Sometimes(fn(&StepView) -> bool),
 }
 
+/// The part of the system a property speaks of.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Plane {
+    /// The controller's partition registrations and reassignments.
+    Control,
+    /// The brokers' replication: logs, acknowledged records, the fetchers.
+    Data,
+    /// The Inkless broker side: lag, the electable prefix, consolidation, the seal.
+    Inkless,
+}
+
+/// Who can show a property broken: the model always; the real controller (conformance
+/// judges its states) only for the control-plane properties its states hold.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Judge {
+    Model,
+    RealController,
+}
+
+pub const MODEL_ONLY: &[Judge] = &[Judge::Model];
+pub const MODEL_AND_CONTROLLER: &[Judge] = &[Judge::Model, Judge::RealController];
+
 pub struct Invariant {
     pub id: &'static str,
     pub kind: Kind,
     pub statement: &'static str,
     pub rationale: &'static str,
     pub source: &'static str,
+    /// What breaking it looks like to an operator, in a few words (ticket titles); `None`
+    /// for a `Sometimes` counter, which nothing breaks.
+    pub headline: Option<&'static str>,
+    pub plane: Plane,
+    pub judges: &'static [Judge],
     pub check: Check,
 }
 
 pub fn by_id(id: &str) -> Option<&'static Invariant> {
     INVARIANTS.iter().find(|i| i.id == id)
+}
+
+/// Whether `id` is judged on the real controller's states too (conformance): the
+/// control-plane properties that a controller's registrations alone decide.
+pub fn is_control_plane(id: &str) -> bool {
+    by_id(id).is_some_and(|i| i.judges.contains(&Judge::RealController))
 }
 
 /// The loop over the list: for each entry, in list order, that `skip` does not name,
@@ -410,5 +443,45 @@ pub fn count_sometimes_memo(
             }
         }
         counts[n] += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every property that can be broken says so in words; the model judges everything;
+    /// the real controller judges only control-plane properties.
+    #[test]
+    fn every_entry_fills_headline_plane_and_judges() {
+        for i in INVARIANTS {
+            match (i.kind, i.headline) {
+                (Kind::Sometimes, h) => assert_eq!(h, None, "{}: a counter has no headline", i.id),
+                (_, Some(h)) => assert!(!h.trim().is_empty(), "{}: empty headline", i.id),
+                (_, None) => panic!("{}: no headline", i.id),
+            }
+            assert!(i.judges.contains(&Judge::Model), "{}", i.id);
+            if i.judges.contains(&Judge::RealController) {
+                assert_eq!(i.plane, Plane::Control, "{}", i.id);
+            }
+        }
+    }
+
+    /// The properties conformance judges on the real controller's states.
+    #[test]
+    fn the_control_plane_is_the_registrations_properties() {
+        let judged: Vec<&str> = (INVARIANTS.iter().map(|i| i.id))
+            .filter(|id| is_control_plane(id))
+            .collect();
+        let by_prefix = |id: &str| {
+            id.starts_with('S')
+                || id.starts_with('G')
+                || matches!(id, "E1" | "ELR1" | "ELR2" | "ELR3" | "ELR5")
+        };
+        let expected: Vec<&str> = (INVARIANTS.iter().map(|i| i.id))
+            .filter(|id| by_prefix(id))
+            .collect();
+        assert_eq!(judged, expected);
+        assert!(!is_control_plane("no-such-id"));
     }
 }

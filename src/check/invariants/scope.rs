@@ -1,4 +1,5 @@
-//! What a per-partition state check reads, and which partitions a step touched.
+//! What a per-partition state check reads, and which partitions a step touched; and
+//! whether a partition has a live leader, which the Inkless and the fetcher checks both ask.
 //!
 //! A [`Check::Partition`](super::Check::Partition) check is a predicate of one partition
 //! of the state after a step: its registration, its ghost, its broker side, and the few
@@ -15,9 +16,9 @@
 //! entry per partition (the controller creates the ghost with the partition, `sync`
 //! creates the broker side in the same event), so a view always has all three.
 
-use crate::model::broker::{BrokerConfig, PartitionRuntime};
+use crate::model::broker::{lost_prefix, BrokerConfig, LeaderState, Local, PartitionRuntime};
 use crate::model::{
-    broker_state_in, BrokerId, BrokerState, Cluster, Ghost, Partition, PARTITIONS_MAX,
+    broker_state_in, BrokerId, BrokerState, Cluster, Ghost, Partition, NO_LEADER, PARTITIONS_MAX,
 };
 
 /// A set of partitions, bit i standing for partition i.
@@ -109,6 +110,29 @@ pub fn touched(prev: &Cluster, next: &Cluster) -> PartSet {
     (0..next.partitions.len())
         .filter(|&i| !same(i))
         .fold(0, |set, i| set | 1 << i)
+}
+
+/// The leader's local replica and leader state, when it leads with the current epoch and
+/// holds the prefix (a leader that lost it is INV-2's finding, not the others'), inside the ISR.
+pub(super) fn live_leader<'a>(v: &PartView<'a>) -> Option<(&'a Local, &'a LeaderState)> {
+    let (p, rt) = (v.partition, v.runtime);
+    // A leader outside the ISR is a broken registration, S0's to report: what the
+    // brokers do under it says nothing about the Inkless rules (docs/findings.md F2).
+    if p.leader == NO_LEADER || !v.scope.is_up(p.leader) || !p.isr.contains(&p.leader) {
+        return None;
+    }
+    let state = rt
+        .leader
+        .as_ref()
+        .filter(|s| s.broker == p.leader && s.leader_epoch == p.leader_epoch)?;
+    let local = rt.local(p.leader)?;
+    (!lost_prefix(&v.scope.config, p, local)).then_some((local, state))
+}
+
+/// Whether partition `i` of a whole state has a [`live_leader`].
+pub(super) fn has_live_leader(c: &Cluster, i: usize) -> bool {
+    let scope = Scope::of(c);
+    live_leader(&part_view(c, &scope, i)).is_some()
 }
 
 #[cfg(test)]

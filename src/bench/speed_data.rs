@@ -271,7 +271,7 @@ pub(crate) fn speedup(m: &Measure, base: Figure, current: Figure) -> Option<(f64
 
 /// The revisions of one side (one, unless the CSV was edited by hand).
 pub(crate) fn revision(rows: &[SpeedRow], side: &str) -> String {
-    let revs = super::bench_report::dedup(
+    let revs = crate::bench::row::dedup(
         rows.iter()
             .filter(|r| r.side == side)
             .map(|r| r.revision.as_str()),

@@ -1,6 +1,5 @@
 //! The planted-bug benchmark, in-process parts: the bugs, model throughput, and time to
-//! detection by `hunt` and `exhaust`. Rendering (CSV, Markdown, SVG) lives with the
-//! command line (`src/cli/bench_report.rs`), so no fuzz target links it.
+//! detection by `hunt` and `exhaust`. Rendering (CSV, Markdown, SVG) is `report.rs`'s.
 //!
 //! `isrfuzz bench` measures, on one core, the model's throughput per rule family and the
 //! time to detection of every planted bug by the built-in `hunt` (≥ 10 seeds) and by
@@ -209,7 +208,8 @@ pub const MICRO_PARTS: [&str; 6] = [
 /// state. Each history's states are computed first, then each part is timed over them.
 pub fn micro(histories: u32, seed: u64) -> Vec<Micro> {
     use crate::check::invariants::{quiescent_violations, INVARIANTS};
-    use crate::model::{apply, Cluster};
+    use crate::check::judge::{drive, ModelJudge, Start};
+    use std::ops::ControlFlow;
     let rules = RuleSet::complete();
     let mut out: Vec<Micro> = MICRO_PARTS
         .iter()
@@ -224,18 +224,21 @@ pub fn micro(histories: u32, seed: u64) -> Vec<Micro> {
     for _ in 0..histories {
         rng.fill(&mut buf);
         let h = decode(&buf, Decode::guided(rules));
-        let start = Cluster::new(&h.brokers, h.broker_config);
-        let (mut states, mut outcomes) = (vec![start.clone()], Vec::new());
-        let mut c = start.clone();
-        for e in &h.events {
-            outcomes.push(apply(&mut c, e, &rules));
-            states.push(c.clone());
-        }
+        // Through the one run loop, as every run: the history's start (ELR included).
+        let (mut states, mut outcomes) = (vec![Start::of(&h).cluster()], Vec::new());
+        let mut model = ModelJudge::new(&rules, false, false);
+        let Ok(_) = drive(&h, &mut model, |model, _, step| {
+            outcomes.push(step.outcome);
+            states.push(model.state().clone());
+            ControlFlow::Continue(())
+        });
+        let mut c = model.into_state();
         // The same steps again, timed without recording.
-        let (t, mut again) = (Instant::now(), start);
-        for e in &h.events {
-            std::hint::black_box(apply(&mut again, e, &rules));
-        }
+        let (t, again) = (Instant::now(), &mut ModelJudge::new(&rules, false, false));
+        let Ok(_) = drive(&h, again, |_, _, step| {
+            std::hint::black_box(step);
+            ControlFlow::Continue(())
+        });
         add(&mut out[0], h.events.len(), t.elapsed());
         // As the oracle copies: into the previous step's copy.
         let mut copy = states[0].clone();

@@ -2,8 +2,9 @@
 //! revision and one for the current tree, each row on its own linear scale (the units
 //! differ), the issue's goal as a dashed tick; a run stopped at its cap is a hollow bar.
 
-use super::speed_data::MEASURES;
-use super::speed_data::{number, revision, side_figure, Figure, Goal, Measure, SpeedRow};
+use crate::bench::speed_data::MEASURES;
+use crate::bench::speed_data::{number, revision, side_figure, Figure, Goal, Measure, SpeedRow};
+use crate::findings::svg_doc::{self, el, escape_text, Px};
 use std::fmt::Write as _;
 
 // The plot's geometry, in pixels.
@@ -25,10 +26,9 @@ fn goal_value(m: &Measure, base: Option<Figure>) -> Option<f64> {
     }
 }
 
+/// A label as the plot shows it: escaped, without the Markdown's code quotes.
 fn text(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('`', "")
+    escape_text(&s.replace('`', ""))
 }
 
 pub fn svg(rows: &[SpeedRow]) -> String {
@@ -44,15 +44,18 @@ pub fn svg(rows: &[SpeedRow]) -> String {
         .filter(|(_, b, c)| b.is_some() || c.is_some())
         .collect();
     let height = TOP + ROW * shown.len() as f64 + 40.0;
-    let mut s = super::bench_report::svg_start(LEFT + WIDTH + 90.0, height);
-    let _ = writeln!(
-        s,
-        "<text x=\"10\" y=\"16\" font-size=\"12\">Model speed: base {} (grey) against current \
-         {} (green)</text>\n<text x=\"10\" y=\"30\">Each row on its own scale; dashed: the \
-         goal; hollow: stopped at its cap</text>",
+    let mut s = svg_doc::open(LEFT + WIDTH + 90.0, height, "sans-serif") + svg_doc::BACKGROUND;
+    let title = el("text").attr("x", 10).attr("y", 16).attr("font-size", 12);
+    let title = title.wrap(format_args!(
+        "Model speed: base {} (grey) against current {} (green)",
         text(&revision(rows, "base")),
         text(&revision(rows, "current"))
-    );
+    ));
+    let key = el("text")
+        .attr("x", 10)
+        .attr("y", 30)
+        .wrap("Each row on its own scale; dashed: the goal; hollow: stopped at its cap");
+    let _ = writeln!(s, "{title}\n{key}");
     for (i, &(m, b, c)) in shown.iter().enumerate() {
         svg_row(&mut s, TOP + ROW * i as f64, m, b, c);
     }
@@ -62,15 +65,20 @@ pub fn svg(rows: &[SpeedRow]) -> String {
         .enumerate()
     {
         let lx = LEFT + k as f64 * 100.0;
-        let _ = writeln!(
-            s,
-            "<rect x=\"{lx:.1}\" y=\"{:.1}\" width=\"10\" height=\"10\" fill=\"{color}\"/>\
-             <text x=\"{:.1}\" y=\"{ly:.1}\">{name}</text>",
-            ly - 9.0,
-            lx + 14.0
-        );
+        let key = el("rect")
+            .attr("x", Px(lx))
+            .attr("y", Px(ly - 9.0))
+            .attr("width", 10)
+            .attr("height", 10)
+            .attr("fill", color)
+            .empty();
+        let name = el("text")
+            .attr("x", Px(lx + 14.0))
+            .attr("y", Px(ly))
+            .wrap(name);
+        let _ = writeln!(s, "{key}{name}");
     }
-    s.push_str("</svg>\n");
+    s.push_str(svg_doc::CLOSE);
     s
 }
 
@@ -83,13 +91,12 @@ fn svg_row(s: &mut String, y: f64, m: &Measure, base: Option<Figure>, current: O
         .fold(0.0, f64::max)
         * 1.1;
     let at = |v: f64| if full > 0.0 { v / full * WIDTH } else { 0.0 };
-    let _ = writeln!(
-        s,
-        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
-        LEFT - 8.0,
-        y + BAR + 4.0,
-        text(m.label)
-    );
+    let label = el("text")
+        .attr("x", Px(LEFT - 8.0))
+        .attr("y", Px(y + BAR + 4.0))
+        .attr("text-anchor", "end")
+        .wrap(text(m.label));
+    let _ = writeln!(s, "{label}");
     for (k, (f, color)) in [(base, BASE_COLOR), (current, CURRENT_COLOR)]
         .into_iter()
         .enumerate()
@@ -102,31 +109,37 @@ fn svg_row(s: &mut String, y: f64, m: &Measure, base: Option<Figure>, current: O
         } else {
             (color, number(f.median, m))
         };
-        let _ = writeln!(
-            s,
-            "<rect x=\"{LEFT}\" y=\"{by:.1}\" width=\"{w:.1}\" height=\"{BAR}\" fill=\"{fill}\" \
-             stroke=\"{color}\"/><text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
-            LEFT + w + 4.0,
-            by + BAR - 1.0,
-            text(&label)
-        );
+        let bar = el("rect")
+            .attr("x", LEFT)
+            .attr("y", Px(by))
+            .attr("width", Px(w))
+            .attr("height", BAR)
+            .attr("fill", fill)
+            .attr("stroke", color)
+            .empty();
+        let figure = el("text")
+            .attr("x", Px(LEFT + w + 4.0))
+            .attr("y", Px(by + BAR - 1.0))
+            .wrap(text(&label));
+        let _ = writeln!(s, "{bar}{figure}");
     }
     if let Some(g) = goal {
         let gx = LEFT + at(g);
-        let _ = writeln!(
-            s,
-            "<line x1=\"{gx:.1}\" y1=\"{:.1}\" x2=\"{gx:.1}\" y2=\"{:.1}\" stroke=\"{GOAL_COLOR}\" \
-             stroke-dasharray=\"3,2\"/>",
-            y,
-            y + 2.0 * BAR + 6.0
-        );
+        let tick = el("line")
+            .attr("x1", Px(gx))
+            .attr("y1", Px(y))
+            .attr("x2", Px(gx))
+            .attr("y2", Px(y + 2.0 * BAR + 6.0))
+            .attr("stroke", GOAL_COLOR)
+            .attr("stroke-dasharray", "3,2");
+        let _ = writeln!(s, "{}", tick.empty());
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::speed_data::parse_csv;
     use super::*;
+    use crate::bench::speed_data::parse_csv;
     use expect_test::expect;
 
     #[test]

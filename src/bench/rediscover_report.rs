@@ -3,7 +3,8 @@
 //! a timeout at the budget). Rows of an earlier build keep a suffix of their own
 //! (`rediscover-j2-before`), so before and after sit side by side.
 
-use crate::cli::bench_report::{dedup, median, svg_start, Row};
+use crate::bench::row::{dedup, median, Row};
+use crate::findings::svg_doc::{self, el, Px};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -157,6 +158,9 @@ pub fn markdown(rows: &[Row], csv: &Path, out: &mut Vec<(PathBuf, String)>) -> S
     md
 }
 
+const TITLE: &str = "Time to rediscovery: dot = median, line = fastest to slowest (to the edge \
+                     if a trial missed), hollow = goal missed";
+
 // The plot's geometry, in pixels; seconds log-scaled from 1 ms to 100 s.
 const LEFT: f64 = 230.0;
 const WIDTH: f64 = 480.0;
@@ -175,34 +179,39 @@ fn x(s: f64) -> f64 {
 pub fn svg(rows: &[Row]) -> String {
     let (engines, targets) = axes(rows);
     let bottom = TOP + ROW * targets.len() as f64;
-    let mut s = svg_start(LEFT + WIDTH + 30.0, bottom + 50.0);
-    let _ = writeln!(
-        s,
-        "<text x=\"10\" y=\"16\" font-size=\"12\">Time to rediscovery: dot = median, line = fastest to slowest (to the edge if a trial missed), hollow = goal missed</text>"
-    );
+    let mut s =
+        svg_doc::open(LEFT + WIDTH + 30.0, bottom + 50.0, "sans-serif") + svg_doc::BACKGROUND;
+    let title = el("text").attr("x", 10).attr("y", 16).attr("font-size", 12);
+    let _ = writeln!(s, "{}", title.wrap(TITLE));
     for p in (LOG_LO as i32)..=(LOG_HI as i32) {
-        let px = x(10f64.powi(p));
+        let px = Px(x(10f64.powi(p)));
         let label = if p < 0 {
             format!("{}ms", 10f64.powi(p + 3))
         } else {
             format!("{}s", 10f64.powi(p))
         };
-        let _ = writeln!(
-            s,
-            "<line x1=\"{px:.1}\" y1=\"{TOP}\" x2=\"{px:.1}\" y2=\"{bottom}\" stroke=\"#ddd\"/><text x=\"{px:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{label}</text>",
-            bottom + 14.0
-        );
+        let line = el("line")
+            .attr("x1", px)
+            .attr("y1", TOP)
+            .attr("x2", px)
+            .attr("y2", bottom)
+            .attr("stroke", "#ddd")
+            .empty();
+        let text = el("text")
+            .attr("x", px)
+            .attr("y", Px(bottom + 14.0))
+            .attr("text-anchor", "middle")
+            .wrap(label);
+        let _ = writeln!(s, "{line}{text}");
     }
     for (i, &t) in targets.iter().enumerate() {
         let y = TOP + ROW * (i as f64 + 0.5);
-        let _ = writeln!(
-            s,
-            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{} {}</text>",
-            LEFT - 6.0,
-            y + 4.0,
-            t.0,
-            t.1
-        );
+        let name = el("text")
+            .attr("x", Px(LEFT - 6.0))
+            .attr("y", Px(y + 4.0))
+            .attr("text-anchor", "end")
+            .wrap(format_args!("{} {}", t.0, t.1));
+        let _ = writeln!(s, "{name}");
         for (e, engine) in engines.iter().enumerate() {
             if let Some(c) = cell(rows, engine, t) {
                 svg_cell(
@@ -220,15 +229,19 @@ pub fn svg(rows: &[Row]) -> String {
     for (e, engine) in engines.iter().enumerate() {
         let lx = LEFT + e as f64 * 130.0;
         let ly = bottom + 34.0;
-        let _ = writeln!(
-            s,
-            "<circle cx=\"{lx:.1}\" cy=\"{ly:.1}\" r=\"4\" fill=\"{}\"/><text x=\"{:.1}\" y=\"{:.1}\">{engine}</text>",
-            COLORS[e % COLORS.len()],
-            lx + 8.0,
-            ly + 4.0
-        );
+        let dot = el("circle")
+            .attr("cx", Px(lx))
+            .attr("cy", Px(ly))
+            .attr("r", 4)
+            .attr("fill", COLORS[e % COLORS.len()])
+            .empty();
+        let name = el("text")
+            .attr("x", Px(lx + 8.0))
+            .attr("y", Px(ly + 4.0))
+            .wrap(engine);
+        let _ = writeln!(s, "{dot}{name}");
     }
-    s.push_str("</svg>\n");
+    s.push_str(svg_doc::CLOSE);
     s
 }
 
@@ -248,18 +261,22 @@ fn svg_cell(
         .min_by(f64::total_cmp);
     if let Some(lo) = fastest {
         let hi = c.worst_s.map_or(LEFT + WIDTH, x);
-        let _ = writeln!(
-            s,
-            "<line x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{hi:.1}\" y2=\"{y:.1}\" stroke=\"{color}\"/>",
-            x(lo)
-        );
+        let line = el("line")
+            .attr("x1", Px(x(lo)))
+            .attr("y1", Px(y))
+            .attr("x2", Px(hi))
+            .attr("y2", Px(y))
+            .attr("stroke", color);
+        let _ = writeln!(s, "{}", line.empty());
     }
     let fill = if c.meets_goal() { color } else { "white" };
-    let _ = writeln!(
-        s,
-        "<circle cx=\"{:.1}\" cy=\"{y:.1}\" r=\"2.5\" fill=\"{fill}\" stroke=\"{color}\"/>",
-        x(c.median_s)
-    );
+    let dot = el("circle")
+        .attr("cx", Px(x(c.median_s)))
+        .attr("cy", Px(y))
+        .attr("r", 2.5)
+        .attr("fill", fill)
+        .attr("stroke", color);
+    let _ = writeln!(s, "{}", dot.empty());
 }
 
 #[cfg(test)]

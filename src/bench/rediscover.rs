@@ -10,11 +10,16 @@
 //!   keeps the witnesses' minimization out of the timed search (it runs after);
 //! - every planted bug of [`BUGS`], on its own pair, until its invariant shows as a new
 //!   finding (what `bench --parts hunt` times).
+//!
+//! `bench --parts rediscover` runs both, seeds 1..=trials, at each worker count; one CSV
+//! row per (target, worker count, seed).
 
+use crate::bench::planted::{hunt_trial, Bug, BUGS};
+use crate::bench::row::{Row, RowFn};
+use crate::error::Error;
 use crate::findings::attribution::default_pairs;
 use crate::findings::triage::embedded;
 use crate::findings::Sink;
-use crate::search::bench::{hunt_trial, Bug, BUGS};
 use crate::search::hunt::{self, Config};
 use std::time::Duration;
 
@@ -111,4 +116,98 @@ pub fn planted_trial(
         seconds: vec![t.detected],
         histories: t.execs,
     })
+}
+
+/// What to run (`bench --parts rediscover`).
+pub struct Plan {
+    pub trials: u32,
+    pub budget: Duration,
+    pub jobs: Vec<usize>,
+    /// Only these planted bugs (all when empty); the known mechanisms always run.
+    pub bugs: Vec<String>,
+}
+
+/// Every target, seeds 1..=trials at each worker count; each trial printed and its rows
+/// handed to `push`.
+pub fn run(
+    plan: &Plan,
+    push: &mut dyn FnMut(Row) -> Result<(), Error>,
+    row: &RowFn,
+) -> Result<(), Error> {
+    let known = known_targets();
+    let planted = planted_targets();
+    for &jobs in &plan.jobs {
+        let engine = format!("rediscover-j{jobs}");
+        for seed in 1..=plan.trials {
+            let s =
+                known_trial(&known, u64::from(seed), jobs, plan.budget).map_err(Error::Usage)?;
+            print_trial(&engine, seed, &known, &s, plan.budget);
+            push_rows(push, row, &engine, seed, &known, &s, plan.budget)?;
+        }
+        for (b, t) in BUGS.iter().zip(&planted) {
+            if !(plan.bugs.is_empty() || plan.bugs.iter().any(|n| n == b.name)) {
+                continue;
+            }
+            for seed in 1..=plan.trials {
+                let s =
+                    planted_trial(b, u64::from(seed), jobs, plan.budget).map_err(Error::Usage)?;
+                print_trial(&engine, seed, std::slice::from_ref(t), &s, plan.budget);
+                push_rows(
+                    push,
+                    row,
+                    &engine,
+                    seed,
+                    std::slice::from_ref(t),
+                    &s,
+                    plan.budget,
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn push_rows(
+    push: &mut dyn FnMut(Row) -> Result<(), Error>,
+    row: &RowFn,
+    engine: &str,
+    seed: u32,
+    targets: &[Target],
+    s: &Sightings,
+    budget: Duration,
+) -> Result<(), Error> {
+    for (t, at) in targets.iter().zip(&s.seconds) {
+        push(Row {
+            result: if at.is_some() { "detected" } else { "timeout" }.into(),
+            seconds: at.unwrap_or(budget.as_secs_f64()),
+            execs: s.histories,
+            ..row(engine, &t.name(), &t.invariant, seed)
+        })?;
+    }
+    Ok(())
+}
+
+/// One line per trial: how many targets were met, the slowest, and any missed.
+fn print_trial(engine: &str, seed: u32, targets: &[Target], s: &Sightings, budget: Duration) {
+    let met = s.seconds.iter().flatten().count();
+    let slowest = (targets.iter().zip(&s.seconds))
+        .filter_map(|(t, at)| at.map(|a| (a, t)))
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    let missed: Vec<String> = (targets.iter().zip(&s.seconds))
+        .filter(|(_, at)| at.is_none())
+        .map(|(t, _)| format!("{} {}", t.name(), t.invariant))
+        .collect();
+    let slowest = slowest.map_or(String::new(), |(a, t)| {
+        format!(", slowest {} {} at {a:.2} s", t.name(), t.invariant)
+    });
+    let missed = if missed.is_empty() {
+        String::new()
+    } else {
+        format!("; not within {} s: {}", budget.as_secs(), missed.join(", "))
+    };
+    println!(
+        "{engine} seed {seed:>2}: {met}/{} in {} histories{slowest}{missed}",
+        targets.len(),
+        s.histories
+    );
 }
