@@ -348,4 +348,63 @@ mod tests {
         })
         .unwrap();
     }
+
+    /// A second judge that records the requests it is asked and refuses `AdvanceTime`.
+    #[derive(Default)]
+    struct Echo {
+        resets: usize,
+        asked: Vec<(usize, usize)>,
+    }
+
+    impl Judge for Echo {
+        type Answer = usize;
+        type Error = std::convert::Infallible;
+        fn cannot_express(&self, events: &[Event]) -> Option<(usize, String)> {
+            NoTime(0).cannot_express(events)
+        }
+        fn reset(&mut self, _: &Start) -> Result<(), Self::Error> {
+            self.resets += 1;
+            Ok(())
+        }
+        fn step(&mut self, ask: &Ask) -> Result<usize, Self::Error> {
+            self.asked.push((ask.index, ask.requests.len()));
+            Ok(ask.requests.len())
+        }
+    }
+
+    #[test]
+    fn a_pair_asks_the_second_judge_the_requests_the_first_made() {
+        let h = history(vec![
+            Event::create_classic(vec![1, 2, 3]),
+            Event::ListReassignments,
+            Event::FenceBroker { broker: 2 },
+        ]);
+        let rules = RuleSet::complete();
+        let mut pair = Pair {
+            first: ModelJudge::new(&rules, false, true),
+            second: Echo::default(),
+        };
+        let mut made = Vec::new();
+        let ended = drive(&h, &mut pair, |_, ask, (model, echoed)| {
+            assert_eq!(model.requests.len(), echoed);
+            made.push((ask.index, model.requests.len()));
+            ControlFlow::Continue(())
+        });
+        assert_eq!(ended, Ok(Ended::Ran { steps: 3 }));
+        assert_eq!(pair.second.asked, made);
+        assert!(
+            made.iter().all(|&(_, n)| n == 1),
+            "one request a step: {made:?}"
+        );
+        let mut timed = h.clone();
+        timed.events.push(Event::AdvanceTime { ms: 1 });
+        let fresh = &mut Pair {
+            first: ModelJudge::new(&rules, false, true),
+            second: Echo::default(),
+        };
+        let ended = drive(&timed, fresh, |_, _, _| ControlFlow::Continue(()));
+        let why = "no clock".to_string();
+        assert_eq!(ended, Ok(Ended::CannotExpress { step: 3, why }));
+        assert_eq!(fresh.second.resets, 0, "neither judge was reset");
+    }
 }
