@@ -71,8 +71,9 @@ target/release/isrfuzz conform --kafka "$first" --seconds 120 --seed 1 --answer-
   --out "$work/stall-findings" > "$work/stall.txt" 2>&1 &
 pid=$!
 jvm=""
+# The driver's JVM by its main class (isrfuzz also runs `java -version`, briefly, first).
 for _ in $(seq 300); do
-  jvm=$(pgrep -P "$pid" java)
+  jvm=$(pgrep -P "$pid" -f ConformanceDriver)
   [ -n "$jvm" ] && break
   sleep 0.1
 done
