@@ -1,7 +1,8 @@
-//! The integration tests, one binary: each module was once its own test file (so a test is
-//! named `module::test`, e.g. `hunt::finds_kafka_21419_and_minimizes_it`); one binary links the library
-//! once instead of once per file. The corpus replay is tests/regressions.rs, its own
-//! binary (a custom harness: one test per file of corpus/regressions/).
+//! The integration tests, one binary: each module was once its own test file, so a test is
+//! named `module::test` (`hunt::finds_kafka_21419_and_minimizes_it`; `cargo test --test it
+//! hunt::` runs a module). One binary links the library once instead of once per file. The
+//! corpus replay is tests/regressions.rs, its own binary (a custom harness: one test per
+//! file of corpus/regressions/).
 //!
 //! The modules share one process: a test that needs process-wide state (the environment,
 //! the working directory, signal handlers) gets it in a child process, as the command-line
