@@ -80,14 +80,14 @@ hunt() {
 # The test function the guide's test block NAME defines.
 test_name() { block "$1" | sed -n 's/^fn \([a-z0-9_]*\)(.*/\1/p'; }
 
-# With the guide's swaps applied, test NAME of tests/FILE.rs must compile and fail (a
+# With the guide's swaps applied, test NAME of tests/it/FILE.rs must compile and fail (a
 # build error is not the test biting).
 swap_fails() {
   local file=$1 name=$2
   [ -n "$name" ] || fail "no test function in the guide's $file block"
-  cargo test --locked -q --test "$file" "$name" > "$work/swap.txt" 2>&1 \
+  cargo test --locked -q --test it "$file::$name" > "$work/swap.txt" 2>&1 \
     && fail "$name passes with its variant swapped for a sibling"
-  grep -qx "    $name" "$work/swap.txt" \
+  grep -qx "    $file::$name" "$work/swap.txt" \
     || { cat "$work/swap.txt"; fail "$name did not run and fail with its variant swapped"; }
 }
 
@@ -121,16 +121,16 @@ diff <(block kraft-tables) <(git diff -U0 src/rules/completion.rs | sed -n 's/^+
   || fail "the rows UPDATE_EXPECT added differ from the guide's"
 commit "K2"
 
-step "K3. append the guide's test to tests/scenarios.rs"
-{ echo; block kraft-test; } >> tests/scenarios.rs
-only_changed tests/scenarios.rs
+step "K3. append the guide's test to tests/it/scenarios.rs"
+{ echo; block kraft-test; } >> tests/it/scenarios.rs
+only_changed tests/it/scenarios.rs
 commit "K3"
 
 step "I1. declare lag=seal-only (the guide's patch)"
 block inkless-patch | git apply --whitespace=error - || fail "the Inkless patch does not apply"
-step "I2. append the guide's test to tests/inkless.rs"
-{ echo; block inkless-test; } >> tests/inkless.rs
-only_changed src/rules/lag.rs tests/inkless.rs
+step "I2. append the guide's test to tests/it/inkless.rs"
+{ echo; block inkless-test; } >> tests/it/inkless.rs
+only_changed src/rules/lag.rs tests/it/inkless.rs
 commit "I1, I2"
 
 if cargo fmt --version > /dev/null 2>&1; then
@@ -139,7 +139,8 @@ else
   echo "(rustfmt not installed: formatting of the guide's code not checked)"
 fi
 step "K3, I2. both tests pass"
-cargo test --locked -q --test scenarios --test inkless || fail "cargo test --test scenarios --test inkless"
+cargo test --locked -q --test it -- scenarios:: inkless:: \
+  || fail "cargo test --test it -- scenarios:: inkless::"
 
 step "K4, I3. isrfuzz rules lists both variants"
 cargo build --release --locked -q --bin isrfuzz

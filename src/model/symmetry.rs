@@ -8,7 +8,7 @@
 //! order), hence the preferred leader and the election order, depend on which id is
 //! smaller. So an arbitrary renaming is *not* a symmetry of the model, and `exhaust` does
 //! not reduce by it: merging states that differ by a renaming would be unsound.
-//! `tests/symmetry.rs` pins both halves: a concrete history where swapping two ids changes
+//! `tests/it/symmetry.rs` pins both halves: a concrete history where swapping two ids changes
 //! the outcome, and, on generated histories, that every *order-preserving* renaming
 //! commutes with every step (`apply(π s, π e) = π apply(s, e)`), so ids matter only
 //! through equality and order, never through their values.

@@ -44,7 +44,7 @@ rule! {
             KeepIsr {
                 name: "keep-isr",
                 summary: "WRONG on purpose: the 4.3+ test, but the record keeps removed replicas in the ISR",
-                provenance: "planted bug for G9 (no upstream source); tests/witnesses.rs",
+                provenance: "planted bug for G9 (no upstream source); tests/it/witnesses.rs",
             },
         },
     }

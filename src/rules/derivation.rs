@@ -63,7 +63,7 @@ rule! {
             PreviousTarget {
                 name: "previous-target",
                 summary: "WRONG on purpose: adding = target − (replicas − removing), the previous target instead of O; always written",
-                provenance: "planted bug for G3 (no upstream source); tests/witnesses.rs",
+                provenance: "planted bug for G3 (no upstream source); tests/it/witnesses.rs",
             },
         },
     }

@@ -32,7 +32,7 @@ rule! {
             AllDiskless {
                 name: "all-diskless",
                 summary: "WRONG on purpose: no diskless skip at all, born-diskless and aborted partitions shrunk too",
-                provenance: "planted bug for INV-7 (no upstream source); tests/witnesses.rs",
+                provenance: "planted bug for INV-7 (no upstream source); tests/it/witnesses.rs",
             },
         },
     }

@@ -8,7 +8,7 @@
 //! Reduction: equal states are merged (the full state: controller, brokers, ghosts). There
 //! is no broker-id symmetry reduction, on purpose: Kafka orders `removing` by broker id
 //! (a TreeSet), so renaming brokers is not a symmetry of the rules and merging renamed
-//! states would be unsound; src/symmetry.rs and tests/symmetry.rs show it.
+//! states would be unsound; src/symmetry.rs and tests/it/symmetry.rs show it.
 
 use crate::check::history::History;
 use crate::check::invariants::{

@@ -120,10 +120,10 @@ fn reaches_every_operation_and_sometimes_property() {
     let mut seen_ops = std::collections::HashSet::new();
     let mut fired = vec![0u32; INVARIANTS.len()];
     // V8 (a completion inside an unclean election) comes about once per 25,000
-    // histories: hunts count it, and tests/hunt.rs replays its committed witness.
+    // histories: hunts count it, and tests/it/hunt.rs replays its committed witness.
     let sometimes: Vec<usize> = (0..INVARIANTS.len())
         .filter(|&i| {
-            // V8 and V20 are rare (tests/hunt.rs says how rare); committed witnesses
+            // V8 and V20 are rare (tests/it/hunt.rs says how rare); committed witnesses
             // reach them.
             INVARIANTS[i].kind == crate::check::invariants::Kind::Sometimes
                 && !["V8", "V20"].contains(&INVARIANTS[i].id)

@@ -2,7 +2,7 @@
 //! KIP-279's corner case and the fetch-path check, one line per variant. A variant swapped
 //! for a sibling changes a line here.
 
-mod common;
+use crate::common;
 
 use expect_test::{expect, Expect};
 use isrfuzz::check::history::History;

@@ -4,7 +4,7 @@
 //! field of a newly created partition record, and the Inkless switch requests (start,
 //! InitDisklessLog, the operator's AlterDisklessSwitch) with the reason for each refusal.
 
-mod common;
+use crate::common;
 
 use expect_test::{expect, Expect};
 use isrfuzz::check::oracle;

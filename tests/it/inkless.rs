@@ -1,9 +1,9 @@
 //! Scenario tests for the Inkless rules (docs/model/inkless.md#counterexamples and the
 //! five #756 upstream tests), each under the rule sets that tell the variants apart.
-//! Histories use the notation of tests/common; `lag` is replica_lag_time_max_ms (30 s by
+//! Histories use the notation of tests/it/common.rs; `lag` is replica_lag_time_max_ms (30 s by
 //! default, so the ISR-expiration task runs every 15 s).
 
-mod common;
+use crate::common;
 
 use common::broker_outcome;
 use expect_test::{expect, Expect};

@@ -6,7 +6,7 @@
 //! loss kept. ELR4 (candidate completeness) and ELR5 (recovery set) are judged here on
 //! histories, their corrupted-state cases are in `invariant_checks.rs`.
 
-mod common;
+use crate::common;
 
 use expect_test::{expect, Expect};
 use isrfuzz::check::invariants::{step_violations, StepView};

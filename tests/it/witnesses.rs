@@ -8,7 +8,7 @@
 //! if any invariant lacks either witness, so a new invariant needs its witnesses, and a
 //! corpus or rule change that loses one is noticed.
 
-mod common;
+use crate::common;
 
 use isrfuzz::check::history::History;
 use isrfuzz::check::invariants::{Kind, INVARIANTS};

@@ -3,7 +3,7 @@
 //! sender and epochs the controller reads, and a request the model calls not upstream is
 //! marked. A tap that missed one would let conformance agree by never asking.
 
-mod common;
+use crate::common;
 
 use isrfuzz::conform::protocol::{differences, encode, registration, Answer, RealBroker};
 use isrfuzz::conform::replay::model_requests;

@@ -2,7 +2,7 @@
 //! files stay short and readable, and every value survives a round trip. Plus the one
 //! history edit the minimizer makes that renumbers partitions.
 
-mod common;
+use crate::common;
 
 use expect_test::expect;
 use isrfuzz::check::history::History;

@@ -5,7 +5,7 @@
 //! ..<end>`), its high watermark and its fetchers (c classic with the leader epoch it fetches
 //! for, C consolidation), and the leader's record of each follower.
 
-mod common;
+use crate::common;
 
 use expect_test::{expect, Expect};
 use isrfuzz::check::oracle;

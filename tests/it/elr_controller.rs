@@ -5,7 +5,7 @@
 //! invariants, two cases where upstream's own rule breaks ELR1 and ELR3, and generated
 //! histories with the feature on.
 
-mod common;
+use crate::common;
 
 use isrfuzz::model::NO_LEADER;
 use isrfuzz::rules::RuleSet;
@@ -64,7 +64,7 @@ fn an_unclean_restart_leaves_the_elr() {
     assert_eq!(controller(&clean, true), (2, vec![2], vec![1], vec![]));
 }
 
-/// The negative case of ELR1–ELR3 (tests/witnesses.rs breaks each with a model fault on
+/// The negative case of ELR1–ELR3 (tests/it/witnesses.rs breaks each with a model fault on
 /// this history): the ELR fills while the ISR is below min ISR, the ISR empties, an ELR
 /// member is elected, and the ELR clears at min ISR, with no violation of any invariant.
 #[test]

@@ -6,8 +6,6 @@
 //! The JVM is a shell script named `java` first on PATH, in a driver folder whose build
 //! looks cached (so Maven is never asked); it writes its PID to a file.
 
-#![cfg(unix)]
-
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

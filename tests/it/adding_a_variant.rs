@@ -59,8 +59,8 @@ fn patched_file(patch: &[String]) -> &str {
 
 /// Each walk-through: its marker prefix, its rule file and its test file.
 const WALK_THROUGHS: [(&str, &str, &str); 2] = [
-    ("kraft", "src/rules/completion.rs", "tests/scenarios.rs"),
-    ("inkless", "src/rules/lag.rs", "tests/inkless.rs"),
+    ("kraft", "src/rules/completion.rs", "tests/it/scenarios.rs"),
+    ("inkless", "src/rules/lag.rs", "tests/it/inkless.rs"),
 ];
 
 #[test]
@@ -151,12 +151,12 @@ fn the_guide_shows_one_new_row_per_completion_table() {
     );
 }
 
-/// The guide's `check_rule_sets` exists in tests/scenarios.rs with the arguments it uses.
+/// The guide's `check_rule_sets` exists in tests/it/scenarios.rs with the arguments it uses.
 #[test]
 fn the_kraft_test_calls_the_scenario_helper_the_file_has() {
     let guide = read("docs/adding-a-variant.md");
     let test = block(&guide, "kraft-test").join("\n");
     assert!(test.contains("check_rule_sets(\n"), "{test}");
-    assert!(read("tests/scenarios.rs")
+    assert!(read("tests/it/scenarios.rs")
         .contains("fn check_rule_sets(history: &str, rule_sets: &[&str], expect: Expect)"));
 }

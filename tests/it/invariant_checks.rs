@@ -3,9 +3,9 @@
 //! lists the step invariants that fire. The uncorrupted step must be clean (the negative
 //! space), and each sub-condition of a check has a case of its own, so weakening any of
 //! them (an `||` turned `&&`, a dropped clause) fails here. Witnesses for whole
-//! invariants are in tests/witnesses.rs.
+//! invariants are in tests/it/witnesses.rs.
 
-mod common;
+use crate::common;
 
 use expect_test::{expect, Expect};
 use isrfuzz::check::invariants::{

@@ -2,7 +2,7 @@
 //! upstream tests it lists (§6), each run under every preset. The expected text is the
 //! final state and verdict per preset; a variant swapped for a sibling changes it.
 
-mod common;
+use crate::common;
 
 use common::{outcome, ALL};
 use expect_test::{expect, Expect};

@@ -2,8 +2,6 @@
 //! soon, as a normal end with findings would, prints its summary with the stop in it, and
 //! every witness the summary names is on disk and reads as a history.
 
-#![cfg(unix)]
-
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};

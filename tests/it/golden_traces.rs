@@ -3,9 +3,9 @@
 //! rule sets that treat leader moves differently. They pin what the invariants cannot see
 //! on their own (which state a new leader starts from, when a follower catches up or is
 //! diverted), so a change to `make_leader` or `follower_delta` shows up here as a diff to
-//! review (`UPDATE_EXPECT=1 cargo test --test golden_traces` accepts it).
+//! review (`UPDATE_EXPECT=1 cargo test --test it golden_traces::` accepts it).
 
-mod common;
+use crate::common;
 
 use expect_test::{expect, Expect};
 use isrfuzz::check::oracle;

@@ -201,7 +201,7 @@ fn a_hunt_sample_reaches_every_sometimes_property() {
     // V8 (completion inside an unclean election) fires about once per 15,000 histories
     // (2-6 per 10 s `hunt`); `v8_has_a_witness` pins its committed witness instead. V20
     // (ELR5's premise: every candidate gone while the last leader is away) about once per
-    // 50,000 ELR-on histories; tests/witnesses.rs finds it reached by
+    // 50,000 ELR-on histories; tests/it/witnesses.rs finds it reached by
     // corpus/regressions/elr5-every-candidate-gone-keeps-the-last-leader.json.
     const RARE: &[&str] = &["V8", "V20"];
     let mut missed = Vec::new();

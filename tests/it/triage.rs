@@ -8,7 +8,7 @@ use isrfuzz::findings::Sink;
 use isrfuzz::rules::RuleSet;
 use std::path::Path;
 
-mod common;
+use crate::common;
 
 fn regression(name: &str) -> History {
     let path = format!(

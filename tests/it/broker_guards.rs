@@ -6,7 +6,7 @@
 //! fenced broker still leading); the guards are the broker's own defence, as
 //! `ReplicaManager.fetchMessages` and the fetcher threads have theirs.
 
-mod common;
+use crate::common;
 
 use common::{cluster_after, local, set_broker, set_leo};
 

@@ -2,7 +2,7 @@
 //! told from its siblings by a history the real controllers answer differently
 //! (measured by `isrfuzz conform`; conformance/measured.json).
 
-mod common;
+use crate::common;
 
 use isrfuzz::conform::replay::model_requests;
 use isrfuzz::model::request::Request;

@@ -12,7 +12,7 @@
 //! value, and `None` where upstream expects no record. Upstream's acceptance predicate
 //! (`r -> r != 3`, `r -> false`, ...) is a broker list with the unacceptable brokers fenced.
 //! The controller paths and upstream's `ReplicationControlManagerTest` cases are in
-//! tests/elr_controller.rs.
+//! tests/it/elr_controller.rs.
 
 use isrfuzz::model::builder::{Acceptor, ChangeBuilder, Election};
 use isrfuzz::model::{BrokerState, LeaderRecoveryState, Partition, NO_LEADER};

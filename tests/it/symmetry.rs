@@ -2,7 +2,7 @@
 //! `exhaust`): only their equality and order count, never their values; and their order
 //! does count, so `exhaust` must not merge states that differ by an arbitrary renaming.
 
-mod common;
+use crate::common;
 
 use isrfuzz::check::history::History;
 use isrfuzz::check::invariants::{step_violations, StepView};

@@ -7,7 +7,7 @@
 //! follows every cut of its log to the new end (`fetchers_follow_cut` after each event), so
 //! no fetch is ever sent from a position the log was cut away from.
 
-mod common;
+use crate::common;
 
 use isrfuzz::check::oracle::{self, ApplyFn};
 use isrfuzz::model::broker::{FetchPhase, Local};
