@@ -269,3 +269,47 @@ pub fn set_leo(l: &mut Local, leo: i64) {
         l.log.append(epoch, leo - l.leo());
     }
 }
+
+/// A fresh scratch folder for one test: `<cargo's test tmp>/<area>/<name>`.
+pub fn scratch(area: &str, name: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(area)
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The built `isrfuzz` with `args`, its output piped.
+pub fn spawn(args: &[&str]) -> std::process::Child {
+    use std::process::Stdio;
+    std::process::Command::new(env!("CARGO_BIN_EXE_isrfuzz"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs")
+}
+
+/// In `dir`: a conformance driver folder whose build looks cached (so Maven is never
+/// asked), and a `bin` folder whose `java` is the shell script `script` (its text after
+/// the `#!/bin/sh` line). Returns (driver, bin).
+#[cfg(unix)]
+pub fn fake_driver(
+    dir: &std::path::Path,
+    script: &str,
+) -> (std::path::PathBuf, std::path::PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let driver = dir.join("driver");
+    let classes = driver.join("target/classes/org/apache/kafka/controller");
+    std::fs::create_dir_all(&classes).unwrap();
+    std::fs::write(driver.join("pom.xml"), "<project/>").unwrap();
+    std::fs::write(driver.join("target/classpath-4.0.2.txt"), "none").unwrap();
+    std::fs::write(classes.join("ConformanceDriver.class"), "").unwrap();
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let java = bin.join("java");
+    std::fs::write(&java, format!("#!/bin/sh\n{script}\n")).unwrap();
+    std::fs::set_permissions(&java, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (driver, bin)
+}

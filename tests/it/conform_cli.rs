@@ -2,7 +2,7 @@
 //! stderr, never a panic; exit 2 for the user's, exit 5 for the judge's (a JVM that dies
 //! or answers nonsense). The JVM itself is replaced by scripts named `java`.
 
-use std::os::unix::fs::PermissionsExt;
+use crate::common::scratch;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -13,13 +13,6 @@ fn conform(args: &[&str], path: Option<&Path>) -> Output {
         cmd.env("PATH", p);
     }
     cmd.output().expect("binary runs")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 fn assert_usage_error(out: &Output, needle: &str) {
@@ -44,19 +37,7 @@ const HISTORY: &str = "corpus/regressions/kafka-21419-repro.json";
 /// A driver folder whose build is cached (so Maven is not asked) and a `java` on PATH
 /// that runs `script` instead of a JVM.
 fn fake_driver(name: &str, script: &str) -> (PathBuf, PathBuf) {
-    let dir = scratch(name);
-    let driver = dir.join("driver");
-    let classes = driver.join("target/classes/org/apache/kafka/controller");
-    std::fs::create_dir_all(&classes).unwrap();
-    std::fs::write(driver.join("pom.xml"), "<project/>").unwrap();
-    std::fs::write(driver.join("target/classpath-4.0.2.txt"), "none").unwrap();
-    std::fs::write(classes.join("ConformanceDriver.class"), "").unwrap();
-    let bin = dir.join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    let java = bin.join("java");
-    std::fs::write(&java, format!("#!/bin/sh\n{script}\n")).unwrap();
-    std::fs::set_permissions(&java, std::fs::Permissions::from_mode(0o755)).unwrap();
-    (driver, bin)
+    crate::common::fake_driver(&scratch("conform", name), script)
 }
 
 #[test]
@@ -73,14 +54,14 @@ fn nothing_to_run_is_a_usage_error() {
 
 #[test]
 fn no_java_is_one_line_and_exit_2() {
-    let empty = scratch("conform-no-java");
+    let empty = scratch("conform", "conform-no-java");
     let out = conform(&["--kafka", "4.0", HISTORY], Some(&empty));
     assert_usage_error(&out, "Java runtime");
 }
 
 #[test]
 fn a_folder_without_the_driver_is_named() {
-    let empty = scratch("conform-no-driver");
+    let empty = scratch("conform", "conform-no-driver");
     let dir = empty.to_string_lossy().into_owned();
     let out = conform(&["--kafka", "4.0", "--driver", &dir, HISTORY], None);
     assert_usage_error(&out, "no conformance driver here");
@@ -119,11 +100,11 @@ fn an_answer_that_is_not_the_protocol_is_one_line_and_exit_5() {
 /// refused before any JVM starts, naming the first reason.
 #[test]
 fn histories_the_release_cannot_take_are_refused_before_any_jvm() {
-    let empty = scratch("conform-inkless-only");
+    let empty = scratch("conform", "conform-inkless-only");
     let inkless = "corpus/regressions/f4-born-diskless-follower-diverted-for-good.json";
     let out = conform(&["--kafka", "4.4", inkless], Some(&empty));
     assert_usage_error(&out, "Inkless-only");
-    let dir = scratch("conform-keep-rf");
+    let dir = scratch("conform", "conform-keep-rf");
     let keep_rf = dir.join("keep-rf.json");
     std::fs::write(
         &keep_rf,
@@ -142,7 +123,7 @@ fn histories_the_release_cannot_take_are_refused_before_any_jvm() {
 /// stderr shows.
 #[test]
 fn json_is_one_object_even_without_java() {
-    let empty = scratch("conform-json-no-java");
+    let empty = scratch("conform", "conform-json-no-java");
     let out = conform(&["--kafka", "4.0", "--json", HISTORY], Some(&empty));
     assert_usage_error(&out, "Java runtime");
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -6,8 +6,7 @@
 //! The JVM is a shell script named `java` first on PATH, in a driver folder whose build
 //! looks cached (so Maven is never asked); it writes its PID to a file.
 
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -19,15 +18,6 @@ const ANSWER_TIMEOUT_S: &str = "1";
 /// Exit code of a judge's failure (src/cli/mod.rs).
 const EXIT_HARNESS: i32 = 5;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("faults")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 /// A fake judge: the driver folder and the PATH that runs `body` as `java` (after
 /// answering `java -version` and writing its PID to `<dir>/java.pid`).
 struct Fake {
@@ -38,23 +28,13 @@ struct Fake {
 
 impl Fake {
     fn new(name: &str, body: &str) -> Fake {
-        let dir = scratch(name);
-        let driver = dir.join("driver");
-        let classes = driver.join("target/classes/org/apache/kafka/controller");
-        std::fs::create_dir_all(&classes).unwrap();
-        std::fs::write(driver.join("pom.xml"), "<project/>").unwrap();
-        std::fs::write(driver.join("target/classpath-4.0.2.txt"), "none").unwrap();
-        std::fs::write(classes.join("ConformanceDriver.class"), "").unwrap();
-        let bin = dir.join("bin");
-        std::fs::create_dir_all(&bin).unwrap();
-        let java = bin.join("java");
+        let dir = crate::common::scratch("faults", name);
         let pid = dir.join("java.pid");
         let script = format!(
-            "#!/bin/sh\n[ \"$1\" = -version ] && exit 0\necho $$ > {}\n{body}\n",
+            "[ \"$1\" = -version ] && exit 0\necho $$ > {}\n{body}",
             pid.display()
         );
-        std::fs::write(&java, script).unwrap();
-        std::fs::set_permissions(&java, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let (driver, bin) = crate::common::fake_driver(&dir, &script);
         let path = format!("{}:/usr/bin:/bin", bin.display());
         Fake { dir, driver, path }
     }
@@ -364,19 +344,10 @@ fn max_histories_gives_the_same_tally_for_the_same_seed() {
     assert_eq!(first, tally());
 }
 
-fn spawn(args: &[&str]) -> Child {
-    Command::new(BIN)
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs")
-}
-
 fn hunt(name: &str) -> Child {
-    let out = scratch(name).join("findings");
+    let out = crate::common::scratch("faults", name).join("findings");
     let out = out.to_str().unwrap().to_string();
-    spawn(&[
+    crate::common::spawn(&[
         "hunt",
         "--seconds",
         "60",
@@ -412,9 +383,9 @@ fn timeout_s_two_sigterms_end_a_hunt_with_its_summary_every_time() {
 }
 
 fn exhaust(name: &str) -> Child {
-    let out = scratch(name).join("findings");
+    let out = crate::common::scratch("faults", name).join("findings");
     let out = out.to_str().unwrap().to_string();
-    spawn(&[
+    crate::common::spawn(&[
         "exhaust", "--rules", "trunk", "--known", "none", "--depth", "8", "--jobs", "1", "--out",
         &out,
     ])

@@ -2,33 +2,14 @@
 //! soon, as a normal end with findings would, prints its summary with the stop in it, and
 //! every witness the summary names is on disk and reads as a history.
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::Child;
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_isrfuzz");
 /// A stopped run ends within this (minimizing the finding at hand, writing, printing).
 const EXIT_WAIT_MAX: Duration = Duration::from_secs(5);
 /// A finding of `complete+trunk:complete` turns up well within this.
 const FINDING_WAIT_MAX: Duration = Duration::from_secs(20);
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("interrupt")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn spawn(args: &[&str]) -> Child {
-    Command::new(BIN)
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs")
-}
 
 fn has_json(dir: &Path) -> bool {
     std::fs::read_dir(dir).is_ok_and(|entries| {
@@ -74,9 +55,9 @@ fn witnesses_hold(stdout: &str, dir: &Path) -> usize {
 }
 
 fn hunt_stopped_by(signal: libc::c_int, name: &str) {
-    let dir = scratch(name);
+    let dir = crate::common::scratch("interrupt", name);
     let out = dir.join("findings");
-    let child = spawn(&[
+    let child = crate::common::spawn(&[
         "hunt",
         "--seconds",
         "60",
@@ -117,10 +98,10 @@ fn sigterm_ends_a_hunt_with_its_summary_and_findings() {
 
 #[test]
 fn sigint_ends_an_exhaust_with_its_counterexamples() {
-    let dir = scratch("exhaust");
+    let dir = crate::common::scratch("interrupt", "exhaust");
     let out = dir.join("findings");
     // Depth 8 takes minutes; trunk's shortest counterexamples are 2 and 3 operations deep.
-    let child = spawn(&[
+    let child = crate::common::spawn(&[
         "exhaust",
         "--rules",
         "trunk",
