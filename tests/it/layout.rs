@@ -441,3 +441,22 @@ fn the_code_map_matches_the_tree() {
         }
     }
 }
+
+/// Every file of tests/it/ is a module of the one test binary: a file main.rs does not
+/// name would never compile, and its tests would silently not run.
+#[test]
+fn every_test_file_is_a_module_of_the_test_binary() {
+    let dir = Path::new(ROOT).join("tests/it");
+    let main = std::fs::read_to_string(dir.join("main.rs")).unwrap();
+    let mut missing = Vec::new();
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        let Some(module) = name.strip_suffix(".rs") else {
+            continue;
+        };
+        if module != "main" && !main.lines().any(|l| l.trim() == format!("mod {module};")) {
+            missing.push(name);
+        }
+    }
+    assert!(missing.is_empty(), "not in tests/it/main.rs: {missing:?}");
+}
