@@ -8,11 +8,14 @@
 //! by another mechanism is new.
 
 use crate::check::history::History;
-use crate::check::invariants::{self, Check, INVARIANTS};
+use crate::check::invariants::{self, Check, StepView, INVARIANTS};
+use crate::check::judge::{drive, ModelJudge};
 use crate::check::oracle::{self, SideRun, Violation};
 use crate::error::Error;
+use crate::model::Cluster;
 use crate::rules::{Family, RuleSet};
 use std::cell::OnceCell;
+use std::ops::ControlFlow;
 use std::path::Path;
 
 /// Where the known findings of this repository live (relative to its root); the build
@@ -232,6 +235,50 @@ impl Trace {
         Trace::of_run(&prefix, &run.sides[0], step)
     }
 
+    /// The trace of one partition: the decisions that fired on partition `partition`
+    /// alone. Each step's vacuity checks judge the state before it with every other
+    /// partition (its registration, ghost and broker side) already as after it, so a
+    /// change elsewhere (a leader moved on another partition) fires nothing here; a fact
+    /// the projection does not split per partition (brokers, the clock) still fires.
+    pub fn on_partition(
+        history: &History,
+        rules: &RuleSet,
+        step: usize,
+        partition: usize,
+    ) -> Trace {
+        let end = (step + 1).min(history.events.len());
+        let mut fired = vec![false; INVARIANTS.len()];
+        let mut model = ModelJudge::new(rules, true, false);
+        let Ok(_) = drive(history, &mut model, |model, ask, answer| {
+            let next = model.state();
+            let prev = project(model.prev().expect("kept"), next, partition);
+            let view = StepView {
+                prev: &prev,
+                next,
+                event: ask.event,
+                outcome: &answer.outcome,
+            };
+            for (n, i) in INVARIANTS.iter().enumerate() {
+                if let Check::Sometimes(check) = i.check {
+                    fired[n] |= check(&view);
+                }
+            }
+            if ask.index + 1 >= end {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        let mut events: Vec<&'static str> = history.events[..end].iter().map(|e| e.op()).collect();
+        events.sort_unstable();
+        events.dedup();
+        let decisions = (INVARIANTS.iter().zip(&fired))
+            .filter(|(_, &f)| f)
+            .map(|(i, _)| i.id)
+            .collect();
+        Trace { events, decisions }
+    }
+
     /// The same trace read off a run of the whole history, without a replay: a decision
     /// fired by `step` iff its first firing (`SideRun::first_fired`) is at `step` or
     /// before. The sometimes-properties count steps only, never healing, so a prefix's
@@ -377,12 +424,71 @@ pub fn known_as<'a>(
             others.push(k);
         }
     }
-    changed.into_iter().find(|a| {
+    let composed = changed.into_iter().find(|a| {
         others.iter().any(|b| {
             a.mechanism
                 .fixed_with(&b.mechanism, history, rules, v, known)
         })
-    })
+    });
+    composed.or_else(|| known_on_partition(known, history, rules, v))
+}
+
+/// The state before a step as `partition` alone saw it change: `prev`, with every other
+/// partition as `next` holds it (partitions created by the step included).
+fn project(prev: &Cluster, next: &Cluster, partition: usize) -> Cluster {
+    let mut out = prev.clone();
+    let others = |len: usize| (0..len).filter(move |&q| q != partition);
+    for q in others(next.partitions.len()) {
+        set_or_push(&mut out.partitions, q, &next.partitions[q]);
+    }
+    for q in others(next.ghosts.len()) {
+        set_or_push(&mut out.ghosts, q, &next.ghosts[q]);
+    }
+    for q in others(next.runtime.partitions.len()) {
+        set_or_push(&mut out.runtime.partitions, q, &next.runtime.partitions[q]);
+    }
+    let was = prev.reassigning.contains(&partition);
+    out.reassigning = (next.reassigning.iter().copied())
+        .filter(|&q| q != partition)
+        .chain(was.then_some(partition))
+        .collect();
+    out.reassigning.sort_unstable();
+    out
+}
+
+fn set_or_push<T: Clone>(list: &mut Vec<T>, at: usize, value: &T) {
+    if at < list.len() {
+        list[at] = value.clone();
+    } else if at == list.len() {
+        list.push(value.clone());
+    }
+}
+
+/// The partition a violation's detail names first (`p0: ...`, `p0 (seal -1): ...`).
+fn partition_of(v: &Violation) -> Option<usize> {
+    let rest = v.detail.strip_prefix('p')?;
+    let end = rest.find(|c: char| !c.is_ascii_digit())?;
+    let boundary = rest[end..].starts_with([':', ' ']);
+    boundary.then(|| rest[..end].parse().ok())?
+}
+
+/// An entry that names decisions that must not fire, judged on the violating partition's
+/// own trace: a leader change on another partition does not make F11's aborted switch
+/// another mechanism. Only those entries: a decision that fired on the partition fired in
+/// the history too, so the whole-history pass already judged every other entry.
+fn known_on_partition<'a>(
+    known: &'a [Known],
+    history: &History,
+    rules: &RuleSet,
+    v: &Violation,
+) -> Option<&'a Known> {
+    let partition = partition_of(v)?;
+    let trace = OnceCell::new();
+    let trace = || trace.get_or_init(|| Trace::on_partition(history, rules, v.step, partition));
+    (known.iter())
+        .filter(|k| !k.mechanism.without_decisions.is_empty())
+        .filter(|k| k.matches(rules, v, &trace))
+        .find(|k| k.mechanism.after_fix(history, rules, v, known) == AfterFix::Gone)
 }
 
 /// Whether any of `known` matches the violation.

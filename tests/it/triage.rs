@@ -431,3 +431,40 @@ fn two_expected_bugs_together_stay_expected() {
         "{triaged:?}"
     );
 }
+
+/// F11 per partition (the default hunt's noise): an aborted switch on p1 leaves a follower
+/// on the classic fetcher, and a leader change on another partition (p0's one-replica
+/// reassignment) does not make it another mechanism. A leader change on the switched
+/// partition itself (its one-step reassignment moves the leader) still does: F11 names
+/// none there, and what that mechanism is stays to be filed.
+#[test]
+fn a_decision_on_another_partition_does_not_change_the_mechanism() {
+    let history = |target: &str, last: &str| {
+        let text = format!(
+            r#"{{"format": 3, "brokers": [1,2,3,4,5], "events": [
+            {{"op":"create_partition","replicas":[1],"diskless":true}},
+            {{"op":"create_partition","replicas":[2,3],"min_insync_replicas":2}},
+            {{"op":"switch_start","partition":1,"consolidating":true}},
+            {{"op":"reassign","partition":1,"target":{target}}},
+            {{"op":"alter_diskless_switch","partition":1,"seal":-1}},
+            {{"op":"cancel_reassignment","partition":1}}{last}]}}"#
+        );
+        History::from_json(&text).unwrap()
+    };
+    let rules = "complete+pr756-commit1";
+    let elsewhere = history("[4,2]", r#",{"op":"reassign","target":[5]}"#);
+    assert_eq!(
+        triaged_under(&known(), &elsewhere, rules),
+        ["INV-9 known F11"]
+    );
+    let here = history("[4,3]", "");
+    assert_eq!(triaged_under(&known(), &here, rules), ["INV-9 new"]);
+    // Both histories move a leader once (V4 fires on each): only where differs.
+    for h in [&elsewhere, &here] {
+        let run = oracle::run(h, &[RuleSet::parse(rules).unwrap()], false);
+        let v4 = isrfuzz::check::invariants::INVARIANTS
+            .iter()
+            .position(|i| i.id == "V4");
+        assert!(run.sides[0].sometimes[v4.unwrap()] > 0);
+    }
+}
