@@ -149,9 +149,6 @@ fn run_checked(args: ConformArgs, printed: &mut bool) -> Result<ExitCode, Error>
     let known = load_known_or_default(args.known.as_deref())?;
     let origin = format!("found by isrfuzz conform --kafka {}", release.version);
     let sink = Sink::new(Some(args.out.clone()), known, origin);
-    sink.create_dir()?;
-    // The folder is this run's alone while it writes (as every engine's).
-    let _lock = sink.lock_exclusive()?;
     let mut run = Run {
         args: &args,
         rules: &rules,
@@ -161,6 +158,10 @@ fn run_checked(args: ConformArgs, printed: &mut bool) -> Result<ExitCode, Error>
         sink,
     };
     let mut driver = Driver::start(&project_dir(args.driver.as_deref()), release, timeout)?;
+    // The folder is this run's alone while it writes (as every engine's); taken once a
+    // judge runs, so a run that cannot start leaves nothing on disk.
+    run.sink.create_dir()?;
+    let _lock = run.sink.lock_exclusive()?;
     let started = Instant::now();
     let outcome = stopped_is_fine(run.all(&mut driver, seconds, &histories));
     run.tally.elapsed = started.elapsed();

@@ -121,7 +121,7 @@ impl Sink {
             if rc != 0 {
                 return Err(Error::Io {
                     path,
-                    message: "another hunt is writing to this folder (choose another --out)".into(),
+                    message: "another run (hunt, exhaust or conform) is writing to this folder (choose another --out)".into(),
                 });
             }
         }

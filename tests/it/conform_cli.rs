@@ -6,9 +6,14 @@ use crate::common::scratch;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// `isrfuzz conform ARGS`, each run with a findings folder of its own (the folder is
+/// locked for a run: parallel tests must not share the default one).
 fn conform(args: &[&str], path: Option<&Path>) -> Output {
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let out = scratch("conform-out", &format!("run-{run}"));
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_isrfuzz"));
-    cmd.arg("conform").args(args);
+    cmd.arg("conform").args(args).arg("--out").arg(out);
     if let Some(p) = path {
         cmd.env("PATH", p);
     }

@@ -294,7 +294,7 @@ fn a_hunt_does_not_share_its_folder() {
     let second = bounded(&["hunt", "--seconds", "1", "--seed", "2", "--out", d], &[]);
     first.wait().unwrap();
     assert_ends(&second, &[2], "second hunt on one folder");
-    assert!(String::from_utf8_lossy(&second.stderr).contains("another hunt"));
+    assert!(String::from_utf8_lossy(&second.stderr).contains("another run"));
 }
 
 #[test]
