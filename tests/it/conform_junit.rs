@@ -50,17 +50,43 @@ fn kafka_21419_as_reported_asserts_safe_completion_after_the_isr_expansion() {
 }
 
 #[test]
-fn the_assertion_can_fail_only_at_a_completion() {
-    // G5 judges a completion: without the guard the test would fail on 4.2, where the
-    // same step leaves the reassignment open (it then passes there, as it must).
+fn g5_asserts_unconditionally_and_holds_vacuously_only_without_a_completion() {
+    // On 4.2 the same step leaves the reassignment open: the test must pass there, and
+    // for the stated reason (nothing completed, so no added replica is out of the ISR),
+    // not because an `if` skipped the assertion.
     let source = emit("kafka-21419-repro.json", "4.4", "G5", 3, "p0: x").unwrap();
-    let guard = source
-        .find("if (reassigning(before) && !reassigning(after))")
+    let completed = source
+        .find("boolean completedHere = reassigning(before) && !reassigning(after);")
+        .unwrap();
+    let set = source
+        .find("Set<Integer> completedOutOfIsr = minus(completedHere ? ids(4, 5) : ids(), ids(after.isr));")
         .unwrap();
     let assert = source
-        .find("assertTrue(ids(after.isr).containsAll(ids(4, 5))")
+        .find("        assertTrue(completedOutOfIsr.isEmpty(), ")
         .unwrap();
-    assert!(guard < assert, "{source}");
+    assert!(completed < set && set < assert, "{source}");
+}
+
+#[test]
+fn no_reproducer_hides_its_assertion_behind_a_condition() {
+    // Every supported invariant, emitted on a step with a request: the assertion is a
+    // statement of the test method itself, and no `if` can skip it.
+    for inv in isrfuzz::conform::junit::SUPPORTED {
+        let source = emit("kafka-21419-repro.json", "4.4", inv, 3, "p0: x").unwrap();
+        assert!(!source.contains("if ("), "{inv}: a conditional in\n{source}");
+        let body = source.split_once("void test").unwrap().1;
+        let asserts: Vec<&str> = body
+            .lines()
+            .filter(|l| l.trim_start().starts_with("assert"))
+            .collect();
+        assert!(!asserts.is_empty(), "{inv}: no assertion in\n{source}");
+        for a in asserts {
+            assert!(
+                a.starts_with("        assert") && !a.starts_with("         "),
+                "{inv}: a nested assertion `{a}`"
+            );
+        }
+    }
 }
 
 #[test]
