@@ -2,7 +2,9 @@
 //! one call per line, against the real managers (`ReproFixture` in conformance/, which
 //! wraps the conformance driver), and the violated property as an assertion after the step
 //! where it was seen, instantiated with the finding's replicas and phrased so that it holds
-//! on a release without the bug. Pure: a history and the requests the model makes of the
+//! on a release without the bug. Never behind an `if`: a test that passes because its
+//! assertion was skipped says nothing, so a property of a state (a completion, say) is
+//! asserted as "state implies property", the state named first. Pure: a history and the requests the model makes of the
 //! release in, Java source out; `isrfuzz conform --junit` writes it, and ci/conformance.sh
 //! checks that each one fails exactly on the releases that show the violation.
 
