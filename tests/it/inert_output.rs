@@ -113,6 +113,8 @@ fn conform_prints_a_hostile_file_name_inert() {
     let (driver, bin) = fake_driver(&dir, r#"[ "$1" = -version ] && exit 0; exit 3"#);
     let path_env = format!("{}:/usr/bin:/bin", bin.display());
     let d = driver.to_str().unwrap();
+    // Its own findings folder: the default one's lock is shared with other tests.
+    let findings = dir.join("findings").to_str().unwrap().to_string();
     let out = isrfuzz(
         &[
             "conform",
@@ -121,6 +123,8 @@ fn conform_prints_a_hostile_file_name_inert() {
             "--driver",
             d,
             "--verbose",
+            "--out",
+            &findings,
             &file,
             "corpus/regressions/kafka-21419-repro.json",
         ],
