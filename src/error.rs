@@ -64,6 +64,23 @@ pub fn inert(text: &str) -> String {
     out
 }
 
+/// `value` as one line of JSON that is inert for a terminal yet parses to the same value:
+/// the hostile characters [`inert`] escapes are written as JSON `\uXXXX` escapes (every
+/// one is in the Basic Multilingual Plane, so one escape each). The exact text (a file
+/// name, say) stays available to a program reading the JSON.
+pub fn inert_json(value: &serde_json::Value) -> String {
+    let text = value.to_string();
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if is_hostile(c) {
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn is_hostile(c: char) -> bool {
     c.is_control()
         || matches!(
@@ -77,7 +94,7 @@ fn is_hostile(c: char) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::inert;
+    use super::{inert, inert_json};
 
     #[test]
     fn hostile_characters_are_escaped_and_the_rest_kept() {
@@ -89,5 +106,17 @@ mod tests {
             inert("a\tb\r\u{85}\u{2028}"),
             "a\\u{9}b\\u{d}\\u{85}\\u{2028}"
         );
+    }
+
+    #[test]
+    fn inert_json_escapes_what_json_leaves_raw_and_keeps_the_value() {
+        let value = serde_json::json!({"file": "a\u{1b}[2J\n\u{202e}b\u{7f}é"});
+        let line = inert_json(&value);
+        assert!(
+            !line.chars().any(|c| c.is_control() || c == '\u{202e}'),
+            "{line}"
+        );
+        let back: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(back, value);
     }
 }

@@ -30,7 +30,10 @@ pub fn run(args: BenchReportArgs) -> Result<ExitCode, Error> {
 pub fn write(files: &[(PathBuf, String)]) -> Result<ExitCode, Error> {
     for (path, body) in files {
         std::fs::write(path, body).map_err(Error::io(path))?;
-        println!("wrote {}", path.display());
+        println!(
+            "wrote {}",
+            isrfuzz::error::inert(&path.display().to_string())
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -9,17 +9,19 @@ use isrfuzz::conform::campaign::{
 use isrfuzz::conform::driver::{build, project_dir};
 use isrfuzz::conform::epoch_cache::{jvm, Mapping};
 use isrfuzz::conform::junit::{junit_reproducer, Finding};
+use isrfuzz::conform::junit_files::write_reproducer;
 use isrfuzz::conform::jvm::ANSWER_TIMEOUT_MS;
 use isrfuzz::conform::render::describe;
 use isrfuzz::conform::replay::check_expressible;
 use isrfuzz::conform::{conform_history, Conformance, Driver, Release};
-use isrfuzz::error::Error;
+use isrfuzz::error::{inert, inert_json, Error};
 use isrfuzz::findings::finding::Sink;
 use isrfuzz::findings::triage::load_known_or_default;
 use isrfuzz::rules::RuleSet;
 use isrfuzz::search::generate::ElrMode;
 use isrfuzz::search::stop;
 use isrfuzz::History;
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -111,7 +113,10 @@ pub fn run(args: ConformArgs) -> Result<ExitCode, Error> {
     let result = run_checked(args, &mut printed);
     // --json: one object on stdout whatever happened, a failure before any tally included.
     if let (true, false, Err(e)) = (json, printed, &result) {
-        println!("{}", serde_json::json!({ "error": e.to_string() }));
+        println!(
+            "{}",
+            inert_json(&serde_json::json!({ "error": e.to_string() }))
+        );
     }
     result
 }
@@ -156,6 +161,7 @@ fn run_checked(args: ConformArgs, printed: &mut bool) -> Result<ExitCode, Error>
         tally: Tally::default(),
         seed: None,
         sink,
+        junit_taken: BTreeSet::new(),
     };
     let mut driver = Driver::start(&project_dir(args.driver.as_deref()), release, timeout)?;
     // The folder is this run's alone while it writes (as every engine's); taken once a
@@ -168,7 +174,7 @@ fn run_checked(args: ConformArgs, printed: &mut bool) -> Result<ExitCode, Error>
     // The summary of what was found comes whatever ended the run (a stop request, a judge
     // that died or stalled); the error follows it.
     if args.json {
-        println!("{}", run.json(&driver, outcome.as_ref().err()));
+        println!("{}", inert_json(&run.json(&driver, outcome.as_ref().err())));
         *printed = true;
     } else {
         run.summary(&driver);
@@ -225,7 +231,7 @@ fn epoch_cache(
         if let Err(e) = &outcome {
             object["error"] = serde_json::json!(e.to_string());
         }
-        println!("{object}");
+        println!("{}", inert_json(&object));
         *printed = true;
     } else {
         println!(
@@ -285,6 +291,9 @@ struct Run<'a> {
     seed: Option<u64>,
     /// Where disagreements are written and the real controller's violations triaged.
     sink: Sink,
+    /// The reproducer classes this run wrote: a second finding mapping to one of them
+    /// takes the next free name instead of replacing it.
+    junit_taken: BTreeSet<String>,
 }
 
 impl Run<'_> {
@@ -297,7 +306,9 @@ impl Run<'_> {
     ) -> Result<(), Error> {
         if !self.args.paths.is_empty() {
             for (path, h) in histories.iter().take_while(|_| !stop::requested()) {
-                self.one(driver, &path.display().to_string(), h)?;
+                // The label is printed and quoted in reproducers: a hostile file name
+                // stays inert there.
+                self.one(driver, &inert(&path.display().to_string()), h)?;
             }
             return Ok(());
         }
@@ -377,9 +388,13 @@ impl Run<'_> {
             "DIFFER {label}: {} at step {} -> {}\n{}",
             shown.1.class,
             shown.1.step,
-            path.as_deref()
-                .unwrap_or(std::path::Path::new("-"))
-                .display(),
+            inert(
+                &path
+                    .as_deref()
+                    .unwrap_or(std::path::Path::new("-"))
+                    .display()
+                    .to_string()
+            ),
             describe(&shown.0, &shown.1, &self.rules.to_string(), &real)
         );
         // Under --json stdout holds the one object only.
@@ -393,7 +408,12 @@ impl Run<'_> {
 
     /// `--junit DIR`: a reproducer per violation shown before any disagreement (after one,
     /// the model's requests are no longer the real controller's history).
-    fn write_reproducers(&self, label: &str, h: &History, c: &Conformance) -> Result<(), Error> {
+    fn write_reproducers(
+        &mut self,
+        label: &str,
+        h: &History,
+        c: &Conformance,
+    ) -> Result<(), Error> {
         let Some(dir) = &self.args.junit else {
             return Ok(());
         };
@@ -406,11 +426,15 @@ impl Run<'_> {
             };
             match junit_reproducer(label, h, self.rules, &self.release, &finding) {
                 Ok(r) => {
-                    std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
-                    let path = dir.join(format!("{}.java", r.class));
-                    std::fs::write(&path, r.source).map_err(Error::io(&path))?;
+                    let w = write_reproducer(dir, &r, &mut self.junit_taken)?;
                     if !self.args.json {
-                        println!("junit  {id} {label} -> {}", path.display());
+                        let note = match (w.created, w.class != r.class) {
+                            (false, _) => " (already there)",
+                            (true, true) => " (its class name was taken)",
+                            (true, false) => "",
+                        };
+                        let path = inert(&w.path.display().to_string());
+                        println!("junit  {id} {label} -> {path}{note}");
                     }
                 }
                 Err(why) if !self.args.json => println!("junit  {id} {label}: none ({why})"),

@@ -232,7 +232,7 @@ fn counterexample_line(c: &Counterexample) -> String {
     let path = c
         .path
         .as_ref()
-        .map(|p| p.display().to_string())
+        .map(|p| isrfuzz::error::inert(&p.display().to_string()))
         .unwrap_or_default();
     format!(
         "  {}: shortest counterexample {} operations after the start{versus}: {path}",

@@ -2,7 +2,7 @@
 
 use crate::cli::input::{check_rules, load_all, pair_of, sides_for};
 use clap::Args;
-use isrfuzz::error::Error;
+use isrfuzz::error::{inert, Error};
 use isrfuzz::findings::triage::{load_known_or_default, Known};
 use isrfuzz::findings::{Finding, Sink};
 use isrfuzz::rules::RuleSet;
@@ -52,7 +52,7 @@ pub fn run(args: PromoteArgs) -> Result<ExitCode, Error> {
         if findings.is_empty() {
             println!(
                 "{}: no new violation under {}",
-                path.display(),
+                inert(&path.display().to_string()),
                 pair.iter()
                     .map(RuleSet::to_string)
                     .collect::<Vec<_>>()
@@ -105,7 +105,7 @@ fn print_finding(f: &Finding) {
     let file = f
         .path
         .as_deref()
-        .map_or_else(String::new, |p| p.display().to_string());
+        .map_or_else(String::new, |p| inert(&p.display().to_string()));
     let state = if f.created { "wrote" } else { "already there" };
     println!(
         "{} violates {}: {} events, {state}: {file}",

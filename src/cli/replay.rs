@@ -3,7 +3,7 @@
 use crate::cli::input::{check_rules, load_all, sides_for};
 use clap::Args;
 use isrfuzz::check::oracle::{self, Verdict};
-use isrfuzz::error::{inert, Error};
+use isrfuzz::error::{inert, inert_json, Error};
 use isrfuzz::findings::{operator, report, svg, ticket};
 use isrfuzz::History;
 use std::path::{Path, PathBuf};
@@ -66,7 +66,7 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode, Error> {
         {
             eprintln!(
                 "error: {}: two runs of the same history differ (harness bug)",
-                inert(&path.display().to_string())
+                shown(path)
             );
             bug = true;
         }
@@ -95,7 +95,7 @@ fn print_outputs(
     if let Some(file) = &args.svg {
         std::fs::write(file, svg::timeline(history, verdict)).map_err(Error::io(file))?;
         // Say where it went; with --json stdout holds the verdict alone.
-        let wrote = format!("wrote {}", inert(&file.display().to_string()));
+        let wrote = format!("wrote {}", shown(file));
         if args.json {
             eprintln!("{wrote}");
         } else {
@@ -104,11 +104,10 @@ fn print_outputs(
     }
     if args.operator {
         let side = &verdict.sides[0];
-        println!("# {} under {}", path.display(), side.rules);
+        println!("# {} under {}", shown(path), side.rules);
         print!("{}", operator::operator_steps(history, side));
     } else if let Some(format) = args.report.as_deref().and_then(ticket::Format::parse) {
-        let file = path.display().to_string();
-        print!("{}", ticket::ticket(&file, history, verdict, format));
+        print!("{}", ticket::ticket(&shown(path), history, verdict, format));
     } else if args.svg.is_none() || args.json {
         print_verdict(path, history, verdict, args.json);
     }
@@ -117,20 +116,26 @@ fn print_outputs(
 
 fn print_verdict(path: &Path, history: &History, verdict: &Verdict, json: bool) {
     if json {
+        // The name stays exact for a reader of the JSON, and inert on a terminal.
         println!(
             "{}",
-            report::verdict_json(&path.display().to_string(), verdict)
+            inert_json(&report::verdict_json(&path.display().to_string(), verdict))
         );
         return;
     }
-    println!("== {}", path.display());
+    println!("== {}", shown(path));
     if let Some(d) = &history.description {
-        println!("   {d}");
+        println!("   {}", inert(d));
     }
     for side in &verdict.sides {
         print!("{}", report::step_table(history, side));
     }
     println!("verdict: {}\n", report::verdict_line(verdict));
+}
+
+/// A file name as printed: inert, so a hostile name cannot reach the terminal raw.
+fn shown(path: &Path) -> String {
+    inert(&path.display().to_string())
 }
 
 /// Compare the file's `expect` block with the verdict, for every side it names; print one
@@ -141,7 +146,7 @@ fn expect_holds(path: &Path, history: &History, verdict: &Verdict) -> bool {
         let Ok(rules) = isrfuzz::rules::RuleSet::parse(&e.rules) else {
             eprintln!(
                 "expect: {}: unknown rule set `{}` in `expect`",
-                inert(&path.display().to_string()),
+                shown(path),
                 inert(&e.rules)
             );
             holds = false;
@@ -167,7 +172,7 @@ fn expect_holds(path: &Path, history: &History, verdict: &Verdict) -> bool {
             };
             eprintln!(
                 "expect: {}: the file expects {} under {}, the verdict is {}",
-                inert(&path.display().to_string()),
+                shown(path),
                 show(&recorded),
                 inert(&e.rules),
                 show(&actual)

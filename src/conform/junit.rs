@@ -2,7 +2,9 @@
 //! one call per line, against the real managers (`ReproFixture` in conformance/, which
 //! wraps the conformance driver), and the violated property as an assertion after the step
 //! where it was seen, instantiated with the finding's replicas and phrased so that it holds
-//! on a release without the bug. Pure: a history and the requests the model makes of the
+//! on a release without the bug. Never behind an `if`: a test that passes because its
+//! assertion was skipped says nothing, so a property of a state (a completion, say) is
+//! asserted as "state implies property", the state named first. Pure: a history and the requests the model makes of the
 //! release in, Java source out; `isrfuzz conform --junit` writes it, and ci/conformance.sh
 //! checks that each one fails exactly on the releases that show the violation.
 
@@ -368,7 +370,10 @@ fn shape_assertion(ctx: &Context, out: &mut String) {
     }
 }
 
-/// G1, G2 while the reassignment is in progress; G4, G5 at its completion.
+/// G1, G2 while the reassignment is in progress; G4, G5 at its completion. Each is one
+/// unconditional assertion of "state ⇒ property", the state named by a boolean first, so
+/// a release where the state never arises passes for a reason the source states (and
+/// the message prints), never because an `if` skipped the assertion.
 fn reassignment_assertion(ctx: &Context, out: &mut String) {
     let (o, t) = chain(ctx);
     let ghost = &ctx.after.ghosts[ctx.partition];
@@ -381,56 +386,76 @@ fn reassignment_assertion(ctx: &Context, out: &mut String) {
             let mut both = o.to_vec();
             both.extend(t);
             let _ = writeln!(out, "        // G1: while the reassignment from {} is in progress, the replicas hold T and O and nothing but the targets named, and replicas - removing = T.", chain());
-            line(out, "if (reassigning(after)) {");
-            let _ = writeln!(out, "            assertTrue(ids(after.replicas).containsAll({}), \"G1: replicas \" + ids(after.replicas) + \" lack some of T and O {}\");", set(&both), shown(&both));
-            let _ = writeln!(out, "            assertTrue({}.containsAll(ids(after.replicas)), \"G1: replicas \" + ids(after.replicas) + \" hold a broker no target named\");", set(&known));
-            let _ = writeln!(out, "            assertEquals({}, minus(ids(after.replicas), ids(after.removingReplicas)), \"G1: replicas - removing is not the target T = {}: \" + after);", set(t), shown(t));
-            line(out, "}");
+            line(
+                out,
+                "// With no reassignment in progress after the step, G1 holds vacuously.",
+            );
+            line(out, "boolean inProgress = reassigning(after);");
+            let _ = writeln!(out, "        assertTrue(!inProgress || ids(after.replicas).containsAll({}), \"G1: in progress, replicas \" + ids(after.replicas) + \" lack some of T and O {}\");", set(&both), shown(&both));
+            let _ = writeln!(out, "        assertTrue(!inProgress || {}.containsAll(ids(after.replicas)), \"G1: in progress, replicas \" + ids(after.replicas) + \" hold a broker no target named\");", set(&known));
+            let _ = writeln!(out, "        assertTrue(!inProgress || minus(ids(after.replicas), ids(after.removingReplicas)).equals({}), \"G1: in progress, replicas - removing \" + minus(ids(after.replicas), ids(after.removingReplicas)) + \" is not the target T = {}: \" + after);", set(t), shown(t));
         }
         "G2" => {
             let _ = writeln!(out, "        // G2 (list completeness): while the reassignment from {} is in progress, every replica that will survive it and is not original is listed as adding.", chain());
-            line(out, "if (reassigning(after)) {");
-            let _ = writeln!(out, "            Set<Integer> survivingNew = minus(minus(ids(after.replicas), ids(after.removingReplicas)), {});", set(o));
-            line(out, "    assertTrue(ids(after.addingReplicas).containsAll(survivingNew), \"G2: \" + minus(survivingNew, ids(after.addingReplicas)) + \" will survive the reassignment but is not listed as adding: \" + after);");
-            line(out, "}");
+            line(
+                out,
+                "// With no reassignment in progress after the step, G2 holds vacuously.",
+            );
+            line(out, "boolean inProgress = reassigning(after);");
+            let _ = writeln!(out, "        Set<Integer> survivingNew = minus(minus(ids(after.replicas), ids(after.removingReplicas)), {});", set(o));
+            line(out, "assertTrue(!inProgress || ids(after.addingReplicas).containsAll(survivingNew), \"G2: in progress, \" + minus(survivingNew, ids(after.addingReplicas)) + \" will survive the reassignment but is not listed as adding: \" + after);");
         }
         "G4" => {
             let _ = writeln!(out, "        // G4 (target fidelity): a reassignment from {} that completes here ends on exactly T.", chain());
-            line(out, "if (reassigning(before) && !reassigning(after)) {");
-            let _ = writeln!(out, "            assertEquals({}, ids(after.replicas), \"G4: the reassignment completed on replicas \" + ids(after.replicas) + \", not on the target {}\");", set(t), shown(t));
-            line(out, "}");
+            line(
+                out,
+                "// When the step completes no reassignment, G4 holds vacuously.",
+            );
+            line(
+                out,
+                "boolean completedHere = reassigning(before) && !reassigning(after);",
+            );
+            let _ = writeln!(out, "        assertTrue(!completedHere || ids(after.replicas).equals({}), \"G4: the reassignment completed here on replicas \" + ids(after.replicas) + \", not on the target {}\");", set(t), shown(t));
         }
         "G5" => {
             let added: Vec<BrokerId> = t.iter().copied().filter(|r| !o.contains(r)).collect();
             let _ = writeln!(out, "        // G5 (safe completion): a reassignment from {} that completes here has every replica it added (T - O = {}) in the ISR.", chain(), shown(&added));
-            line(out, "if (reassigning(before) && !reassigning(after)) {");
-            let _ = writeln!(out, "            assertTrue(ids(after.isr).containsAll({}), \"G5: the reassignment completed with \" + minus({}, ids(after.isr)) + \" of the added replicas out of ISR \" + ids(after.isr));", set(&added), set(&added));
-            line(out, "}");
+            line(out, "// The added replicas this step completed: T - O if the reassignment completed here, none otherwise (then none is out of the ISR and G5 holds vacuously).");
+            line(
+                out,
+                "boolean completedHere = reassigning(before) && !reassigning(after);",
+            );
+            let _ = writeln!(
+                out,
+                "        Set<Integer> completedOutOfIsr = minus(completedHere ? {} : ids(), ids(after.isr));",
+                set(&added)
+            );
+            let _ = writeln!(out, "        assertTrue(completedOutOfIsr.isEmpty(), \"G5: the reassignment completed here with \" + completedOutOfIsr + \" of the added replicas {} out of ISR \" + ids(after.isr));", shown(&added));
         }
         _ => unreachable!("assertion() sends G1, G2, G4 and G5 here"),
     }
 }
 
-/// G6 after an accepted cancel; G7 on any state.
+/// G6 after an accepted cancel (unconditional, as [`reassignment_assertion`]'s); G7 on
+/// any state.
 fn cancel_and_liveness_assertion(ctx: &Context, out: &mut String) {
     let (o, t) = chain(ctx);
     let chain = || from_to(o, t);
     if ctx.finding.invariant == "G6" {
-        {
-            let _ = writeln!(out, "        // G6 (cancel restores): an accepted cancel of the reassignment from {} restores the replicas O.", chain());
-            line(out, "if (cancel.error().equals(\"NONE\")) {");
-            let _ = writeln!(out, "            assertEquals({}, ids(after.replicas), \"G6: the cancel left replicas \" + ids(after.replicas) + \", not the original {}\");", set(o), shown(o));
-            line(out, "}");
-        }
+        let _ = writeln!(out, "        // G6 (cancel restores): an accepted cancel of the reassignment from {} restores the replicas O.", chain());
+        line(
+            out,
+            "// When the controller refuses the cancel, G6 holds vacuously.",
+        );
+        line(out, "boolean accepted = cancel.error().equals(\"NONE\");");
+        let _ = writeln!(out, "        assertTrue(!accepted || ids(after.replicas).equals({}), \"G6: the accepted cancel left replicas \" + ids(after.replicas) + \", not the original {}\");", set(o), shown(o));
     } else {
-        {
-            let _ = writeln!(out, "        // G7 (one-step liveness): once every replica of the target T = {} is in the ISR (and some ISR member stays), the change that got it there completes the reassignment.", shown(t));
-            let _ = writeln!(out, "        assertFalse(reassigning(after) && ids(after.isr).containsAll({}) && !minus(ids(after.isr), ids(after.removingReplicas)).isEmpty(), \"G7: T {} is within ISR \" + ids(after.isr) + \" yet the reassignment stays open: \" + after);", set(t), shown(t));
-        }
+        let _ = writeln!(out, "        // G7 (one-step liveness): once every replica of the target T = {} is in the ISR (and some ISR member stays), the change that got it there completes the reassignment.", shown(t));
+        let _ = writeln!(out, "        assertFalse(reassigning(after) && ids(after.isr).containsAll({}) && !minus(ids(after.isr), ids(after.removingReplicas)).isEmpty(), \"G7: T {} is within ISR \" + ids(after.isr) + \" yet the reassignment stays open: \" + after);", set(t), shown(t));
     }
 }
 
-/// ELR1, ELR3, ELR5.
+/// ELR1, ELR3, ELR5 (unconditional, as [`reassignment_assertion`]'s).
 fn elr_assertion(ctx: &Context, out: &mut String) {
     let model = &ctx.after.partitions[ctx.partition];
     match ctx.finding.invariant {
@@ -441,22 +466,25 @@ fn elr_assertion(ctx: &Context, out: &mut String) {
         "ELR3" => {
             let min_isr = model.min_insync_replicas;
             let _ = writeln!(out, "        // ELR3: once the ISR reaches the effective min ISR (min.insync.replicas = {min_isr}, capped at the replica count), the ELR is empty.");
+            line(out, "// With the ISR below it, ELR3 holds vacuously.");
             let _ = writeln!(
                 out,
-                "        if (after.isr.length >= Math.min({min_isr}, after.replicas.length)) {{"
+                "        boolean atMinIsr = after.isr.length >= Math.min({min_isr}, after.replicas.length);"
             );
-            line(out, "    assertEquals(ids(), ids(after.elr), \"ELR3: ISR \" + ids(after.isr) + \" is at the effective min ISR yet ELR is \" + ids(after.elr));");
-            line(out, "}");
+            line(out, "assertTrue(!atMinIsr || after.elr.length == 0, \"ELR3: ISR \" + ids(after.isr) + \" is at the effective min ISR yet ELR is \" + ids(after.elr));");
         }
         "ELR5" => {
             line(out, "// ELR5: a partition left with no leader, no ISR and no ELR keeps its last leader as last known ELR.");
             line(
                 out,
-                "if (after.leader == -1 && after.isr.length == 0 && after.elr.length == 0) {",
+                "// With a leader, an ISR or an ELR left, ELR5 holds vacuously.",
             );
-            let _ = writeln!(out, "            int[] lastLeader = before.leader != {NO_LEADER} ? new int[] {{before.leader}} : before.lastKnownElr;");
-            line(out, "    assertTrue(after.lastKnownElr.length == 1 && Arrays.equals(lastLeader, after.lastKnownElr), \"ELR5: last known ELR \" + Arrays.toString(after.lastKnownElr) + \" is not the last leader \" + Arrays.toString(lastLeader));");
-            line(out, "}");
+            line(
+                out,
+                "boolean bare = after.leader == -1 && after.isr.length == 0 && after.elr.length == 0;",
+            );
+            let _ = writeln!(out, "        int[] lastLeader = before.leader != {NO_LEADER} ? new int[] {{before.leader}} : before.lastKnownElr;");
+            line(out, "assertTrue(!bare || (after.lastKnownElr.length == 1 && Arrays.equals(lastLeader, after.lastKnownElr)), \"ELR5: no leader, ISR or ELR is left, yet last known ELR \" + Arrays.toString(after.lastKnownElr) + \" is not the last leader \" + Arrays.toString(lastLeader));");
         }
         _ => unreachable!("SUPPORTED lists the invariants handled here"),
     }
@@ -487,7 +515,8 @@ fn render_class(
  * {inv} on the real controller managers, as Apache Kafka {version} shows it after step
  * {step} of {label}: {detail}.
  *
-{what} * <p>{inv}: {statement}. The assertion holds on a release without the violation.
+{what} * <p>{inv}: {statement}. The assertion is unconditional and holds on a release
+ * without the violation (vacuously where the state it judges does not arise, as it says).
  * Emitted by isrfuzz conform --junit from the requests the {rules} rules make.
  */
 class {class} {{

@@ -12,6 +12,7 @@ pub mod campaign;
 pub mod driver;
 pub mod epoch_cache;
 pub mod junit;
+pub mod junit_files;
 pub mod jvm;
 pub mod protocol;
 pub mod release;

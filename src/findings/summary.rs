@@ -343,6 +343,9 @@ impl Summary {
 
 fn witness_text(r: &Row) -> String {
     r.witness.as_ref().map_or("-".to_string(), |(p, n)| {
-        format!("{} ({n} events)", p.display())
+        format!(
+            "{} ({n} events)",
+            crate::error::inert(&p.display().to_string())
+        )
     })
 }

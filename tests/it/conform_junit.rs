@@ -50,17 +50,46 @@ fn kafka_21419_as_reported_asserts_safe_completion_after_the_isr_expansion() {
 }
 
 #[test]
-fn the_assertion_can_fail_only_at_a_completion() {
-    // G5 judges a completion: without the guard the test would fail on 4.2, where the
-    // same step leaves the reassignment open (it then passes there, as it must).
+fn g5_asserts_unconditionally_and_holds_vacuously_only_without_a_completion() {
+    // On 4.2 the same step leaves the reassignment open: the test must pass there, and
+    // for the stated reason (nothing completed, so no added replica is out of the ISR),
+    // not because an `if` skipped the assertion.
     let source = emit("kafka-21419-repro.json", "4.4", "G5", 3, "p0: x").unwrap();
-    let guard = source
-        .find("if (reassigning(before) && !reassigning(after))")
+    let completed = source
+        .find("boolean completedHere = reassigning(before) && !reassigning(after);")
+        .unwrap();
+    let set = source
+        .find("Set<Integer> completedOutOfIsr = minus(completedHere ? ids(4, 5) : ids(), ids(after.isr));")
         .unwrap();
     let assert = source
-        .find("assertTrue(ids(after.isr).containsAll(ids(4, 5))")
+        .find("        assertTrue(completedOutOfIsr.isEmpty(), ")
         .unwrap();
-    assert!(guard < assert, "{source}");
+    assert!(completed < set && set < assert, "{source}");
+}
+
+#[test]
+fn no_reproducer_hides_its_assertion_behind_a_condition() {
+    // Every supported invariant, emitted on a step with a request: the assertion is a
+    // statement of the test method itself, and no `if` can skip it.
+    for inv in isrfuzz::conform::junit::SUPPORTED {
+        let source = emit("kafka-21419-repro.json", "4.4", inv, 3, "p0: x").unwrap();
+        assert!(
+            !source.contains("if ("),
+            "{inv}: a conditional in\n{source}"
+        );
+        let body = source.split_once("void test").unwrap().1;
+        let asserts: Vec<&str> = body
+            .lines()
+            .filter(|l| l.trim_start().starts_with("assert"))
+            .collect();
+        assert!(!asserts.is_empty(), "{inv}: no assertion in\n{source}");
+        for a in asserts {
+            assert!(
+                a.starts_with("        assert") && !a.starts_with("         "),
+                "{inv}: a nested assertion `{a}`"
+            );
+        }
+    }
 }
 
 #[test]
@@ -113,4 +142,67 @@ fn class_names_are_java_identifiers_that_keep_versions_apart() {
         "Kafka3_0_3_7G1_30e6835bbc3dfe3cG1ReproTest"
     );
     assert_eq!(class_name("f17-elr.json", "ELR1"), "F17ElrELR1ReproTest");
+}
+
+#[test]
+fn reproducers_of_one_class_all_land_on_disk_and_no_file_is_replaced() {
+    use isrfuzz::conform::junit::Reproducer;
+    use isrfuzz::conform::junit_files::write_reproducer;
+    let dir = crate::common::scratch("conform_junit", "no-overwrite");
+    // One history showing G5 at two steps: two reproducers, one class name.
+    let at = |step: usize| {
+        let source = emit("kafka-21419-repro.json", "4.4", "G5", step, "p0: x").unwrap();
+        Reproducer {
+            class: class_name("corpus/regressions/kafka-21419-repro.json", "G5"),
+            source,
+        }
+    };
+    let (first, second) = (at(3), at(2));
+    assert_eq!(first.class, second.class);
+    // A file a person kept under the first name is never replaced.
+    let kept = dir.join("Kafka21419ReproG5ReproTest.java");
+    std::fs::write(&kept, "// kept by hand\n").unwrap();
+    let mut taken = std::collections::BTreeSet::new();
+    let a = write_reproducer(&dir, &first, &mut taken).unwrap();
+    let b = write_reproducer(&dir, &second, &mut taken).unwrap();
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "// kept by hand\n");
+    assert_eq!(a.class, "Kafka21419ReproG5_2ReproTest");
+    assert_eq!(b.class, "Kafka21419ReproG5_3ReproTest");
+    assert!(a.created && b.created);
+    for (w, r) in [(&a, &first), (&b, &second)] {
+        let text = std::fs::read_to_string(&w.path).unwrap();
+        assert_eq!(w.path, dir.join(format!("{}.java", w.class)));
+        // Java wants the class named as its file.
+        assert!(text.contains(&format!("\nclass {} {{", w.class)), "{text}");
+        assert!(!text.contains(&format!("\nclass {} {{", r.class)), "{text}");
+        assert_eq!(text, r.source.replace(&r.class, &w.class));
+    }
+    // Another run into the same folder: the same reproducers are already there, nothing
+    // is added or replaced, and no temp file is left.
+    let mut again = std::collections::BTreeSet::new();
+    let a2 = write_reproducer(&dir, &first, &mut again).unwrap();
+    let b2 = write_reproducer(&dir, &second, &mut again).unwrap();
+    assert_eq!((a2.class, a2.created), (a.class, false));
+    assert_eq!((b2.class, b2.created), (b.class, false));
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "Kafka21419ReproG5ReproTest.java",
+            "Kafka21419ReproG5_2ReproTest.java",
+            "Kafka21419ReproG5_3ReproTest.java"
+        ]
+    );
+}
+
+#[test]
+fn next_class_names_keep_the_repro_test_suffix() {
+    use isrfuzz::conform::junit_files::nth_class;
+    assert_eq!(nth_class("AG5ReproTest", 1), "AG5ReproTest");
+    assert_eq!(nth_class("AG5ReproTest", 2), "AG5_2ReproTest");
+    assert_eq!(nth_class("Odd", 3), "Odd_3");
 }

@@ -31,6 +31,7 @@ mod golden_traces;
 mod history_format;
 mod hostile;
 mod hunt;
+mod inert_output;
 mod inkless;
 mod inkless_data;
 #[cfg(unix)]

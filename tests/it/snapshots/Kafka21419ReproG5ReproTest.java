@@ -3,6 +3,7 @@ package org.apache.kafka.controller;
 import org.apache.kafka.metadata.LeaderRecoveryState;
 import org.apache.kafka.metadata.PartitionRegistration;
 import org.junit.jupiter.api.Test;
+import java.util.Set;
 
 import static org.apache.kafka.controller.ReproFixture.ids;
 import static org.apache.kafka.controller.ReproFixture.minus;
@@ -15,7 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *
  * <p>KAFKA-21419 as reported: override [1,2,4] with [1,2,4,5] while 4 is still adding, then 5 joins the ISR; trunk completes with 4 out of the ISR
  *
- * <p>G5: safe completion: at completion, T − O ⊆ ISR (the ISR completion was decided on, see F1). The assertion holds on a release without the violation.
+ * <p>G5: safe completion: at completion, T − O ⊆ ISR (the ISR completion was decided on, see F1). The assertion is unconditional and holds on a release
+ * without the violation (vacuously where the state it judges does not arise, as it says).
  * Emitted by isrfuzz conform --junit from the requests the trunk+inkless-main rules make.
  */
 class Kafka21419ReproG5ReproTest {
@@ -33,8 +35,9 @@ class Kafka21419ReproG5ReproTest {
         ctx.alterPartition(0, 1, 0, 2, new int[] {1, 2, 3, 5}, LeaderRecoveryState.RECOVERED);
         PartitionRegistration after = ctx.partition(0);
         // G5 (safe completion): a reassignment from O = [1, 2, 3] to T = [1, 2, 4, 5] that completes here has every replica it added (T - O = [4, 5]) in the ISR.
-        if (reassigning(before) && !reassigning(after)) {
-            assertTrue(ids(after.isr).containsAll(ids(4, 5)), "G5: the reassignment completed with " + minus(ids(4, 5), ids(after.isr)) + " of the added replicas out of ISR " + ids(after.isr));
-        }
+        // The added replicas this step completed: T - O if the reassignment completed here, none otherwise (then none is out of the ISR and G5 holds vacuously).
+        boolean completedHere = reassigning(before) && !reassigning(after);
+        Set<Integer> completedOutOfIsr = minus(completedHere ? ids(4, 5) : ids(), ids(after.isr));
+        assertTrue(completedOutOfIsr.isEmpty(), "G5: the reassignment completed here with " + completedOutOfIsr + " of the added replicas [4, 5] out of ISR " + ids(after.isr));
     }
 }
