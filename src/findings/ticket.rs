@@ -176,12 +176,10 @@ fn head(
     elr_dropped: bool,
 ) -> (Vec<Block>, String) {
     let mut out = vec![Block::Heading(summary(history, v))];
+    let (affected_line, first) = affected(history, side, v.invariant, family);
     let mut fields = vec![
         format!("Component: {}", component(family)),
-        format!(
-            "Affected versions: {}",
-            affected(history, side.rules, v.invariant, family)
-        ),
+        format!("Affected versions: {affected_line}"),
         format!(
             "Found by: isrfuzz, rule set `{}`, invariant {}{}",
             side.rules,
@@ -196,7 +194,7 @@ fn head(
     if history.eligible_leader_replicas {
         fields.push("Cluster: eligible leader replicas (KIP-966) on".to_string());
     }
-    let release = first_release(&fields[1]);
+    let release = first.unwrap_or_else(|| "4.4".to_string());
     out.push(Block::Bullets(fields));
     (out, release)
 }
@@ -298,17 +296,30 @@ fn component(family: Family) -> &'static str {
     }
 }
 
-/// The releases that show it: measured on the real controller when the history was
-/// (`conformance/measured.json`), else the releases whose preset shows it, said so.
-fn affected(history: &History, rules: RuleSet, invariant: &str, family: Family) -> String {
+/// The releases that show each consequence: for the reported invariant first, then every
+/// other invariant the history violates, the releases that showed it and those that did
+/// not. One history often breaks several invariants on different releases (KAFKA-21419's
+/// repro: G2 on every release, G5 only from 4.3), so one list for all would contradict the
+/// reproducer. Measured on the real controller when the history was
+/// (`conformance/measured.json`), else predicted by the release presets, and said so.
+/// Returns the line and the first release that shows the reported invariant (the
+/// reproducer's).
+fn affected(
+    history: &History,
+    side: &SideRun,
+    invariant: &str,
+    family: Family,
+) -> (String, Option<String>) {
+    let rules = side.rules;
     if family == Family::Inkless {
         let preset = all_presets().find(|p| {
             p.family == Family::Inkless && p.rules.same_rules_of(&rules, Family::Inkless)
         });
-        return preset.map_or(
+        let line = preset.map_or(
             "the Inkless rules of this rule set (no released branch)".into(),
             |p| format!("aiven/inkless `{}`: {}", p.name, p.summary),
         );
+        return (line, None);
     }
     // A hole of the complete rules is shared code: the releases may have it too. A rule
     // set whose KRaft rules differ from complete's and from every release's is a proposal.
@@ -317,67 +328,140 @@ fn affected(history: &History, rules: RuleSet, invariant: &str, family: Family) 
         .iter()
         .any(|p| p.rules.same_rules_of(&rules, Family::Kraft));
     if !released && !complete {
-        return "no Apache Kafka release: the rule set's KRaft rules are a proposed variant, not those of any release 4.0-4.4".into();
+        return ("no Apache Kafka release: the rule set's KRaft rules are a proposed variant, not those of any release 4.0-4.4".into(), None);
     }
-    if let Some(shown) = measured(history, invariant) {
-        return shown;
+    let mut ids = vec![invariant.to_string()];
+    for v in &side.violations {
+        if !ids.iter().any(|i| i == v.invariant) {
+            ids.push(v.invariant.to_string());
+        }
+    }
+    if let Some(m) = measured(history) {
+        // What the real controller showed beyond the model's list is a consequence too.
+        for r in &m.releases {
+            for i in &r.1 {
+                if !ids.contains(i) {
+                    ids.push(i.clone());
+                }
+            }
+        }
+        let names: Vec<String> = m.releases.iter().map(|r| r.0.clone()).collect();
+        let shows = |id: &str| -> Vec<bool> {
+            m.releases.iter().map(|r| r.1.iter().any(|i| i == id)).collect()
+        };
+        let first = first_showing(&names, &shows(invariant));
+        let per: Vec<String> = ids
+            .iter()
+            .map(|id| per_invariant(id, id == invariant && ids.len() > 1, &names, &shows(id)))
+            .collect();
+        let line = format!(
+            "{} (shown by the real controller: isrfuzz conform, recorded at {})",
+            per.join("; "),
+            m.commit
+        );
+        return (line, first);
     }
     if history.events.len() > SEARCH_EVENTS_MAX {
-        return format!(
+        return (format!(
             "not predicted for a history of more than {SEARCH_EVENTS_MAX} events: run `isrfuzz conform --kafka VERSION FILE`"
-        );
+        ), None);
     }
-    let mut hit = Vec::new();
+    let mut names = Vec::new();
+    let mut runs = Vec::new();
     for p in RELEASE_PRESETS {
         let mut r = rules;
         for rule in RULES.iter().filter(|r| r.family == Family::Kraft) {
             (rule.set)(&mut r, (rule.get)(&p.rules));
         }
-        if oracle::run(history, &[r], false).sides[0].violates(invariant) {
-            hit.push(p.name.trim_start_matches("kafka-").to_string());
-        }
+        names.push(p.name.trim_start_matches("kafka-").to_string());
+        runs.push(oracle::run(history, &[r], false).sides.swap_remove(0));
     }
-    if hit.is_empty() {
-        return "no Apache Kafka release 4.0-4.4 by their release presets: the bug is in a proposed variant".into();
+    let shows = |id: &str| -> Vec<bool> { runs.iter().map(|r| r.violates(id)).collect() };
+    if shows(invariant).iter().all(|s| !s) {
+        return ("no Apache Kafka release 4.0-4.4 by their release presets: the bug is in a proposed variant".into(), None);
     }
-    format!(
-        "Apache Kafka {} (predicted by isrfuzz's release presets, which agreed with each release's controller on every request measured; confirm with `isrfuzz conform --kafka VERSION FILE`)",
-        hit.join(", ")
+    let first = first_showing(&names, &shows(invariant));
+    let per: Vec<String> = ids
+        .iter()
+        .map(|id| per_invariant(id, id == invariant && ids.len() > 1, &names, &shows(id)))
+        .collect();
+    (
+        format!(
+            "{} (predicted by isrfuzz's release presets, which agreed with each release's controller on every request measured; confirm with `isrfuzz conform --kafka VERSION FILE`)",
+            per.join("; ")
+        ),
+        first,
     )
 }
 
-/// "shown by Apache Kafka …" when `ci/conformance.sh --record` ran this very history.
-fn measured(history: &History, invariant: &str) -> Option<String> {
+/// `G5 (reported): Apache Kafka 4.3.1, 4.4.0, not 4.0.2, 4.1.2, 4.2.2`: one consequence,
+/// the releases that showed it and those that did not.
+fn per_invariant(id: &str, reported: bool, names: &[String], shown: &[bool]) -> String {
+    let pick = |want: bool| -> Vec<&str> {
+        names
+            .iter()
+            .zip(shown)
+            .filter(|(_, &s)| s == want)
+            .map(|(n, _)| n.as_str())
+            .collect()
+    };
+    let (yes, no) = (pick(true), pick(false));
+    let label = if reported {
+        format!("{id} (reported)")
+    } else {
+        id.to_string()
+    };
+    match (yes.is_empty(), no.is_empty()) {
+        (true, _) => format!("{label}: none of Apache Kafka {}", no.join(", ")),
+        (false, true) => format!("{label}: Apache Kafka {}", yes.join(", ")),
+        (false, false) => format!(
+            "{label}: Apache Kafka {}, not {}",
+            yes.join(", "),
+            no.join(", ")
+        ),
+    }
+}
+
+fn first_showing(names: &[String], shown: &[bool]) -> Option<String> {
+    names
+        .iter()
+        .zip(shown)
+        .find(|(_, &s)| s)
+        .map(|(n, _)| n.clone())
+}
+
+/// What `ci/conformance.sh --record` measured for this very history: per release that
+/// replayed it, the invariants its real controller showed.
+struct Measured {
+    commit: String,
+    releases: Vec<(String, Vec<String>)>,
+}
+
+fn measured(history: &History) -> Option<Measured> {
     let m: serde_json::Value = serde_json::from_str(MEASURED).ok()?;
     let key = format!("{:016x}", history.content_hash());
-    let mut shown = Vec::new();
-    let mut not = Vec::new();
+    let mut releases = Vec::new();
     for r in m["releases"].as_array()? {
         // A release that did not replay this history says nothing either way.
-        let ids = r["shown_by_history"].get(&key)?.as_array()?;
-        let release = r["release"].as_str()?.to_string();
-        if ids.iter().any(|i| i == invariant) {
-            shown.push(release);
-        } else {
-            not.push(release);
-        }
+        let Some(ids) = r["shown_by_history"].get(&key).and_then(|v| v.as_array()) else {
+            continue;
+        };
+        let Some(release) = r["release"].as_str() else {
+            continue;
+        };
+        let ids = ids
+            .iter()
+            .filter_map(|i| i.as_str().map(str::to_string))
+            .collect();
+        releases.push((release.to_string(), ids));
     }
-    let commit = m["commit"].as_str().unwrap_or("?");
-    if shown.is_empty() {
-        return Some(format!(
-            "none: Apache Kafka {} do not show it on the real controller (isrfuzz conform, recorded at {commit})",
-            not.join(", ")
-        ));
+    if releases.is_empty() {
+        return None;
     }
-    Some(format!(
-        "Apache Kafka {} (shown by the real controller: isrfuzz conform, recorded at {commit}){}",
-        shown.join(", "),
-        if not.is_empty() {
-            String::new()
-        } else {
-            format!("; not {}", not.join(", "))
-        }
-    ))
+    Some(Measured {
+        commit: m["commit"].as_str().unwrap_or("?").to_string(),
+        releases,
+    })
 }
 
 fn partition_text(side: &SideRun, step: usize) -> String {
@@ -487,17 +571,6 @@ fn fix_lines(rules: &RuleSet, culprits: &[usize], fixed: &SideRun) -> Vec<String
         );
     }
     out
-}
-
-/// The first release an affected-versions line names (`4.3.1` or `4.3`), else `4.4`.
-fn first_release(line: &str) -> String {
-    let after = line.split("Apache Kafka ").nth(1).unwrap_or("");
-    let first = after.split([',', ' ']).next().unwrap_or("");
-    if first.starts_with('4') {
-        first.to_string()
-    } else {
-        "4.4".to_string()
-    }
 }
 
 fn reproducer(history: &History, side: &SideRun, family: Family, release: &str) -> Vec<Block> {
