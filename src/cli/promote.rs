@@ -9,8 +9,8 @@
 use crate::cli::input::{check_rules, load_all, pair_of, sides_for};
 use clap::Args;
 use isrfuzz::error::Error;
+use isrfuzz::findings::skipped::Skipped;
 use isrfuzz::findings::triage::{load_known_or_default, Known};
-use isrfuzz::findings::finding::Skipped;
 use isrfuzz::findings::{Finding, Sink};
 use isrfuzz::rules::RuleSet;
 use isrfuzz::search::fuzz::{self, Target};
@@ -20,7 +20,7 @@ use std::process::ExitCode;
 #[derive(Args)]
 pub struct PromoteArgs {
     /// Expected and known findings to count instead of report (default: those built in,
-    /// from corpus/known.json; `--known none` for none).
+    /// from corpus/known.json; `--known none` for none: every violation is promoted).
     #[arg(long, value_name = "FILE")]
     known: Option<PathBuf>,
     #[arg(required = true, value_name = "ARTIFACT")]
