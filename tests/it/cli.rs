@@ -383,7 +383,10 @@ fn raw_fuzzer_artifacts_replay_and_promote() {
 #[test]
 fn promote_of_expected_violations_names_them_and_exits_6() {
     let dir = scratch("promote_expected");
-    let repro = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/regressions/kafka-21419-repro.json");
+    let repro = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/corpus/regressions/kafka-21419-repro.json"
+    );
     let out_dir = dir.join("out");
     let o = out_dir.to_str().unwrap();
     let refused = isrfuzz(&["promote", repro, "--out", o]);
@@ -395,7 +398,10 @@ fn promote_of_expected_violations_names_them_and_exits_6() {
         );
         assert!(stdout.contains(&line), "{line} not in:\n{stdout}");
     }
-    assert!(stdout.contains("`--known none` promotes them anyway"), "{stdout}");
+    assert!(
+        stdout.contains("`--known none` promotes them anyway"),
+        "{stdout}"
+    );
     let written = std::fs::read_dir(&out_dir)
         .map(|d| d.flatten().filter(|e| e.path().is_file()).count())
         .unwrap_or(0);
@@ -403,7 +409,10 @@ fn promote_of_expected_violations_names_them_and_exits_6() {
     let kept = isrfuzz(&["promote", repro, "--out", o, "--known", "none"]);
     let stdout = String::from_utf8_lossy(&kept.stdout);
     assert_eq!(kept.status.code(), Some(0), "{stdout}");
-    assert!(stdout.contains("trunk+inkless-main violates G5") && stdout.contains("wrote"), "{stdout}");
+    assert!(
+        stdout.contains("trunk+inkless-main violates G5") && stdout.contains("wrote"),
+        "{stdout}"
+    );
     // A history that violates nothing is still exit 1.
     let quiet = write(
         &dir,
@@ -411,7 +420,12 @@ fn promote_of_expected_violations_names_them_and_exits_6() {
         r#"{"format":1,"brokers":[1,2,3],"events":[{"op":"create_partition","replicas":[1,2,3]}]}"#,
     );
     let none = isrfuzz(&["promote", &quiet, "--out", o]);
-    assert_eq!(none.status.code(), Some(1), "{}", String::from_utf8_lossy(&none.stdout));
+    assert_eq!(
+        none.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&none.stdout)
+    );
 }
 
 /// The limits: offsets and times at the integer edges, empty and huge histories, a path

@@ -64,7 +64,10 @@ fn expand(arg: &str, cwd: &Path) -> Vec<String> {
         })
         .unwrap_or_default();
     found.sort();
-    assert!(!found.is_empty(), "`{arg}` matches nothing after the set-up commands");
+    assert!(
+        !found.is_empty(),
+        "`{arg}` matches nothing after the set-up commands"
+    );
     found
 }
 
@@ -117,7 +120,10 @@ fn everyday_commands_run_as_written_after_the_set_up() {
     assert!(everyday.len() >= 5, "{everyday:?}");
     for line in &everyday {
         let w = words(line);
-        assert_eq!(w[0], "isrfuzz", "an everyday command is `isrfuzz ...`: {line}");
+        assert_eq!(
+            w[0], "isrfuzz",
+            "an everyday command is `isrfuzz ...`: {line}"
+        );
         run(&runnable(&w[1..], &cwd), &cwd, line);
     }
 }
