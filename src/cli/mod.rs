@@ -3,7 +3,9 @@
 //! found, 2 bad usage or input, 3 harness bug (the model panicked), 4 `exhaust` stopped by
 //! `--states-max` before the depth asked (nothing violated in what it explored), 5 a judge
 //! failed (`conform`: a JVM died, stalled or answered nonsense; the summary of what was
-//! found before is printed first).
+//! found before is printed first), 6 `promote` wrote nothing because every violation is an
+//! expected or known finding (each named; `--known none` promotes them). `promote` exits 0
+//! when it wrote (or found already there) a regression and 1 when nothing violated.
 
 mod bench;
 mod bench_report;

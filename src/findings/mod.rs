@@ -3,12 +3,14 @@
 //! verdicts. Every engine (hunt, exhaust, promote, the fuzz targets) goes through here;
 //! uses `check` and below, never `search`.
 
+pub mod affected;
 pub mod attribution;
 pub mod finding;
 pub mod markup;
 pub mod minimize;
 pub mod operator;
 pub mod report;
+pub mod skipped;
 pub mod summary;
 pub mod svg;
 pub mod svg_doc;

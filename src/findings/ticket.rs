@@ -9,22 +9,13 @@
 use crate::check::history::History;
 use crate::check::invariants;
 use crate::check::oracle::{self, SideRun, Verdict, Violation};
+use crate::findings::affected::{affected, SEARCH_EVENTS_MAX};
 use crate::findings::attribution::responsible_variants;
 pub use crate::findings::markup::Format;
 use crate::findings::markup::{render, upstream, without_repo_paths, Block};
 use crate::findings::operator;
 use crate::findings::report::step_table;
-use crate::rules::{all_presets, Family, RuleSet, RELEASE_PRESETS, RULES};
-
-/// The longest history a ticket replays under other rule sets to find the culprit rule and
-/// the affected releases (each one more run): a generated finding has at most a few dozen
-/// events, while a history at the input limits takes seconds per run. Longer ones get
-/// every differing rule and the measured releases only, and say so.
-const SEARCH_EVENTS_MAX: usize = 128;
-
-/// What the conformance suite measured, per release: which corpus histories (by content
-/// hash) the real controller showed which invariants on (`ci/conformance.sh --record`).
-const MEASURED: &str = include_str!("../../conformance/measured.json");
+use crate::rules::{Family, RuleSet, RULES};
 
 /// What breaking invariant `id` looks like to an operator (the list's headline).
 fn headline(id: &str) -> &'static str {
@@ -176,12 +167,10 @@ fn head(
     elr_dropped: bool,
 ) -> (Vec<Block>, String) {
     let mut out = vec![Block::Heading(summary(history, v))];
+    let (affected_line, first) = affected(history, side, v.invariant, family);
     let mut fields = vec![
         format!("Component: {}", component(family)),
-        format!(
-            "Affected versions: {}",
-            affected(history, side.rules, v.invariant, family)
-        ),
+        format!("Affected versions: {affected_line}"),
         format!(
             "Found by: isrfuzz, rule set `{}`, invariant {}{}",
             side.rules,
@@ -196,7 +185,7 @@ fn head(
     if history.eligible_leader_replicas {
         fields.push("Cluster: eligible leader replicas (KIP-966) on".to_string());
     }
-    let release = first_release(&fields[1]);
+    let release = first.unwrap_or_else(|| "4.4".to_string());
     out.push(Block::Bullets(fields));
     (out, release)
 }
@@ -296,88 +285,6 @@ fn component(family: Family) -> &'static str {
         Family::Kraft => "controller (KRaft: ReplicationControlManager, PartitionChangeBuilder)",
         Family::Inkless => "Inkless diskless topics (aiven/inkless)",
     }
-}
-
-/// The releases that show it: measured on the real controller when the history was
-/// (`conformance/measured.json`), else the releases whose preset shows it, said so.
-fn affected(history: &History, rules: RuleSet, invariant: &str, family: Family) -> String {
-    if family == Family::Inkless {
-        let preset = all_presets().find(|p| {
-            p.family == Family::Inkless && p.rules.same_rules_of(&rules, Family::Inkless)
-        });
-        return preset.map_or(
-            "the Inkless rules of this rule set (no released branch)".into(),
-            |p| format!("aiven/inkless `{}`: {}", p.name, p.summary),
-        );
-    }
-    // A hole of the complete rules is shared code: the releases may have it too. A rule
-    // set whose KRaft rules differ from complete's and from every release's is a proposal.
-    let complete = RuleSet::complete().same_rules_of(&rules, Family::Kraft);
-    let released = RELEASE_PRESETS
-        .iter()
-        .any(|p| p.rules.same_rules_of(&rules, Family::Kraft));
-    if !released && !complete {
-        return "no Apache Kafka release: the rule set's KRaft rules are a proposed variant, not those of any release 4.0-4.4".into();
-    }
-    if let Some(shown) = measured(history, invariant) {
-        return shown;
-    }
-    if history.events.len() > SEARCH_EVENTS_MAX {
-        return format!(
-            "not predicted for a history of more than {SEARCH_EVENTS_MAX} events: run `isrfuzz conform --kafka VERSION FILE`"
-        );
-    }
-    let mut hit = Vec::new();
-    for p in RELEASE_PRESETS {
-        let mut r = rules;
-        for rule in RULES.iter().filter(|r| r.family == Family::Kraft) {
-            (rule.set)(&mut r, (rule.get)(&p.rules));
-        }
-        if oracle::run(history, &[r], false).sides[0].violates(invariant) {
-            hit.push(p.name.trim_start_matches("kafka-").to_string());
-        }
-    }
-    if hit.is_empty() {
-        return "no Apache Kafka release 4.0-4.4 by their release presets: the bug is in a proposed variant".into();
-    }
-    format!(
-        "Apache Kafka {} (predicted by isrfuzz's release presets, which agreed with each release's controller on every request measured; confirm with `isrfuzz conform --kafka VERSION FILE`)",
-        hit.join(", ")
-    )
-}
-
-/// "shown by Apache Kafka …" when `ci/conformance.sh --record` ran this very history.
-fn measured(history: &History, invariant: &str) -> Option<String> {
-    let m: serde_json::Value = serde_json::from_str(MEASURED).ok()?;
-    let key = format!("{:016x}", history.content_hash());
-    let mut shown = Vec::new();
-    let mut not = Vec::new();
-    for r in m["releases"].as_array()? {
-        // A release that did not replay this history says nothing either way.
-        let ids = r["shown_by_history"].get(&key)?.as_array()?;
-        let release = r["release"].as_str()?.to_string();
-        if ids.iter().any(|i| i == invariant) {
-            shown.push(release);
-        } else {
-            not.push(release);
-        }
-    }
-    let commit = m["commit"].as_str().unwrap_or("?");
-    if shown.is_empty() {
-        return Some(format!(
-            "none: Apache Kafka {} do not show it on the real controller (isrfuzz conform, recorded at {commit})",
-            not.join(", ")
-        ));
-    }
-    Some(format!(
-        "Apache Kafka {} (shown by the real controller: isrfuzz conform, recorded at {commit}){}",
-        shown.join(", "),
-        if not.is_empty() {
-            String::new()
-        } else {
-            format!("; not {}", not.join(", "))
-        }
-    ))
 }
 
 fn partition_text(side: &SideRun, step: usize) -> String {
@@ -487,17 +394,6 @@ fn fix_lines(rules: &RuleSet, culprits: &[usize], fixed: &SideRun) -> Vec<String
         );
     }
     out
-}
-
-/// The first release an affected-versions line names (`4.3.1` or `4.3`), else `4.4`.
-fn first_release(line: &str) -> String {
-    let after = line.split("Apache Kafka ").nth(1).unwrap_or("");
-    let first = after.split([',', ' ']).next().unwrap_or("");
-    if first.starts_with('4') {
-        first.to_string()
-    } else {
-        "4.4".to_string()
-    }
 }
 
 fn reproducer(history: &History, side: &SideRun, family: Family, release: &str) -> Vec<Block> {

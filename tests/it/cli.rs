@@ -376,6 +376,58 @@ fn raw_fuzzer_artifacts_replay_and_promote() {
     }
 }
 
+/// An artifact whose violations are all expected (the KAFKA-21419 repro under trunk, what a
+/// `cargo fuzz` crash of `kraft_diff` usually is): `promote` writes nothing, names the
+/// finding and where it is written up per violation, says how to keep it, and exits 6;
+/// `--known none` then promotes it.
+#[test]
+fn promote_of_expected_violations_names_them_and_exits_6() {
+    let dir = scratch("promote_expected");
+    let repro = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/corpus/regressions/kafka-21419-repro.json"
+    );
+    let out_dir = dir.join("out");
+    let o = out_dir.to_str().unwrap();
+    let refused = isrfuzz(&["promote", repro, "--out", o]);
+    let stdout = String::from_utf8_lossy(&refused.stdout);
+    assert_eq!(refused.status.code(), Some(6), "{stdout}");
+    for inv in ["G2", "G5"] {
+        let line = format!(
+            "trunk+inkless-main violates {inv}: expected KAFKA-21419 ({inv} under trunk), documented in docs/model/reassignment.md#kafka-21419; not promoted"
+        );
+        assert!(stdout.contains(&line), "{line} not in:\n{stdout}");
+    }
+    assert!(
+        stdout.contains("`--known none` promotes them anyway"),
+        "{stdout}"
+    );
+    let written = std::fs::read_dir(&out_dir)
+        .map(|d| d.flatten().filter(|e| e.path().is_file()).count())
+        .unwrap_or(0);
+    assert_eq!(written, 0, "nothing promoted");
+    let kept = isrfuzz(&["promote", repro, "--out", o, "--known", "none"]);
+    let stdout = String::from_utf8_lossy(&kept.stdout);
+    assert_eq!(kept.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("trunk+inkless-main violates G5") && stdout.contains("wrote"),
+        "{stdout}"
+    );
+    // A history that violates nothing is still exit 1.
+    let quiet = write(
+        &dir,
+        "quiet.json",
+        r#"{"format":1,"brokers":[1,2,3],"events":[{"op":"create_partition","replicas":[1,2,3]}]}"#,
+    );
+    let none = isrfuzz(&["promote", &quiet, "--out", o]);
+    assert_eq!(
+        none.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&none.stdout)
+    );
+}
+
 /// The limits: offsets and times at the integer edges, empty and huge histories, a path
 /// that is not a readable file, and the benchmark and exhaust arguments.
 #[test]

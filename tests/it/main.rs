@@ -40,6 +40,7 @@ mod invariant_checks;
 mod layout;
 mod lockstep;
 mod outputs;
+mod readme_commands;
 mod releases;
 mod scenarios;
 mod summary;
