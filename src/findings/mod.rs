@@ -9,6 +9,7 @@ pub mod finding;
 pub mod markup;
 pub mod minimize;
 pub mod operator;
+pub mod partition;
 pub mod report;
 pub mod skipped;
 pub mod summary;

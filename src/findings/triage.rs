@@ -8,14 +8,12 @@
 //! by another mechanism is new.
 
 use crate::check::history::History;
-use crate::check::invariants::{self, Check, StepView, INVARIANTS};
-use crate::check::judge::{drive, ModelJudge};
+use crate::check::invariants::{self, Check, INVARIANTS};
 use crate::check::oracle::{self, SideRun, Violation};
 use crate::error::Error;
-use crate::model::Cluster;
+use crate::findings::partition::decisions_on_partition;
 use crate::rules::{Family, RuleSet};
 use std::cell::OnceCell;
-use std::ops::ControlFlow;
 use std::path::Path;
 
 /// Where the known findings of this repository live (relative to its root); the build
@@ -235,11 +233,8 @@ impl Trace {
         Trace::of_run(&prefix, &run.sides[0], step)
     }
 
-    /// The trace of one partition: the decisions that fired on partition `partition`
-    /// alone. Each step's vacuity checks judge the state before it with every other
-    /// partition (its registration, ghost and broker side) already as after it, so a
-    /// change elsewhere (a leader moved on another partition) fires nothing here; a fact
-    /// the projection does not split per partition (brokers, the clock) still fires.
+    /// The trace of one partition: the events of the whole history, and the decisions
+    /// that fired on partition `partition` alone (`findings::partition`).
     pub fn on_partition(
         history: &History,
         rules: &RuleSet,
@@ -247,35 +242,10 @@ impl Trace {
         partition: usize,
     ) -> Trace {
         let end = (step + 1).min(history.events.len());
-        let mut fired = vec![false; INVARIANTS.len()];
-        let mut model = ModelJudge::new(rules, true, false);
-        let Ok(_) = drive(history, &mut model, |model, ask, answer| {
-            let next = model.state();
-            let prev = project(model.prev().expect("kept"), next, partition);
-            let view = StepView {
-                prev: &prev,
-                next,
-                event: ask.event,
-                outcome: &answer.outcome,
-            };
-            for (n, i) in INVARIANTS.iter().enumerate() {
-                if let Check::Sometimes(check) = i.check {
-                    fired[n] |= check(&view);
-                }
-            }
-            if ask.index + 1 >= end {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        });
         let mut events: Vec<&'static str> = history.events[..end].iter().map(|e| e.op()).collect();
         events.sort_unstable();
         events.dedup();
-        let decisions = (INVARIANTS.iter().zip(&fired))
-            .filter(|(_, &f)| f)
-            .map(|(i, _)| i.id)
-            .collect();
+        let decisions = decisions_on_partition(history, rules, step, partition);
         Trace { events, decisions }
     }
 
@@ -431,37 +401,6 @@ pub fn known_as<'a>(
         })
     });
     composed.or_else(|| known_on_partition(known, history, rules, v))
-}
-
-/// The state before a step as `partition` alone saw it change: `prev`, with every other
-/// partition as `next` holds it (partitions created by the step included).
-fn project(prev: &Cluster, next: &Cluster, partition: usize) -> Cluster {
-    let mut out = prev.clone();
-    let others = |len: usize| (0..len).filter(move |&q| q != partition);
-    for q in others(next.partitions.len()) {
-        set_or_push(&mut out.partitions, q, &next.partitions[q]);
-    }
-    for q in others(next.ghosts.len()) {
-        set_or_push(&mut out.ghosts, q, &next.ghosts[q]);
-    }
-    for q in others(next.runtime.partitions.len()) {
-        set_or_push(&mut out.runtime.partitions, q, &next.runtime.partitions[q]);
-    }
-    let was = prev.reassigning.contains(&partition);
-    out.reassigning = (next.reassigning.iter().copied())
-        .filter(|&q| q != partition)
-        .chain(was.then_some(partition))
-        .collect();
-    out.reassigning.sort_unstable();
-    out
-}
-
-fn set_or_push<T: Clone>(list: &mut Vec<T>, at: usize, value: &T) {
-    if at < list.len() {
-        list[at] = value.clone();
-    } else if at == list.len() {
-        list.push(value.clone());
-    }
 }
 
 /// The partition a violation's detail names first (`p0: ...`, `p0 (seal -1): ...`).
