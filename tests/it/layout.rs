@@ -460,3 +460,16 @@ fn every_test_file_is_a_module_of_the_test_binary() {
     }
     assert!(missing.is_empty(), "not in tests/it/main.rs: {missing:?}");
 }
+
+/// The binary builds no unit-test harness (`test = false` in Cargo.toml), so a test in
+/// the command line would never run: its tests belong to the library or to tests/it/.
+#[test]
+fn the_command_line_holds_no_tests() {
+    let with_tests: Vec<String> = all_sources()
+        .into_iter()
+        .filter(|(rel, _)| rel == "src/main.rs" || rel.starts_with("src/cli/"))
+        .filter(|(_, text)| text.contains("#[test]") || text.contains("#[cfg(test)]"))
+        .map(|(rel, _)| rel)
+        .collect();
+    assert!(with_tests.is_empty(), "tests that would never run: {with_tests:?}");
+}
