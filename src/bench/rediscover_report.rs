@@ -190,19 +190,7 @@ pub fn svg(rows: &[Row]) -> String {
         } else {
             format!("{}s", 10f64.powi(p))
         };
-        let line = el("line")
-            .attr("x1", px)
-            .attr("y1", TOP)
-            .attr("x2", px)
-            .attr("y2", bottom)
-            .attr("stroke", "#ddd")
-            .empty();
-        let text = el("text")
-            .attr("x", px)
-            .attr("y", Px(bottom + 14.0))
-            .attr("text-anchor", "middle")
-            .wrap(label);
-        let _ = writeln!(s, "{line}{text}");
+        let _ = writeln!(s, "{}", svg_doc::gridline(px, TOP, bottom, &label));
     }
     for (i, &t) in targets.iter().enumerate() {
         let y = TOP + ROW * (i as f64 + 0.5);

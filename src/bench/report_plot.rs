@@ -55,19 +55,7 @@ fn svg_axis(s: &mut String) {
             _ => format!("{}s", 10f64.powi(p)),
         };
         let bottom = TOP + ROW * BUGS.len() as f64;
-        let line = el("line")
-            .attr("x1", px)
-            .attr("y1", TOP)
-            .attr("x2", px)
-            .attr("y2", bottom)
-            .attr("stroke", "#ddd")
-            .empty();
-        let text = el("text")
-            .attr("x", px)
-            .attr("y", Px(bottom + 14.0))
-            .attr("text-anchor", "middle")
-            .wrap(label);
-        let _ = writeln!(s, "{line}{text}");
+        let _ = writeln!(s, "{}", svg_doc::gridline(px, TOP, bottom, &label));
     }
 }
 

@@ -97,3 +97,21 @@ mod tests {
         assert_eq!(el("g").attr("class", "side").open(), "<g class=\"side\">");
     }
 }
+
+/// A plot's vertical grid line at `x` from `top` to `bottom`, with its tick `label` under
+/// it (the benchmark plots' time axes).
+pub fn gridline(x: Px, top: f64, bottom: f64, label: &str) -> String {
+    let line = el("line")
+        .attr("x1", x)
+        .attr("y1", top)
+        .attr("x2", x)
+        .attr("y2", bottom)
+        .attr("stroke", "#ddd")
+        .empty();
+    let text = el("text")
+        .attr("x", x)
+        .attr("y", Px(bottom + 14.0))
+        .attr("text-anchor", "middle")
+        .wrap(label);
+    format!("{line}{text}")
+}

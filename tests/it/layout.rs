@@ -471,5 +471,8 @@ fn the_command_line_holds_no_tests() {
         .filter(|(_, text)| text.contains("#[test]") || text.contains("#[cfg(test)]"))
         .map(|(rel, _)| rel)
         .collect();
-    assert!(with_tests.is_empty(), "tests that would never run: {with_tests:?}");
+    assert!(
+        with_tests.is_empty(),
+        "tests that would never run: {with_tests:?}"
+    );
 }
