@@ -8,8 +8,8 @@
 //! through: the oracle, the focused run minimization uses, conformance, the benchmarks.
 //!
 //! "This judge cannot express that step" is an answer of its own
-//! ([`Judge::cannot_express`]), asked of every event before the run starts, so a history
-//! that a judge cannot take is counted with its reason and never half-run (as wasmtime's
+//! ([`Judge::cannot_express`]), asked of the whole history before the run starts, so one
+//! a judge cannot take is counted with its reason and never half-run (as wasmtime's
 //! differential engines answer `Ok(None)` for what they cannot evaluate).
 //!
 //! After cedar-spec's differential harness: each implementation behind one trait, one
