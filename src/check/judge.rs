@@ -28,17 +28,17 @@ use std::ops::ControlFlow;
 
 /// Where every run of a history starts: its brokers, all registered and active, their
 /// configuration, and whether eligible leader replicas are on.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Start {
-    pub brokers: Vec<BrokerId>,
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Start<'a> {
+    pub brokers: &'a [BrokerId],
     pub config: BrokerConfig,
     pub elr: bool,
 }
 
-impl Start {
-    pub fn of(history: &History) -> Start {
+impl Start<'_> {
+    pub fn of(history: &History) -> Start<'_> {
         Start {
-            brokers: history.brokers.clone(),
+            brokers: &history.brokers,
             config: history.broker_config,
             elr: history.eligible_leader_replicas,
         }
@@ -46,7 +46,7 @@ impl Start {
 
     /// The model's cluster at the start: the one place a run's first state is built.
     pub fn cluster(&self) -> Cluster {
-        Cluster::new(&self.brokers, self.config).with_elr(self.elr)
+        Cluster::new(self.brokers, self.config).with_elr(self.elr)
     }
 }
 
@@ -208,10 +208,6 @@ impl<'r> ModelJudge<'r> {
     /// The state before the last step (`None` unless kept).
     pub fn prev(&self) -> Option<&Cluster> {
         self.prev.as_ref()
-    }
-
-    pub fn rules(&self) -> &RuleSet {
-        self.rules.rules
     }
 
     /// The state, for a caller that judges the real system's answer on it.

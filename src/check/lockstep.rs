@@ -60,7 +60,7 @@ impl Lockstep {
         self.states = self.runs.iter().map(|_| cluster.clone()).collect();
         self.prevs = self.states.clone();
         for run in &mut self.runs {
-            *run = empty_side(run.rules);
+            run.clear();
         }
         self.shared = self.runs.len() == 2;
         self.first_divergence = None;

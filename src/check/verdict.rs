@@ -40,6 +40,15 @@ pub struct SideRun {
 }
 
 impl SideRun {
+    /// Back to a side before its first step, keeping its buffers.
+    pub fn clear(&mut self) {
+        self.violations.clear();
+        self.sometimes.fill(0);
+        self.first_fired.fill(u32::MAX);
+        self.steps.clear();
+        self.violated = 0;
+    }
+
     pub fn violates(&self, id: &str) -> bool {
         self.violations.iter().any(|v| v.invariant == id)
     }

@@ -154,6 +154,11 @@ fn run_checked(args: ConformArgs, printed: &mut bool) -> Result<ExitCode, Error>
     let known = load_known_or_default(args.known.as_deref())?;
     let origin = format!("found by isrfuzz conform --kafka {}", release.version);
     let sink = Sink::new(Some(args.out.clone()), known, origin);
+    let mut driver = Driver::start(&project_dir(args.driver.as_deref()), release, timeout)?;
+    // The folder is this run's alone while it writes (as every engine's); taken once a
+    // judge runs, so a run that cannot start leaves nothing on disk.
+    sink.create_dir()?;
+    let _lock = sink.lock_exclusive()?;
     let mut run = Run {
         args: &args,
         rules: &rules,
@@ -162,15 +167,10 @@ fn run_checked(args: ConformArgs, printed: &mut bool) -> Result<ExitCode, Error>
         seed: None,
         sink,
         junit_taken: BTreeSet::new(),
+        started: Instant::now(),
     };
-    let mut driver = Driver::start(&project_dir(args.driver.as_deref()), release, timeout)?;
-    // The folder is this run's alone while it writes (as every engine's); taken once a
-    // judge runs, so a run that cannot start leaves nothing on disk.
-    run.sink.create_dir()?;
-    let _lock = run.sink.lock_exclusive()?;
-    let started = Instant::now();
     let outcome = stopped_is_fine(run.all(&mut driver, seconds, &histories));
-    run.tally.elapsed = started.elapsed();
+    run.tally.elapsed = run.started.elapsed();
     // The summary of what was found comes whatever ended the run (a stop request, a judge
     // that died or stalled); the error follows it.
     if args.json {
@@ -294,6 +294,8 @@ struct Run<'a> {
     /// The reproducer classes this run wrote: a second finding mapping to one of them
     /// takes the next free name instead of replacing it.
     junit_taken: BTreeSet<String>,
+    /// When the histories began (a summary row's first time is counted from it).
+    started: Instant,
 }
 
 impl Run<'_> {
@@ -354,7 +356,8 @@ impl Run<'_> {
         };
         self.tally.add(&c);
         let shown = triage_shown(&self.sink, h, self.rules, &c);
-        self.tally.count_shown(*self.rules, &shown);
+        let at = self.started.elapsed();
+        self.tally.count_shown(*self.rules, &shown, at);
         if label != "generated" {
             let ids = c.shown.iter().map(|(id, _, _)| *id).collect();
             let key = format!("{:016x}", h.content_hash());

@@ -51,11 +51,16 @@ impl Tally {
         }
     }
 
-    /// Count what [`triage_shown`] made of one history's violations.
-    pub fn count_shown(&mut self, rules: RuleSet, shown: &[(&'static str, Option<Matched>)]) {
+    /// Count what [`triage_shown`] made of one history's violations, met `at` into the run.
+    pub fn count_shown(
+        &mut self,
+        rules: RuleSet,
+        shown: &[(&'static str, Option<Matched>)],
+        at: Duration,
+    ) {
         for (id, matched) in shown {
             let matched = matched.as_ref().map(Matched::as_ref);
-            self.shown.count(rules, id, matched, self.elapsed);
+            self.shown.count(rules, id, matched, at);
         }
     }
 

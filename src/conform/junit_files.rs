@@ -1,14 +1,15 @@
 //! Reproducers onto disk without losing one. Java wants the file named after its class,
 //! and distinct findings can map to one class name (one history showing an invariant at
 //! two steps, or two paths with one stem), while `--junit DIR` may already hold tests a
-//! person wrote or kept: so a name is never reused. Each file is written to a temp file
-//! and hard-linked to its final name, which fails if the name exists; a taken name moves
-//! on to the next class name (`…G5ReproTest`, `…G5_2ReproTest`, …; the `ReproTest` suffix
-//! stays, which ci/conformance.sh selects tests by) with the class inside the source
-//! renamed to match.
+//! person wrote or kept: so a name is never reused. Each file goes through the findings'
+//! `write_first_free` (a temp file hard-linked to its name, which fails if the name
+//! exists: nothing is replaced); a taken name moves on to the next class name
+//! (`…G5ReproTest`, `…G5_2ReproTest`, …; the `ReproTest` suffix stays, which
+//! ci/conformance.sh selects tests by) with the class inside the source renamed to match.
 
 use super::junit::Reproducer;
 use crate::error::Error;
+use crate::findings::finding::write_first_free;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -48,45 +49,26 @@ pub fn write_reproducer(
     taken: &mut BTreeSet<String>,
 ) -> Result<Written, Error> {
     std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
-    for k in 1..=NAME_TRIES_MAX {
-        let class = nth_class(&r.class, k);
-        if taken.contains(&class) {
-            continue;
-        }
+    let classes = (1..=NAME_TRIES_MAX)
+        .map(|k| nth_class(&r.class, k))
+        .filter(|class| !taken.contains(class));
+    let candidates = classes.map(|class| {
         let source = renamed(&r.source, &r.class, &class);
-        let path = dir.join(format!("{class}.java"));
-        let tmp = dir.join(format!(".tmp-{}-{class}.java", std::process::id()));
-        if let Err(e) = std::fs::write(&tmp, &source) {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(Error::io(&tmp)(e));
-        }
-        let linked = std::fs::hard_link(&tmp, &path);
-        let _ = std::fs::remove_file(&tmp);
-        match linked {
-            Ok(()) => {
-                taken.insert(class.clone());
-                return Ok(Written {
-                    path,
-                    class,
-                    created: true,
-                });
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                if holds(&path, &source) {
-                    taken.insert(class.clone());
-                    return Ok(Written {
-                        path,
-                        class,
-                        created: false,
-                    });
-                }
-            }
-            Err(e) => return Err(Error::io(&path)(e)),
-        }
-    }
-    Err(Error::Io {
-        path: dir.join(format!("{}.java", r.class)),
-        message: format!("{NAME_TRIES_MAX} class names taken; reproducer not written"),
+        (format!("{class}.java"), source)
+    });
+    let (path, created) =
+        write_first_free(dir, candidates, NAME_TRIES_MAX).map_err(|(path, message)| Error::Io {
+            path,
+            message: format!("{message}; reproducer {} not written", r.class),
+        })?;
+    let class = (path.file_stem().and_then(|s| s.to_str()))
+        .expect("a name this function made")
+        .to_string();
+    taken.insert(class.clone());
+    Ok(Written {
+        path,
+        class,
+        created,
     })
 }
 
@@ -100,21 +82,4 @@ fn renamed(source: &str, from: &str, to: &str) -> String {
         &format!("\nclass {to} {{"),
         1,
     )
-}
-
-/// Whether the regular file `path` holds exactly `text` (read no further than its
-/// length, so a huge file costs nothing).
-fn holds(path: &Path, text: &str) -> bool {
-    use std::io::Read;
-    let Ok(meta) = std::fs::symlink_metadata(path) else {
-        return false;
-    };
-    if !meta.is_file() || meta.len() != text.len() as u64 {
-        return false;
-    }
-    let Ok(f) = std::fs::File::open(path) else {
-        return false;
-    };
-    let mut read = Vec::with_capacity(text.len());
-    f.take(text.len() as u64 + 1).read_to_end(&mut read).is_ok() && read == text.as_bytes()
 }

@@ -322,23 +322,37 @@ impl Sink {
         pair: [RuleSet; 2],
         history: &History,
     ) -> Result<Vec<Finding>, Error> {
+        let mut out: Vec<Finding> = Vec::new();
+        for (side, invariant, known) in self.own_violations(pair, history)? {
+            if known.is_none() {
+                out.push(self.promote(pair, side, invariant, history)?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Each side's own violations of `history` under `pair` (attribution: a later side
+    /// does not show it too), one per side and invariant, with the expected or known
+    /// finding each is (`None`: new). What `promote` promotes and what it names instead.
+    pub(crate) fn own_violations(
+        &self,
+        pair: [RuleSet; 2],
+        history: &History,
+    ) -> Result<Vec<(usize, &'static str, Option<&Known>)>, Error> {
         let verdict = oracle::run(history, sides_of(&pair), false);
         if let Some(bug) = verdict.harness_bug {
             return Err(Error::Usage(format!(
                 "harness bug (the model panicked): {bug}"
             )));
         }
-        let mut out: Vec<Finding> = Vec::new();
+        let mut out: Vec<(usize, &'static str, Option<&Known>)> = Vec::new();
         for (s, side) in verdict.sides.iter().enumerate() {
             for v in &side.violations {
-                let seen = out
-                    .iter()
-                    .any(|f| f.side == s && f.invariant == v.invariant);
-                let shared = !attributed(&verdict, s, v.invariant);
-                if seen || shared || self.is_known(history, side, v) {
+                let seen = out.iter().any(|&(o, id, _)| o == s && id == v.invariant);
+                if seen || !attributed(&verdict, s, v.invariant) {
                     continue;
                 }
-                out.push(self.promote(pair, s, v.invariant, history)?);
+                out.push((s, v.invariant, self.known_as(history, side, v)));
             }
         }
         Ok(out)
@@ -479,41 +493,47 @@ pub fn write_finding(
     rules: &RuleSet,
     invariant: &str,
 ) -> Result<(PathBuf, bool), Error> {
-    let hash = h.content_hash();
-    let stem = file_stem(rules, invariant, hash);
+    let stem = file_stem(rules, invariant, h.content_hash());
     let text = h.to_json();
-    let unwritten = |path: &Path, e: String| Error::Io {
-        path: path.to_path_buf(),
-        message: format!(
-            "{e}; finding {rules} {invariant} not written, its history: {}",
-            serde_json::to_string(h).expect("a history always serializes")
-        ),
-    };
-    let tmp = dir.join(format!(".tmp-{}-{hash:016x}", std::process::id()));
-    if let Err(e) = std::fs::write(&tmp, &text) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(unwritten(&tmp, e.to_string()));
-    }
-    let result = link_first_free(dir, &stem, &tmp, &text);
-    let _ = std::fs::remove_file(&tmp);
-    result.map_err(|(path, e)| unwritten(&path, e))
+    let names = (1..=NAME_TRIES_MAX).map(|k| match k {
+        1 => format!("{stem}.json"),
+        _ => format!("{stem}-{k}.json"),
+    });
+    write_first_free(dir, names.map(|name| (name, text.as_str())), NAME_TRIES_MAX).map_err(
+        |(path, e)| Error::Io {
+            path,
+            message: format!(
+                "{e}; finding {rules} {invariant} not written, its history: {}",
+                serde_json::to_string(h).expect("a history always serializes")
+            ),
+        },
+    )
 }
 
-/// Hard-link `tmp` to the first name from `stem` that is free or already holds `text`.
-fn link_first_free(
+/// Write a file into `dir` under the first of `candidates` (file name and its text) that
+/// is free, or that already holds its text (then nothing is written: `false`). Each try
+/// writes a temp file and hard-links it to the name, which fails if the name exists, so
+/// no file is ever replaced and none is seen half-written; no temp file is left. Fails
+/// when `tries` names are all taken by other content. Every file isrfuzz must never lose
+/// goes through here: findings, and the JUnit reproducers (`conform::junit_files`).
+pub fn write_first_free<T: AsRef<str>>(
     dir: &Path,
-    stem: &str,
-    tmp: &Path,
-    text: &str,
+    candidates: impl IntoIterator<Item = (String, T)>,
+    tries: usize,
 ) -> Result<(PathBuf, bool), (PathBuf, String)> {
-    for k in 1..=NAME_TRIES_MAX {
-        let name = if k == 1 {
-            format!("{stem}.json")
-        } else {
-            format!("{stem}-{k}.json")
-        };
-        let path = dir.join(name);
-        match std::fs::hard_link(tmp, &path) {
+    let mut first = None;
+    for (name, text) in candidates.into_iter().take(tries) {
+        let text = text.as_ref();
+        let path = dir.join(&name);
+        first.get_or_insert_with(|| path.clone());
+        let tmp = dir.join(format!(".tmp-{}-{name}", std::process::id()));
+        if let Err(e) = std::fs::write(&tmp, text) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err((tmp, e.to_string()));
+        }
+        let linked = std::fs::hard_link(&tmp, &path);
+        let _ = std::fs::remove_file(&tmp);
+        match linked {
             Ok(()) => return Ok((path, true)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                 if holds(&path, text) {
@@ -524,21 +544,24 @@ fn link_first_free(
         }
     }
     Err((
-        dir.join(format!("{stem}.json")),
-        format!("{NAME_TRIES_MAX} names taken by other content"),
+        first.unwrap_or_else(|| dir.to_path_buf()),
+        format!("{tries} names taken by other content"),
     ))
 }
 
-/// Whether the regular file `path` holds exactly `text` (read with a size limit).
-fn holds(path: &Path, text: &str) -> bool {
+/// Whether the regular file `path` holds exactly `text` (read no further than its
+/// length, so a huge file costs nothing).
+pub(crate) fn holds(path: &Path, text: &str) -> bool {
     use std::io::Read;
     let Ok(meta) = std::fs::symlink_metadata(path) else {
         return false;
     };
+    if !meta.is_file() || meta.len() != text.len() as u64 {
+        return false;
+    }
     let Ok(f) = std::fs::File::open(path) else {
         return false;
     };
-    let mut buf = Vec::new();
-    let limit = text.len() as u64 + 1;
-    meta.is_file() && f.take(limit).read_to_end(&mut buf).is_ok() && buf == text.as_bytes()
+    let mut read = Vec::with_capacity(text.len());
+    f.take(text.len() as u64 + 1).read_to_end(&mut read).is_ok() && read == text.as_bytes()
 }

@@ -3,9 +3,7 @@
 //! `cargo fuzz` crash of `kraft_diff` is often KAFKA-21419 itself).
 
 use crate::check::history::History;
-use crate::check::oracle;
 use crate::error::Error;
-use crate::findings::attribution::attributed;
 use crate::findings::finding::{sides_of, Sink};
 use crate::findings::triage::Known;
 use crate::rules::RuleSet;
@@ -39,37 +37,21 @@ impl Skipped {
 
 impl Sink {
     /// The violations of `history` under `pair` that [`Sink::promote_all`] leaves out as
-    /// expected or known (each side's own: attribution as there), one per side and
-    /// invariant, with the finding each is.
+    /// expected or known, one per side and invariant, with the finding each is.
     pub fn skipped_all(
         &self,
         pair: [RuleSet; 2],
         history: &History,
     ) -> Result<Vec<Skipped>, Error> {
-        let verdict = oracle::run(history, sides_of(&pair), false);
-        if let Some(bug) = verdict.harness_bug {
-            return Err(Error::Usage(format!(
-                "harness bug (the model panicked): {bug}"
-            )));
-        }
-        let mut out: Vec<Skipped> = Vec::new();
-        for (s, side) in verdict.sides.iter().enumerate() {
-            for v in &side.violations {
-                let seen = out
-                    .iter()
-                    .any(|k| k.side_rules == side.rules && k.invariant == v.invariant);
-                if seen || !attributed(&verdict, s, v.invariant) {
-                    continue;
-                }
-                if let Some(k) = self.known_as(history, side, v) {
-                    out.push(Skipped {
-                        side_rules: side.rules,
-                        invariant: v.invariant,
-                        known: k.clone(),
-                    });
-                }
-            }
-        }
-        Ok(out)
+        let sides = sides_of(&pair);
+        let own = self.own_violations(pair, history)?;
+        let skipped = own.into_iter().filter_map(|(s, invariant, known)| {
+            Some(Skipped {
+                side_rules: sides[s],
+                invariant,
+                known: known?.clone(),
+            })
+        });
+        Ok(skipped.collect())
     }
 }

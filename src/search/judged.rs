@@ -20,7 +20,7 @@ struct Judged {
 impl Feed for Judged {
     fn start(&mut self, brokers: &[BrokerId], elr: bool) {
         self.run.start(&Start {
-            brokers: brokers.to_vec(),
+            brokers,
             config: BrokerConfig::default(),
             elr,
         });
