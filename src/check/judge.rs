@@ -16,6 +16,7 @@
 //! shared loop.
 
 use crate::check::history::History;
+use crate::model::broker::BrokerCall;
 use crate::model::log::Log;
 use crate::model::request::{Exchange, RequestTap};
 use crate::model::{
@@ -60,6 +61,9 @@ pub struct Ask<'a> {
     /// with the model's answer: what a judge of the real controller is asked. Empty for
     /// the reference itself.
     pub requests: &'a [Exchange],
+    /// The calls the reference's broker side made on brokers at this step: what a judge
+    /// of real brokers is asked. Empty for the reference itself.
+    pub calls: &'a [BrokerCall],
 }
 
 /// A judge of histories (see the module docs).
@@ -111,6 +115,7 @@ pub fn drive<J: Judge>(
             index,
             event,
             requests: &[],
+            calls: &[],
         };
         let answer = judge.step(&ask)?;
         if each(judge, &ask, answer).is_break() {
@@ -126,6 +131,18 @@ pub fn drive<J: Judge>(
 pub trait Reference {
     /// The controller requests the reference made at the step.
     fn requests(&self) -> &[Exchange];
+    /// The calls its broker side made on brokers at the step.
+    fn calls(&self) -> &[BrokerCall];
+}
+
+/// A pair's answer hands on its first judge's.
+impl<A: Reference, B> Reference for (A, B) {
+    fn requests(&self) -> &[Exchange] {
+        self.0.requests()
+    }
+    fn calls(&self) -> &[BrokerCall] {
+        self.0.calls()
+    }
 }
 
 /// Two judges stepped together: the first, the reference (the model), takes each step,
@@ -158,6 +175,7 @@ where
         let first = self.first.step(ask)?;
         let second = self.second.step(&Ask {
             requests: first.requests(),
+            calls: first.calls(),
             ..*ask
         })?;
         Ok((first, second))
@@ -179,11 +197,16 @@ pub struct ModelStep {
     pub outcome: Outcome,
     /// The controller requests made at the step (tapped judges only).
     pub requests: Vec<Exchange>,
+    /// The calls on brokers made at the step (tapped judges only).
+    pub calls: Vec<BrokerCall>,
 }
 
 impl Reference for ModelStep {
     fn requests(&self) -> &[Exchange] {
         &self.requests
+    }
+    fn calls(&self) -> &[BrokerCall] {
+        &self.calls
     }
 }
 
@@ -194,6 +217,7 @@ impl<'r> ModelJudge<'r> {
             rules: Tapped {
                 rules,
                 log: tap.then(|| RefCell::new(Vec::new())),
+                calls: RefCell::new(Vec::new()),
             },
             state: Cluster::default(),
             prev: keep_prev.then(Cluster::default),
@@ -237,7 +261,12 @@ impl Judge for ModelJudge<'_> {
             Some(log) => std::mem::take(&mut *log.borrow_mut()),
             None => Vec::new(),
         };
-        Ok(ModelStep { outcome, requests })
+        let calls = std::mem::take(&mut *self.rules.calls.borrow_mut());
+        Ok(ModelStep {
+            outcome,
+            requests,
+            calls,
+        })
     }
 }
 
@@ -246,6 +275,8 @@ impl Judge for ModelJudge<'_> {
 struct Tapped<'a> {
     rules: &'a RuleSet,
     log: Option<RefCell<Vec<Exchange>>>,
+    /// Filled only when tapped (`log` there): untapped, no call is built.
+    calls: RefCell<Vec<BrokerCall>>,
 }
 
 impl RequestTap for Tapped<'_> {
@@ -253,6 +284,9 @@ impl RequestTap for Tapped<'_> {
         if let Some(log) = &self.log {
             log.borrow_mut().push(exchange);
         }
+    }
+    fn broker_call(&self, call: BrokerCall) {
+        self.calls.borrow_mut().push(call);
     }
 }
 

@@ -66,6 +66,12 @@ pub struct ConformArgs {
     /// The Maven project of the driver (default: this checkout's conformance/).
     #[arg(long, value_name = "DIR")]
     driver: Option<PathBuf>,
+    /// Also judge the brokers: the calls the model's broker side makes (registrations
+    /// applied, appends, fetch rounds, the ISR-expiration task, restarts) are performed on
+    /// the release's real Partitions and logs, and every replica is compared after each
+    /// step (conformance/BROKERS.md).
+    #[arg(long, conflicts_with = "epoch_cache")]
+    brokers: bool,
     /// Print one line per history, agreeing ones included.
     #[arg(long)]
     verbose: bool,
@@ -340,7 +346,8 @@ impl Run<'_> {
 
     /// One history: replayed, and a disagreement minimized, printed and written.
     fn one(&mut self, driver: &mut Driver, label: &str, h: &History) -> Result<(), Error> {
-        let c = match conform_history(h, self.rules, driver)? {
+        let brokers = self.args.brokers;
+        let c = match conform_history(h, self.rules, driver, brokers)? {
             Ok(c) => c,
             Err(skip) => {
                 if self.args.verbose {
@@ -371,8 +378,8 @@ impl Run<'_> {
             }
             return Ok(());
         };
-        let small = minimize_disagreement(h, self.rules, driver, &d.class)?;
-        let shown = match conform_history(&small, self.rules, driver)? {
+        let small = minimize_disagreement(h, self.rules, driver, &d.class, brokers)?;
+        let shown = match conform_history(&small, self.rules, driver, brokers)? {
             Ok(Conformance {
                 disagreement: Some(d),
                 ..
@@ -475,6 +482,7 @@ impl Run<'_> {
             "histories": t.histories,
             "requests": t.requests,
             "not_upstream": t.not_upstream,
+            "broker_calls": t.broker_calls,
             "skipped": t.skipped.values().sum::<u64>(),
             "disagreements": t.by_class,
             "shown": t.shown_by_invariant(),
@@ -508,6 +516,12 @@ impl Run<'_> {
             t.skipped.values().sum::<u64>(),
             t.histories as f64 / secs,
         );
+        if self.args.brokers {
+            println!(
+                "  real brokers: {} calls performed and every replica compared after each step",
+                t.broker_calls
+            );
+        }
         for (class, n) in &t.by_class {
             println!("  disagreement {class}: {n}");
         }

@@ -30,6 +30,8 @@ pub struct Tally {
     pub skipped: BTreeMap<String, u64>,
     pub requests: u64,
     pub not_upstream: u64,
+    /// Calls performed on the real brokers (`--brokers`).
+    pub broker_calls: u64,
     /// Disagreements by class (`isr+partition_epoch`).
     pub by_class: BTreeMap<String, u64>,
     /// Control-plane violations the real controller showed: per (rule set, invariant) and
@@ -46,6 +48,7 @@ impl Tally {
         self.histories += 1;
         self.requests += c.requests as u64;
         self.not_upstream += c.not_upstream as u64;
+        self.broker_calls += c.broker_calls as u64;
         if let Some(d) = &c.disagreement {
             *self.by_class.entry(d.class.clone()).or_default() += 1;
         }
@@ -87,6 +90,7 @@ pub fn minimize_disagreement(
     rules: &RuleSet,
     driver: &mut Driver,
     class: &str,
+    brokers: bool,
 ) -> Result<History, Error> {
     let driver = RefCell::new(driver);
     let failure = RefCell::new(None);
@@ -94,7 +98,7 @@ pub fn minimize_disagreement(
         if failure.borrow().is_some() || stop::requested() || driver.borrow().past_deadline() {
             return false;
         }
-        match conform_history(h, rules, &mut driver.borrow_mut()) {
+        match conform_history(h, rules, &mut driver.borrow_mut(), brokers) {
             Ok(Ok(c)) => c.disagreement.is_some_and(|d| d.class == class),
             Ok(Err(_)) => false,
             Err(e) => {

@@ -157,8 +157,16 @@ impl Driver {
         self.jvm.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
-    /// Send one request line, read its answer.
+    /// Send one controller request line, read its answer.
     pub fn exchange(&mut self, request: &serde_json::Value) -> Result<Answer, Error> {
+        self.exchange_as(request)
+    }
+
+    /// Send one request line, read its answer as `T` (a controller or a broker answer).
+    pub fn exchange_as<T: serde::de::DeserializeOwned>(
+        &mut self,
+        request: &serde_json::Value,
+    ) -> Result<T, Error> {
         let started = Instant::now();
         self.jvm.send(&request.to_string());
         let line = self.jvm.receive();

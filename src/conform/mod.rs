@@ -8,6 +8,7 @@
 //! protocol. Nothing below this layer knows it exists; the model only lets a tap observe
 //! the requests it makes.
 
+pub mod brokers;
 pub mod campaign;
 pub mod driver;
 pub mod epoch_cache;

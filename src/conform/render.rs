@@ -1,8 +1,9 @@
 //! A disagreement as a person reads it: the steps up to it, the request, and the two
 //! registrations side by side, differing rows marked.
 
+use super::brokers;
 use super::protocol::{encode, registration, Registration};
-use super::replay::Disagreement;
+use super::replay::{Differed, Disagreement};
 use crate::check::history::History;
 use std::fmt::Write;
 
@@ -20,19 +21,33 @@ pub fn describe(history: &History, d: &Disagreement, model: &str, real: &str) ->
         let mark = if i == d.step { "▶" } else { " " };
         let _ = writeln!(out, "{mark}{i:>3}  {text}");
     }
-    let request = encode(&d.request)
-        .map(|v| v.to_string())
-        .unwrap_or_default();
+    let (request, model_answer, real_answer) = match &d.what {
+        Differed::Controller {
+            request,
+            model,
+            real,
+        } => (request, model, real),
+        Differed::Brokers { calls } => {
+            for call in calls {
+                let _ = writeln!(out, "  call: {}", brokers::encode(call));
+            }
+            for line in &d.differences {
+                let _ = writeln!(out, "  ≠ {line}  ({model} vs {real})");
+            }
+            return out;
+        }
+    };
+    let request = encode(request).map(|v| v.to_string()).unwrap_or_default();
     let _ = writeln!(out, "  request: {request}");
     let _ = writeln!(out, "  {:<26} {:<24} {}", "field", model, real);
-    row(&mut out, "error", d.model.error, &d.real.error);
-    if let Some(fault) = &d.real.fault {
+    row(&mut out, "error", model_answer.error, &real_answer.error);
+    if let Some(fault) = &real_answer.fault {
         row(&mut out, "fault", "-", fault);
     }
-    let ours: Vec<Registration> = (d.model.partitions.iter().enumerate())
+    let ours: Vec<Registration> = (model_answer.partitions.iter().enumerate())
         .map(|(i, p)| registration(i, p))
         .collect();
-    for (a, b) in ours.iter().zip(&d.real.partitions) {
+    for (a, b) in ours.iter().zip(&real_answer.partitions) {
         if a != b || ours.len() == 1 {
             partition_rows(&mut out, a, b);
         }

@@ -5,17 +5,20 @@
 //! so a control-plane violation found then is shown by that release; at the differing
 //! request, the real registrations are judged themselves.
 
+use super::brokers::{class_of as broker_class, differences as broker_differences, Brokers};
 use super::driver::Driver;
 use super::protocol::{class_of, differences, encode, Answer, Registration};
 use super::release::Release;
 use crate::check::history::History;
 use crate::check::invariants::{is_control_plane, step_violations, StepView};
-use crate::check::judge::{drive, Ask, Ended, Judge, ModelJudge, Pair, Start};
+use crate::check::judge::{drive, Ask, Ended, Judge, ModelJudge, ModelStep, Pair, Start};
 use crate::error::Error;
+use crate::model::broker::BrokerCall;
 use crate::model::request::{Exchange, Request};
 use crate::model::{BrokerId, BrokerState, Cluster, Event, IdList, LeaderRecoveryState, Partition};
 use crate::rules::RuleSet;
 use serde_json::json;
+use std::cell::RefCell;
 use std::ops::ControlFlow;
 
 /// Why a history is not replayed: the real controller has no request for one of its
@@ -23,17 +26,30 @@ use std::ops::ControlFlow;
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Skip(pub String);
 
-/// The first request where the real controller answered otherwise.
+/// The first request where the real controller answered otherwise, or the first step
+/// after which the real brokers' replicas differ from the model's.
 #[derive(Clone, Debug)]
 pub struct Disagreement {
     /// The history event whose request differed (0-based).
     pub step: usize,
-    pub request: Request,
-    pub model: Exchange,
-    pub real: Answer,
+    pub what: Differed,
     pub differences: Vec<String>,
-    /// `error`, `fault`, or the differing fields (`isr+partition_epoch`).
+    /// `error`, `fault`, or the differing fields (`isr+partition_epoch`); for the
+    /// brokers, `broker:` and the differing replica fields (`broker:hw+leo`).
     pub class: String,
+}
+
+/// Which real judge differed, with what it was asked.
+#[derive(Clone, Debug)]
+pub enum Differed {
+    /// The controller, on one request.
+    Controller {
+        request: Request,
+        model: Exchange,
+        real: Answer,
+    },
+    /// The brokers, after the step's calls.
+    Brokers { calls: Vec<BrokerCall> },
 }
 
 /// What replaying one history showed.
@@ -43,6 +59,8 @@ pub struct Conformance {
     pub requests: usize,
     /// Requests the model says no upstream controller receives in that state (not sent).
     pub not_upstream: usize,
+    /// Calls performed on the real brokers (when they are judged).
+    pub broker_calls: usize,
     pub disagreement: Option<Disagreement>,
     /// Control-plane violations on the real controller's states: (invariant, step, detail),
     /// the first of each invariant.
@@ -147,8 +165,8 @@ pub fn model_run(history: &History, rules: &RuleSet) -> (Vec<(usize, Exchange)>,
 /// The real controller of one release, as a judge: at each step it is sent the
 /// controller requests the model made, in order, until the first whose answer differs
 /// from the model's (a real controller cannot be rewound: the run ends there).
-pub struct Controller<'d> {
-    pub driver: &'d mut Driver,
+pub struct Controller<'a, 'd> {
+    pub driver: &'a RefCell<&'d mut Driver>,
 }
 
 /// The real controller's answer to one step.
@@ -163,25 +181,25 @@ pub struct ControllerStep {
     pub differing: Option<(Exchange, Answer, Vec<String>)>,
 }
 
-impl Judge for Controller<'_> {
+impl Judge for Controller<'_, '_> {
     type Answer = ControllerStep;
     type Error = Error;
 
     fn cannot_express(&self, events: &[Event]) -> Option<(usize, String)> {
-        check_expressible_events(events, &self.driver.release)
+        check_expressible_events(events, &self.driver.borrow().release)
             .err()
             .map(|(step, Skip(why))| (step, why))
     }
 
     fn reset(&mut self, start: &Start) -> Result<(), Error> {
         let reset = json!({"op":"reset","brokers":start.brokers,"elr":start.elr});
-        let answer = self.driver.exchange(&reset)?;
+        let answer = self.driver.borrow_mut().exchange(&reset)?;
         if answer.error == "NONE" {
             return Ok(());
         }
         Err(Error::Harness(format!(
             "the Kafka {} driver refused the cluster of brokers {:?}: {} {}",
-            self.driver.release.version,
+            self.driver.borrow().release.version,
             start.brokers,
             answer.error,
             answer.fault.unwrap_or_default()
@@ -201,7 +219,7 @@ impl Judge for Controller<'_> {
                     "step {step}: the real controller has no request for {why}"
                 ))
             })?;
-            let real = self.driver.exchange(&request)?;
+            let real = self.driver.borrow_mut().exchange(&request)?;
             out.sent += 1;
             let differences = differences(model, &real);
             if !differences.is_empty() {
@@ -215,52 +233,102 @@ impl Judge for Controller<'_> {
 
 /// Replay `history` under `rules` against the driver's release: the model and the real
 /// controller as a pair of judges, every request compared, the control-plane invariants
-/// judged on the real controller's states.
+/// judged on the real controller's states. With `brokers`, the real brokers are a third
+/// judge: the calls the model's broker side made are performed on them, and every replica
+/// is compared after each step.
 pub fn conform_history(
     history: &History,
     rules: &RuleSet,
     driver: &mut Driver,
+    brokers: bool,
 ) -> Result<Result<Conformance, Skip>, Error> {
-    let mut pair = Pair {
+    let driver = RefCell::new(driver);
+    let pair = Pair {
         first: ModelJudge::new(rules, true, true),
-        second: Controller { driver },
+        second: Controller { driver: &driver },
     };
     let mut result = Conformance::default();
-    let ended = drive(history, &mut pair, |pair, ask, (model, real)| {
-        result.requests += real.sent;
-        result.not_upstream += real.not_upstream;
-        let mut judged = pair.first.state().clone();
-        result.disagreement = real.differing.map(|(model, real, differences)| {
-            overwrite_registrations(&mut judged, &real);
-            Disagreement {
-                step: ask.index,
-                request: model.request.clone(),
-                class: class_of(&differences),
-                model,
-                real,
-                differences,
-            }
-        });
-        let view = StepView {
-            prev: pair.first.prev().expect("kept"),
-            next: &judged,
-            event: ask.event,
-            outcome: &model.outcome,
+    let ended = if brokers {
+        let mut judges = Pair {
+            first: pair,
+            second: Brokers { driver: &driver },
         };
-        for (id, detail) in step_violations(&view, rules) {
-            if is_control_plane(id) && !result.shown.iter().any(|(i, _, _)| *i == id) {
-                result.shown.push((id, ask.index, detail));
-            }
-        }
-        if result.disagreement.is_some() {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    })?;
+        drive(
+            history,
+            &mut judges,
+            |judges, ask, ((model, real), real_brokers)| {
+                result.broker_calls += real_brokers.sent;
+                let flow = judge_step(&judges.first, rules, ask, &model, real, &mut result);
+                if flow.is_break() {
+                    return flow;
+                }
+                let differences =
+                    broker_differences(judges.first.first.state(), &model.calls, &real_brokers);
+                if differences.is_empty() {
+                    return ControlFlow::Continue(());
+                }
+                result.disagreement = Some(Disagreement {
+                    step: ask.index,
+                    class: broker_class(&differences),
+                    what: Differed::Brokers { calls: model.calls },
+                    differences,
+                });
+                ControlFlow::Break(())
+            },
+        )?
+    } else {
+        let mut pair = pair;
+        drive(history, &mut pair, |pair, ask, (model, real)| {
+            judge_step(pair, rules, ask, &model, real, &mut result)
+        })?
+    };
     match ended {
         Ended::CannotExpress { why, .. } => Ok(Err(Skip(why))),
         Ended::Ran { .. } => Ok(Ok(result)),
+    }
+}
+
+/// One step of the model and the real controller: the requests counted, a differing one
+/// kept, the control-plane invariants judged on the real controller's state.
+fn judge_step(
+    pair: &Pair<ModelJudge, Controller>,
+    rules: &RuleSet,
+    ask: &Ask,
+    model: &ModelStep,
+    real: ControllerStep,
+    result: &mut Conformance,
+) -> ControlFlow<()> {
+    result.requests += real.sent;
+    result.not_upstream += real.not_upstream;
+    let mut judged = pair.first.state().clone();
+    result.disagreement = real.differing.map(|(model, real, differences)| {
+        overwrite_registrations(&mut judged, &real);
+        Disagreement {
+            step: ask.index,
+            class: class_of(&differences),
+            what: Differed::Controller {
+                request: model.request.clone(),
+                model,
+                real,
+            },
+            differences,
+        }
+    });
+    let view = StepView {
+        prev: pair.first.prev().expect("kept"),
+        next: &judged,
+        event: ask.event,
+        outcome: &model.outcome,
+    };
+    for (id, detail) in step_violations(&view, rules) {
+        if is_control_plane(id) && !result.shown.iter().any(|(i, _, _)| *i == id) {
+            result.shown.push((id, ask.index, detail));
+        }
+    }
+    if result.disagreement.is_some() {
+        ControlFlow::Break(())
+    } else {
+        ControlFlow::Continue(())
     }
 }
 

@@ -20,7 +20,7 @@ pub fn apply(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
             partition,
             records,
             acks,
-        } => produce(c, partition, records, acks),
+        } => produce(c, rules, partition, records, acks),
         Event::AdvanceTime { ms } => {
             broker::advance_time(c, rules, ms, &mut notes);
             Ok(Outcome::accepted(Vec::new()))
@@ -46,8 +46,9 @@ pub fn apply(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
             broker,
             unclean.then(|| survives.unwrap_or_default()),
         ),
-        Event::DeleteRecords { partition, offset } => delete_records(c, partition, offset),
+        Event::DeleteRecords { partition, offset } => delete_records(c, rules, partition, offset),
         Event::FlushBroker { broker } => {
+            broker::tell(rules, || broker::BrokerCall::Flush { broker });
             broker::flush_broker(c, broker);
             Ok(Outcome::accepted(Vec::new()))
         }
@@ -94,7 +95,7 @@ fn fence_broker(c: &mut Cluster, event: &Event, rules: &dyn Rules, broker: Broke
     let was = c.broker_state(broker);
     let mut outcome = apply_controller(c, event, rules);
     if !outcome.is_rejected() && was == Some(BrokerState::ControlledShutdown) {
-        broker::reset_process(c, broker, None);
+        broker::reset_process(c, rules, broker, None);
         registers_again(c, rules, broker, &mut outcome);
     }
     outcome
@@ -151,7 +152,7 @@ fn controlled_shutdown(
 ) -> Outcome {
     let mut outcome = apply_controller(c, event, rules);
     if !outcome.is_rejected() && c.broker_state(broker) == Some(BrokerState::Fenced) {
-        broker::reset_process(c, broker, None);
+        broker::reset_process(c, rules, broker, None);
         registers_again(c, rules, broker, &mut outcome);
     }
     outcome
@@ -170,7 +171,13 @@ fn note_unclean_elections(c: &mut Cluster, outcome: &Outcome) {
 
 /// E1: produce. A classic topic appends on its leader; a switched or born-diskless topic
 /// appends to the diskless log; a pending switch is sealed and rejects it.
-fn produce(c: &mut Cluster, index: usize, records: i64, acks: Acks) -> Result<Outcome, Rejection> {
+fn produce(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    index: usize,
+    records: i64,
+    acks: Acks,
+) -> Result<Outcome, Rejection> {
     let part = partition(c, index)?;
     if part.seal == SEAL_PENDING {
         return Err((
@@ -189,14 +196,19 @@ fn produce(c: &mut Cluster, index: usize, records: i64, acks: Acks) -> Result<Ou
         *end += records;
         return Ok(Outcome::accepted(Vec::new()));
     }
-    broker::append(c, index, records, acks)?;
+    broker::append(c, rules, index, records, acks)?;
     Ok(Outcome::accepted(Vec::new()))
 }
 
 /// DeleteRecords on a classic partition's leader.
-fn delete_records(c: &mut Cluster, index: usize, offset: i64) -> Result<Outcome, Rejection> {
+fn delete_records(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    index: usize,
+    offset: i64,
+) -> Result<Outcome, Rejection> {
     partition(c, index)?;
-    broker::delete_records(c, index, offset)?;
+    broker::delete_records(c, rules, index, offset)?;
     Ok(Outcome::accepted(Vec::new()))
 }
 
@@ -317,7 +329,7 @@ fn restart_broker(
         let fenced = ok(apply_controller(c, &Event::FenceBroker { broker }, rules))?;
         effects.extend(fenced.effects().iter().cloned());
     }
-    broker::reset_process(c, broker, loss);
+    broker::reset_process(c, rules, broker, loss);
     c.runtime.unregistered.retain(|&b| b != broker);
     // The new incarnation registers (`handleBrokerShutdown`): with ELR on, an unclean
     // shutdown takes the broker out of every ISR and ELR; otherwise it is handled as a

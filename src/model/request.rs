@@ -35,9 +35,13 @@ pub struct Exchange {
     pub listed: Option<Vec<usize>>,
 }
 
-/// The observer. `record` is called once per request, after the model answered it.
+/// The observer. `record` is called once per request, after the model answered it;
+/// `broker_call` once per call the broker side makes on a broker (conformance/BROKERS.md).
 pub trait RequestTap {
     fn record(&self, exchange: Exchange);
+    fn broker_call(&self, call: super::broker::BrokerCall) {
+        let _ = call;
+    }
 }
 
 /// An exchange from a request, the model's outcome and the state after it.

@@ -40,6 +40,17 @@ fn sync_partition(c: &mut Cluster, rules: &dyn Rules, p: usize) {
     let (leader, leader_epoch, partition_epoch) =
         (part.leader, part.leader_epoch, part.partition_epoch);
     let rt = &mut c.runtime.partitions[p];
+    for l in rt
+        .locals
+        .iter()
+        .filter(|l| !part.replicas.contains(&l.broker))
+    {
+        let broker = l.broker;
+        super::tell(rules, || super::BrokerCall::Remove {
+            broker,
+            partition: p,
+        });
+    }
     rt.locals.retain(|l| part.replicas.contains(&l.broker));
     for &b in &part.replicas {
         if rt.local(b).is_none() {
@@ -64,6 +75,20 @@ fn sync_partition(c: &mut Cluster, rules: &dyn Rules, p: usize) {
             continue;
         }
         let new_leader_epoch = leader_epoch > local.applied_leader_epoch;
+        super::tell(rules, || {
+            let part = &c.partitions[p];
+            super::BrokerCall::Delta {
+                broker: b,
+                partition: p,
+                replicas: part.replicas.to_vec(),
+                isr: part.isr.to_vec(),
+                leader,
+                leader_epoch,
+                partition_epoch,
+                min_insync_replicas: part.min_insync_replicas,
+                now_ms: now,
+            }
+        });
         if leader == b {
             make_leader(c, p, b, new_leader_epoch);
         } else {

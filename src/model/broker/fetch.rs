@@ -38,6 +38,12 @@ pub fn follower_fetch(
     let Some(req) = fetch_request(c, rules, p, r) else {
         return;
     };
+    super::tell(rules, || super::BrokerCall::Fetch {
+        partition: p,
+        follower: r,
+        leader: req.leader,
+        now_ms: c.runtime.now_ms,
+    });
     if answered_with_error(c, rules, p, r, &req, notes) {
         return;
     }

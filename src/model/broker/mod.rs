@@ -15,12 +15,14 @@
 //! follower fetch, `expiration.rs` the clock, the background activity and the
 //! `isr-expiration` task. Every rule decision is a `Rules` call, answered in `src/rules/`.
 
+mod call;
 mod delta;
 mod expiration;
 mod fetch;
 mod local;
 mod produce;
 
+pub use call::{tell, BrokerCall};
 pub use delta::sync;
 pub use expiration::{advance_time, NOTES_KEPT_MAX, NOTES_MAX};
 pub use fetch::follower_fetch;
@@ -388,8 +390,27 @@ fn alter_isr(c: &mut Cluster, rules: &dyn Rules, p: usize, isr: Vec<BrokerId>) -
         // A leader elected uncleanly has recovered by the time it changes the ISR.
         leader_recovery_state: super::LeaderRecoveryState::Recovered,
     };
-    let before = part.partition_epoch;
-    super::controller::apply_controller(c, &request, rules);
+    let (before, sender) = (part.partition_epoch, part.leader);
+    let requested = match &request {
+        super::Event::AlterPartition { isr, .. } => isr.clone(),
+        _ => unreachable!("built above"),
+    };
+    let outcome = super::controller::apply_controller(c, &request, rules);
+    tell(rules, || {
+        let part = &c.partitions[p];
+        BrokerCall::AlterAnswer {
+            partition: p,
+            broker: sender,
+            requested,
+            error: match &outcome {
+                super::Outcome::Rejected { error, .. } => error.name(),
+                super::Outcome::Accepted { .. } => "NONE",
+            },
+            isr: part.isr.to_vec(),
+            leader_epoch: part.leader_epoch,
+            partition_epoch: part.partition_epoch,
+        }
+    });
     let changed = c.partitions[p].partition_epoch != before;
     sync(c, rules);
     changed
@@ -406,7 +427,11 @@ fn alter_isr(c: &mut Cluster, rules: &dyn Rules, p: usize, isr: Vec<BrokerId>) -
 /// confluentinc/kafka 06d492d813): an acks=all produce it was holding is never
 /// acknowledged, even when the same broker leads again in the same event and its new high
 /// watermark later passes the offsets (by then other records may stand there).
-pub fn reset_process(c: &mut Cluster, broker: BrokerId, loss: Option<Survives>) {
+pub fn reset_process(c: &mut Cluster, rules: &dyn Rules, broker: BrokerId, loss: Option<Survives>) {
+    tell(rules, || BrokerCall::Restart {
+        broker,
+        survives: loss,
+    });
     let now = c.runtime.now_ms;
     for (rt, ghost) in c.runtime.partitions.iter_mut().zip(&mut c.ghosts) {
         let committed = rt.locals.iter().map(|l| l.hw).max().unwrap_or(0);
@@ -486,6 +511,11 @@ pub fn caught_up_by_assertion(
     let target = leader_log.end().max(part.seal);
     for &r in part.isr.iter().filter(|r| !isr_before.contains(r)) {
         if let Some(l) = rt.local_mut(r) {
+            tell(rules, || BrokerCall::CatchUp {
+                partition: p,
+                follower: r,
+                leader: leader_before,
+            });
             // Caught up means the follower fetched until it had the leader's end: on a
             // classic topic it truncated on the way as its generation does (rule
             // `truncation`; before KIP-101 a diverged tail stays).

@@ -13,7 +13,9 @@
 
 use super::maybe_increment_leader_hw;
 use crate::model::log::Log;
-use crate::model::{AckedRun, Acks, BrokerId, Cluster, ErrorCode, Ghost, NO_LEADER, READ_RUNS_MAX};
+use crate::model::{
+    AckedRun, Acks, BrokerId, Cluster, ErrorCode, Ghost, Rules, NO_LEADER, READ_RUNS_MAX,
+};
 
 /// A produce request with acks=all waiting for the high watermark (`DelayedProduce`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
@@ -29,6 +31,7 @@ pub const PENDING_MAX: usize = 1024;
 /// Append `records` on the leader of classic partition `p` in its leader epoch.
 pub fn append(
     c: &mut Cluster,
+    rules: &dyn Rules,
     p: usize,
     records: i64,
     acks: Acks,
@@ -38,6 +41,12 @@ pub fn append(
     if leader == NO_LEADER || !c.is_active(leader) {
         return Err((ErrorCode::InvalidRequest, "no live leader"));
     }
+    super::tell(rules, || super::BrokerCall::Produce {
+        partition: p,
+        broker: leader,
+        records,
+        acks,
+    });
     if acks == Acks::All && (part.isr.len() as i64) < i64::from(part.min_insync_replicas) {
         return Err((
             ErrorCode::NotEnoughReplicas,
@@ -148,6 +157,7 @@ pub(super) fn note_reads(ghost: &mut Ghost, leader: &Log, to: i64) {
 /// the new start from their next fetch answer. Diskless topics are not modelled here.
 pub fn delete_records(
     c: &mut Cluster,
+    rules: &dyn Rules,
     p: usize,
     offset: i64,
 ) -> Result<(), (ErrorCode, &'static str)> {
@@ -165,6 +175,11 @@ pub fn delete_records(
     let Some(local) = rt.local_mut(leader).filter(|_| serving) else {
         return Err((ErrorCode::NotLeaderOrFollower, "no live leader"));
     };
+    super::tell(rules, || super::BrokerCall::DeleteRecords {
+        partition: p,
+        broker: leader,
+        offset,
+    });
     let to = if offset == -1 { local.hw } else { offset };
     if to < 0 || to > local.hw {
         return Err((

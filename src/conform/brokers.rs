@@ -1,0 +1,420 @@
+//! The real brokers of one release, as a judge (conformance/BROKERS.md): at each step the
+//! driver performs on real `Partition`s and logs the calls the model's broker side made,
+//! and answers each with what the real classes did. After the step every replica is
+//! compared with the model's: log end, log start, high watermark, the leader-epoch cache,
+//! each record's epoch; and the AlterPartition proposals the real Partitions sent with the
+//! ones the model sent.
+//!
+//! The registrations the brokers apply are the model's; while the controller judge agrees
+//! (it runs beside this one), they are the real controller's too.
+
+use super::driver::Driver;
+use crate::check::judge::{Ask, Judge, Start};
+use crate::error::Error;
+use crate::model::broker::BrokerCall;
+use crate::model::{Acks, BrokerId, Cluster, Survives};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::cell::RefCell;
+
+/// Fetch rounds a catch-up may take before the judge says the follower did not catch up
+/// (each round moves at least one batch, and histories append a few batches).
+const CATCH_UP_ROUNDS_MAX: usize = 64;
+
+/// The leader's answer to one fetch round, and the follower after it.
+#[derive(Clone, PartialEq, Eq, Debug, Deserialize)]
+pub struct FetchAnswer {
+    pub error: String,
+    pub diverging_epoch: i32,
+    pub diverging_end_offset: i64,
+    pub records: i64,
+    pub hw: i64,
+    pub log_start: i64,
+}
+
+/// An AlterPartition a real Partition sent.
+#[derive(Clone, PartialEq, Eq, Debug, Deserialize)]
+pub struct Proposal {
+    pub partition: usize,
+    pub broker: BrokerId,
+    pub isr: Vec<BrokerId>,
+}
+
+/// One replica as the real broker holds it.
+#[derive(Clone, PartialEq, Eq, Debug, Default, Deserialize)]
+pub struct RealReplica {
+    pub broker: BrokerId,
+    pub partition: usize,
+    pub leo: i64,
+    pub log_start: i64,
+    pub hw: i64,
+    #[serde(default)]
+    pub recovery_point: i64,
+    /// [epoch, start offset].
+    pub epochs: Vec<(i32, i64)>,
+    /// [base offset, last offset, partition leader epoch].
+    pub batches: Vec<(i64, i64, i32)>,
+}
+
+/// One answer line of a `broker_*` op.
+#[derive(Clone, Debug, Deserialize)]
+pub struct BrokerAnswer {
+    pub error: String,
+    #[serde(default)]
+    pub fault: Option<String>,
+    #[serde(default)]
+    pub fetch: Option<FetchAnswer>,
+    #[serde(default)]
+    pub proposals: Vec<Proposal>,
+    #[serde(default)]
+    pub replicas: Vec<RealReplica>,
+}
+
+/// The driver's JSON line for one call; a catch-up is sent as fetch rounds.
+pub fn encode(call: &BrokerCall) -> Value {
+    match call {
+        BrokerCall::Delta {
+            broker,
+            partition,
+            replicas,
+            isr,
+            leader,
+            leader_epoch,
+            partition_epoch,
+            min_insync_replicas,
+            now_ms,
+        } => json!({"op":"broker_delta","broker":broker,"partition":partition,
+            "replicas":replicas,"isr":isr,"leader":leader,"leader_epoch":leader_epoch,
+            "partition_epoch":partition_epoch,"min_isr":min_insync_replicas,"now_ms":now_ms}),
+        BrokerCall::Remove { broker, partition } => {
+            json!({"op":"broker_remove","broker":broker,"partition":partition})
+        }
+        BrokerCall::Produce {
+            partition,
+            broker,
+            records,
+            acks,
+        } => {
+            let acks = if *acks == Acks::All { -1 } else { 1 };
+            json!({"op":"broker_produce","partition":partition,"broker":broker,
+                "records":records,"acks":acks})
+        }
+        BrokerCall::Fetch {
+            partition,
+            follower,
+            leader,
+            now_ms,
+        } => fetch(*partition, *follower, *leader, Some(*now_ms)),
+        BrokerCall::CatchUp {
+            partition,
+            follower,
+            leader,
+        } => fetch(*partition, *follower, *leader, None),
+        BrokerCall::Expire { now_ms } => json!({"op":"broker_expire","now_ms":now_ms}),
+        BrokerCall::AlterAnswer {
+            partition,
+            broker,
+            error,
+            isr,
+            leader_epoch,
+            partition_epoch,
+            ..
+        } => json!({"op":"broker_alter_answer","partition":partition,"broker":broker,
+            "error":error,"isr":isr,"leader_epoch":leader_epoch,
+            "partition_epoch":partition_epoch,"leader_recovery_state":0}),
+        BrokerCall::Restart { broker, survives } => {
+            let survives = match survives {
+                None => "clean",
+                Some(Survives::Flushed) => "flushed",
+                Some(Survives::HighWatermark) => "hw",
+            };
+            json!({"op":"broker_restart","broker":broker,"survives":survives})
+        }
+        BrokerCall::Flush { broker } => json!({"op":"broker_flush","broker":broker}),
+        BrokerCall::DeleteRecords {
+            partition,
+            broker,
+            offset,
+        } => json!({"op":"broker_delete_records","partition":partition,"broker":broker,
+            "offset":offset}),
+    }
+}
+
+fn fetch(partition: usize, follower: BrokerId, leader: BrokerId, now_ms: Option<i64>) -> Value {
+    let mut v = json!({"op":"broker_fetch","partition":partition,"follower":follower,
+        "leader":leader});
+    if let Some(now) = now_ms {
+        v["now_ms"] = json!(now);
+    }
+    v
+}
+
+/// The real brokers' answer to one step.
+#[derive(Clone, Debug, Default)]
+pub struct BrokerStep {
+    /// Calls performed (a catch-up counts its rounds).
+    pub sent: usize,
+    /// The AlterPartition requests the real Partitions sent, in order.
+    pub proposals: Vec<Proposal>,
+    /// The first call a real class threw on: the call's index in the step and the fault.
+    pub fault: Option<(usize, String)>,
+    /// Every hosted replica after the step.
+    pub replicas: Vec<RealReplica>,
+}
+
+/// The real brokers, sharing the driver's JVM with the controller judge.
+pub struct Brokers<'a, 'd> {
+    pub driver: &'a RefCell<&'d mut Driver>,
+}
+
+impl Brokers<'_, '_> {
+    fn send(&self, request: &Value) -> Result<BrokerAnswer, Error> {
+        self.driver
+            .borrow_mut()
+            .exchange_as::<BrokerAnswer>(request)
+    }
+}
+
+impl Judge for Brokers<'_, '_> {
+    type Answer = BrokerStep;
+    type Error = Error;
+
+    fn reset(&mut self, start: &Start) -> Result<(), Error> {
+        let lag = start.config.replica_lag_time_max_ms;
+        let reset = json!({"op":"broker_reset","brokers":start.brokers,"lag_max_ms":lag});
+        let answer = self.send(&reset)?;
+        if answer.error == "NONE" {
+            return Ok(());
+        }
+        Err(Error::Harness(format!(
+            "the brokers' driver refused brokers {:?}: {} {}",
+            start.brokers,
+            answer.error,
+            answer.fault.unwrap_or_default()
+        )))
+    }
+
+    fn step(&mut self, ask: &Ask) -> Result<BrokerStep, Error> {
+        let mut out = BrokerStep::default();
+        let mut last: Option<Vec<RealReplica>> = None;
+        for (i, call) in ask.calls.iter().enumerate() {
+            let rounds = match call {
+                BrokerCall::CatchUp { .. } => CATCH_UP_ROUNDS_MAX,
+                _ => 1,
+            };
+            for _ in 0..rounds {
+                let answer = self.send(&encode(call))?;
+                out.sent += 1;
+                out.proposals.extend(answer.proposals);
+                if let (None, Some(fault)) = (&out.fault, answer.fault) {
+                    out.fault = Some((i, fault));
+                }
+                let caught_up = match call {
+                    BrokerCall::CatchUp {
+                        partition,
+                        follower,
+                        leader,
+                    } => {
+                        let leo = |b: BrokerId| {
+                            (answer.replicas.iter())
+                                .find(|r| r.broker == b && r.partition == *partition)
+                                .map_or(0, |r| r.leo)
+                        };
+                        let stuck = answer.fetch.as_ref().is_none_or(|f| f.error != "NONE");
+                        leo(*follower) >= leo(*leader) || stuck
+                    }
+                    _ => true,
+                };
+                last = Some(answer.replicas);
+                if caught_up {
+                    break;
+                }
+            }
+        }
+        out.replicas = match last {
+            Some(r) => r,
+            None => self.send(&json!({"op":"broker_state"}))?.replicas,
+        };
+        Ok(out)
+    }
+}
+
+/// A replica's records as runs of one epoch: (epoch, first offset, end offset).
+type Runs = Vec<(i32, i64, i64)>;
+
+fn runs_of_batches(batches: &[(i64, i64, i32)]) -> Runs {
+    let mut out: Runs = Vec::new();
+    for &(base, last, epoch) in batches {
+        match out.last_mut() {
+            Some(run) if run.0 == epoch && run.2 == base => run.2 = last + 1,
+            _ => out.push((epoch, base, last + 1)),
+        }
+    }
+    out
+}
+
+fn runs_of_model(log: &crate::model::log::Log) -> Runs {
+    let entries = log.entries();
+    let mut out: Runs = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        let next = entries.get(i + 1).map_or(log.end(), |n| n.start_offset);
+        let (lo, hi) = (e.start_offset.max(log.start()), next.min(log.end()));
+        if lo < hi {
+            match out.last_mut() {
+                Some(run) if run.0 == e.epoch && run.2 == lo => run.2 = hi,
+                _ => out.push((e.epoch, lo, hi)),
+            }
+        }
+    }
+    out
+}
+
+/// Every way the real replicas differ from the model's after a step, plus the proposals
+/// the two sent: `p0@2.hw: 3 vs 5`. Empty when they agree.
+pub fn differences(model: &Cluster, calls: &[BrokerCall], real: &BrokerStep) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some((i, fault)) = &real.fault {
+        out.push(format!("fault at call {i}: {fault}"));
+    }
+    let asked: Vec<(usize, BrokerId, &[BrokerId])> = (calls.iter())
+        .filter_map(|c| match c {
+            BrokerCall::AlterAnswer {
+                partition,
+                broker,
+                requested,
+                ..
+            } => Some((*partition, *broker, requested.as_slice())),
+            _ => None,
+        })
+        .collect();
+    let sent: Vec<(usize, BrokerId, &[BrokerId])> = (real.proposals.iter())
+        .map(|p| (p.partition, p.broker, p.isr.as_slice()))
+        .collect();
+    if asked != sent {
+        out.push(format!("proposals: {asked:?} vs {sent:?}"));
+    }
+    let empty = RealReplica::default();
+    for (p, rt) in model.runtime.partitions.iter().enumerate() {
+        for l in &rt.locals {
+            let r = (real.replicas.iter())
+                .find(|r| r.broker == l.broker && r.partition == p)
+                .unwrap_or(&empty);
+            let at = format!("p{p}@{}", l.broker);
+            let mut field = |name: &str, a: String, b: String| {
+                if a != b {
+                    out.push(format!("{at}.{name}: {a} vs {b}"));
+                }
+            };
+            field("leo", l.leo().to_string(), r.leo.to_string());
+            field(
+                "log_start",
+                l.log.start().to_string(),
+                r.log_start.to_string(),
+            );
+            field("hw", l.hw.to_string(), r.hw.to_string());
+            let epochs: Vec<(i32, i64)> = (l.log.entries().iter())
+                .map(|e| (e.epoch, e.start_offset))
+                .collect();
+            field("epochs", format!("{epochs:?}"), format!("{:?}", r.epochs));
+            let (a, b) = (runs_of_model(&l.log), runs_of_batches(&r.batches));
+            field("records", format!("{a:?}"), format!("{b:?}"));
+        }
+    }
+    for r in &real.replicas {
+        let hosted = (model.runtime.partitions.get(r.partition))
+            .is_some_and(|rt| rt.local(r.broker).is_some());
+        if !hosted {
+            out.push(format!(
+                "p{}@{}: hosted by the real broker only (leo {})",
+                r.partition, r.broker, r.leo
+            ));
+        }
+    }
+    out
+}
+
+/// The class of a broker disagreement: the fields that differ (`broker:hw+leo`).
+pub fn class_of(differences: &[String]) -> String {
+    let mut fields: Vec<&str> = differences
+        .iter()
+        .map(|d| {
+            let head = d.split(':').next().unwrap_or(d);
+            match head.split_once('.') {
+                Some((_, f)) => f,
+                None => head.split_whitespace().next().unwrap_or(head),
+            }
+        })
+        .collect();
+    fields.sort_unstable();
+    fields.dedup();
+    format!("broker:{}", fields.join("+"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_and_model_entries_become_the_same_runs() {
+        let batches = [(0, 2, 0), (3, 4, 0), (5, 5, 2)];
+        assert_eq!(runs_of_batches(&batches), vec![(0, 0, 5), (2, 5, 6)]);
+        let mut log = crate::model::log::Log::default();
+        log.append(0, 5);
+        log.append(2, 1);
+        assert_eq!(runs_of_model(&log), runs_of_batches(&batches));
+    }
+
+    /// What the model's broker side tells a judge of real brokers on a small history: each
+    /// replica applies the registration, the leader appends, the followers fetch, and the
+    /// expiration task runs as time passes; an untapped run builds no call.
+    #[test]
+    fn the_model_tells_each_call_its_broker_side_makes() {
+        use crate::check::history::History;
+        use crate::check::judge::{drive, ModelJudge};
+        use crate::model::Event;
+        use crate::rules::RuleSet;
+        let h = History::new(
+            vec![1, 2, 3],
+            vec![
+                Event::create_classic(vec![1, 2, 3]),
+                Event::Produce {
+                    partition: 0,
+                    records: 3,
+                    acks: Acks::All,
+                },
+                Event::AdvanceTime { ms: 15_000 },
+            ],
+        );
+        let rules = RuleSet::complete();
+        let kinds = |tap: bool| {
+            let mut model = ModelJudge::new(&rules, false, tap);
+            let mut kinds = Vec::new();
+            let _ = drive(&h, &mut model, |_, ask, step| {
+                for call in &step.calls {
+                    let op = encode(call)["op"].as_str().unwrap_or("").to_string();
+                    kinds.push(format!("{}:{op}", ask.index));
+                }
+                std::ops::ControlFlow::Continue(())
+            });
+            kinds
+        };
+        let calls = kinds(true);
+        let count = |k: &str| calls.iter().filter(|c| *c == k).count();
+        assert_eq!(count("0:broker_delta"), 3, "{calls:?}");
+        assert_eq!(count("1:broker_produce"), 1, "{calls:?}");
+        assert!(count("2:broker_fetch") >= 2, "{calls:?}");
+        assert_eq!(count("2:broker_expire"), 1, "{calls:?}");
+        assert!(kinds(false).is_empty());
+    }
+
+    #[test]
+    fn a_class_names_each_differing_field_once() {
+        let d = vec![
+            "p0@2.hw: 3 vs 5".to_string(),
+            "p0@3.hw: 3 vs 5".to_string(),
+            "p0@2.leo: 5 vs 6".to_string(),
+            "proposals: [] vs [(0, 1, [1])]".to_string(),
+        ];
+        assert_eq!(class_of(&d), "broker:hw+leo+proposals");
+    }
+}

@@ -1,0 +1,85 @@
+//! The calls the broker side makes on a broker, as an observer sees them: a registration
+//! applied, an append, one fetch round, a run of the ISR-expiration task, the answer to an
+//! AlterPartition the broker sent, a restart, a flush, a DeleteRecords. A judge of real
+//! brokers (conformance/BROKERS.md) performs exactly these, in order, on real Partitions
+//! and logs, and the replicas are compared after every step.
+//!
+//! Architecture invariant: like the request tap, calls are observed, never acted on: with
+//! no tap (every search engine) none is built.
+
+use crate::model::{Acks, BrokerId, Rules, Survives};
+
+/// One call, with what the model knew when it made it.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum BrokerCall {
+    /// `broker` applies partition `partition`'s registration (`ReplicaManager.applyDelta`:
+    /// `makeLeader`, or `makeFollower` and the fetcher restarted where it changed).
+    Delta {
+        broker: BrokerId,
+        partition: usize,
+        replicas: Vec<BrokerId>,
+        isr: Vec<BrokerId>,
+        leader: BrokerId,
+        leader_epoch: i32,
+        partition_epoch: i32,
+        min_insync_replicas: i32,
+        now_ms: i64,
+    },
+    /// `broker` is no longer a replica: its fetch state and log go.
+    Remove { broker: BrokerId, partition: usize },
+    /// `Partition.appendRecordsToLeader` of one batch on `broker`.
+    Produce {
+        partition: usize,
+        broker: BrokerId,
+        records: i64,
+        acks: Acks,
+    },
+    /// One round of `follower`'s fetcher for the partition, answered by `leader`.
+    Fetch {
+        partition: usize,
+        follower: BrokerId,
+        leader: BrokerId,
+        now_ms: i64,
+    },
+    /// The `isr-expiration` task on every leader.
+    Expire { now_ms: i64 },
+    /// The controller's answer to the AlterPartition `broker` sent (asking `requested`):
+    /// `error` its `Errors` name; on NONE the committed ISR and epochs.
+    AlterAnswer {
+        partition: usize,
+        broker: BrokerId,
+        requested: Vec<BrokerId>,
+        error: &'static str,
+        isr: Vec<BrokerId>,
+        leader_epoch: i32,
+        partition_epoch: i32,
+    },
+    /// The broker process stops and starts: `None` a clean shutdown, else what a power
+    /// loss leaves.
+    Restart {
+        broker: BrokerId,
+        survives: Option<Survives>,
+    },
+    /// Every log of the broker flushed.
+    Flush { broker: BrokerId },
+    /// `Partition.deleteRecordsOnLeader` on `broker` (-1: to its high watermark).
+    DeleteRecords {
+        partition: usize,
+        broker: BrokerId,
+        offset: i64,
+    },
+    /// An explicit AlterPartition event asserted that `follower` caught up with `leader`:
+    /// the judge fetches until it has (the model copies the records at once).
+    CatchUp {
+        partition: usize,
+        follower: BrokerId,
+        leader: BrokerId,
+    },
+}
+
+/// Hand `call` to the tap, if there is one (built only then).
+pub fn tell(rules: &dyn Rules, call: impl FnOnce() -> BrokerCall) {
+    if let Some(tap) = rules.tap() {
+        tap.broker_call(call());
+    }
+}
