@@ -258,14 +258,19 @@ pub fn conform_history(
             &mut judges,
             |judges, ask, ((model, real), real_brokers)| {
                 result.broker_calls += real_brokers.sent;
-                let flow = judge_step(&judges.first, rules, ask, &model, real, &mut result);
-                if flow.is_break() {
+                let state = judges.first.first.state();
+                let differences = broker_differences(state, &model.calls, &real_brokers);
+                // While the real replicas are the model's, a data-plane violation on them
+                // is one the real brokers show.
+                let planes = if differences.is_empty() {
+                    Planes::Both
+                } else {
+                    Planes::Control
+                };
+                let first = &judges.first;
+                let flow = judge_step(first, rules, ask, &model, real, planes, &mut result);
+                if flow.is_break() || differences.is_empty() {
                     return flow;
-                }
-                let differences =
-                    broker_differences(judges.first.first.state(), &model.calls, &real_brokers);
-                if differences.is_empty() {
-                    return ControlFlow::Continue(());
                 }
                 result.disagreement = Some(Disagreement {
                     step: ask.index,
@@ -279,7 +284,7 @@ pub fn conform_history(
     } else {
         let mut pair = pair;
         drive(history, &mut pair, |pair, ask, (model, real)| {
-            judge_step(pair, rules, ask, &model, real, &mut result)
+            judge_step(pair, rules, ask, &model, real, Planes::Control, &mut result)
         })?
     };
     match ended {
@@ -288,14 +293,24 @@ pub fn conform_history(
     }
 }
 
+/// Which invariants a step's real state is judged by.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Planes {
+    /// The control plane only: the brokers are not judged, or their replicas differ.
+    Control,
+    /// Both: the real brokers' replicas are the model's after this step.
+    Both,
+}
+
 /// One step of the model and the real controller: the requests counted, a differing one
-/// kept, the control-plane invariants judged on the real controller's state.
+/// kept, the invariants of `planes` judged on the real state.
 fn judge_step(
     pair: &Pair<ModelJudge, Controller>,
     rules: &RuleSet,
     ask: &Ask,
     model: &ModelStep,
     real: ControllerStep,
+    planes: Planes,
     result: &mut Conformance,
 ) -> ControlFlow<()> {
     result.requests += real.sent;
@@ -321,7 +336,8 @@ fn judge_step(
         outcome: &model.outcome,
     };
     for (id, detail) in step_violations(&view, rules) {
-        if is_control_plane(id) && !result.shown.iter().any(|(i, _, _)| *i == id) {
+        let judged = is_control_plane(id) || planes == Planes::Both;
+        if judged && !result.shown.iter().any(|(i, _, _)| *i == id) {
             result.shown.push((id, ask.index, detail));
         }
     }
