@@ -353,11 +353,7 @@ impl Run<'_> {
                 if self.args.verbose {
                     println!("skip   {label}: {}", skip.0);
                 }
-                *self
-                    .tally
-                    .skipped
-                    .entry("Inkless-only events".into())
-                    .or_default() += 1;
+                *self.tally.skipped.entry(skip.kind()).or_default() += 1;
                 return Ok(());
             }
         };
@@ -484,6 +480,7 @@ impl Run<'_> {
             "not_upstream": t.not_upstream,
             "broker_calls": t.broker_calls,
             "skipped": t.skipped.values().sum::<u64>(),
+            "skipped_by_reason": t.skipped,
             "disagreements": t.by_class,
             "shown": t.shown_by_invariant(),
             "shown_new": t.shown.new_count(),
@@ -521,6 +518,9 @@ impl Run<'_> {
                 "  real brokers: {} calls performed and every replica compared after each step",
                 t.broker_calls
             );
+        }
+        for (reason, n) in &t.skipped {
+            println!("  skipped ({reason}): {n}");
         }
         for (class, n) in &t.by_class {
             println!("  disagreement {class}: {n}");

@@ -26,6 +26,19 @@ use std::ops::ControlFlow;
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Skip(pub String);
 
+impl Skip {
+    /// The reason without its step, for counting skips by reason.
+    pub fn kind(&self) -> String {
+        if self.0.contains("Inkless-only") {
+            "Inkless-only events".into()
+        } else if self.0.contains("allowReplicationFactorChange") {
+            "allowReplicationFactorChange=false, which the release cannot carry".into()
+        } else {
+            self.0.clone()
+        }
+    }
+}
+
 /// The first request where the real controller answered otherwise, or the first step
 /// after which the real brokers' replicas differ from the model's.
 #[derive(Clone, Debug)]
