@@ -176,6 +176,8 @@ public final class ConformanceDriver {
     /** Topic ids by creation index (topic {@code t<n>}, partition 0). */
     private final ArrayList<Uuid> topicIds = new ArrayList<>();
     private long incarnations;
+    /** The broker side (BROKERS.md), independent of the controller managers. */
+    private BrokerSide brokerSide;
 
     /**
      * The outcome of one request, before the state is rendered. Package-private: the
@@ -247,6 +249,12 @@ public final class ConformanceDriver {
                 Outcome o = new Outcome();
                 render(o, out);
                 return true;
+            }
+            if (op.startsWith("broker_")) {
+                // The broker side (BROKERS.md), built on its first request.
+                if (brokerSide == null) brokerSide = new BrokerSide();
+                brokerSide.handle(op, req, out);
+                return false;
             }
             Outcome o;
             if (op.equals("reset")) {

@@ -1,0 +1,790 @@
+package org.apache.kafka.controller;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.metadata.PartitionRegistration;
+import org.apache.kafka.common.metadata.FeatureLevelRecord;
+import org.apache.kafka.common.metadata.RegisterBrokerRecord;
+import org.apache.kafka.image.MetadataDelta;
+import org.apache.kafka.image.MetadataImage;
+import org.apache.kafka.image.MetadataProvenance;
+import org.apache.kafka.server.common.KRaftVersion;
+import org.apache.kafka.server.common.MetadataVersion;
+import org.apache.kafka.server.common.RequestLocal;
+import org.apache.kafka.server.purgatory.DelayedOperationPurgatory;
+import org.apache.kafka.server.storage.log.FetchIsolation;
+import org.apache.kafka.server.util.Scheduler;
+import org.apache.kafka.server.util.timer.Timer;
+import org.apache.kafka.server.util.timer.TimerTask;
+import org.apache.kafka.storage.internals.checkpoint.OffsetCheckpoints;
+import org.apache.kafka.storage.internals.log.AppendOrigin;
+import org.apache.kafka.storage.internals.log.CleanerConfig;
+import org.apache.kafka.storage.internals.log.LogConfig;
+import org.apache.kafka.storage.internals.log.LogDirFailureChannel;
+import org.apache.kafka.storage.internals.log.ProducerStateManagerConfig;
+import org.apache.kafka.storage.internals.log.VerificationGuard;
+import org.apache.kafka.storage.log.metrics.BrokerTopicStats;
+
+import java.io.File;
+import java.lang.reflect.Array;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Field;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Delayed;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+
+/**
+ * What the broker side ({@link BrokerSide}) needs of the Kafka release on the classpath, for
+ * every supported release (4.0.2, 4.1.2, 4.2.2, 4.3.1, 4.4.0) from one compiled class: the
+ * broker classes changed package and signature between them, so everything whose erased
+ * signature differs is looked up by reflection, once where it can be, by name otherwise.
+ * Drift handled here (from {@code javap -p} on each release's jars):
+ * <ul>
+ * <li>{@code kafka.cluster.Partition}'s constructor names its collaborators' types, which
+ *     moved: {@code kafka.log.LogManager} (Scala, to 4.3) became
+ *     {@code org.apache.kafka.storage.internals.log.LogManager} (Java, 4.4);
+ *     {@code AlterPartitionManager} moved from {@code kafka.server} to
+ *     {@code org.apache.kafka.server.partition} in 4.4, {@code AlterPartitionListener} from
+ *     {@code kafka.cluster} there in 4.2, {@code MetadataCache} from {@code kafka.server} to
+ *     {@code org.apache.kafka.metadata} in 4.1 ({@code KRaftMetadataCache} in 4.3). The
+ *     driver reads those types off the constructor and implements the interfaces it must
+ *     with {@link Proxy}.</li>
+ * <li>{@code makeLeader}/{@code makeFollower} take {@code LeaderAndIsrRequest.PartitionState}
+ *     to 4.1 and {@code (PartitionRegistration, isNew, ...)} from 4.2.</li>
+ * <li>{@code UnifiedLog} moved from {@code kafka.log} to {@code ...storage.internals.log} in
+ *     4.1, its optional results from {@code scala.Option} to {@code java.util.Optional};
+ *     {@code MemoryRecords}, {@code SimpleRecord}, {@code FileRecords} moved to
+ *     {@code org.apache.kafka.common.record.internal} in 4.3; {@code appendRecordsToLeader}
+ *     gained a transaction version in 4.2; {@code FetchParams} lost its request version in
+ *     4.1; {@code LogReadInfo} and {@code EpochEntry} became records (fields to accessors).</li>
+ * <li>Scala default arguments do not exist from Java: the {@code name$default$N} methods
+ *     give them.</li>
+ * </ul>
+ */
+final class BrokerShims {
+    private BrokerShims() {
+    }
+
+    // ---------------------------------------------------------------- reflection
+
+    private static final Map<String, Method> METHODS = new ConcurrentHashMap<>();
+
+    /** Finds the first of {@code names} that the classpath has. */
+    static Class<?> cls(String... names) {
+        for (String n : names) {
+            try {
+                return Class.forName(n);
+            } catch (ClassNotFoundException e) {
+                // next
+            }
+        }
+        throw new IllegalStateException("none of " + String.join(", ", names) + " on the classpath");
+    }
+
+    /** Throws {@code t} unchecked (the exception a reflected call threw, as it was). */
+    static RuntimeException rethrow(Throwable t) {
+        BrokerShims.<RuntimeException>sneaky(t);
+        return new IllegalStateException(t);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T extends Throwable> void sneaky(Throwable t) throws T {
+        throw (T) t;
+    }
+
+    private static boolean fits(Class<?> p, Object a) {
+        if (a == null) return !p.isPrimitive();
+        if (p.isInstance(a)) return true;
+        if (!p.isPrimitive()) return false;
+        Class<?> c = a.getClass();
+        return p == long.class && (c == Long.class || c == Integer.class)
+            || p == int.class && c == Integer.class
+            || p == boolean.class && c == Boolean.class
+            || p == short.class && c == Short.class
+            || p == byte.class && c == Byte.class
+            || p == double.class && c == Double.class;
+    }
+
+    private static Method resolve(Class<?> c, String name, Object[] args) {
+        StringBuilder key = new StringBuilder(c.getName()).append('#').append(name);
+        for (Object a : args) key.append(',').append(a == null ? "null" : a.getClass().getName());
+        Method found = METHODS.get(key.toString());
+        if (found != null) return found;
+        for (Method m : c.getMethods()) {
+            if (!m.getName().equals(name) || m.getParameterCount() != args.length) continue;
+            Class<?>[] p = m.getParameterTypes();
+            boolean ok = true;
+            for (int i = 0; i < p.length && ok; i++) ok = fits(p[i], args[i]);
+            if (ok) {
+                found = m;
+                break;
+            }
+        }
+        if (found == null) {
+            throw new IllegalStateException("no method " + c.getName() + "." + name + " for "
+                + args.length + " arguments");
+        }
+        try {
+            found.setAccessible(true);
+        } catch (RuntimeException e) {
+            // public through its declaring class: fine as is
+        }
+        METHODS.put(key.toString(), found);
+        return found;
+    }
+
+    /** {@code target.name(args)}; what the method throws is rethrown as is. */
+    static Object call(Object target, String name, Object... args) {
+        return invoke(resolve(target.getClass(), name, args), target, args);
+    }
+
+    /** The static {@code c.name(args)}. */
+    static Object callStatic(Class<?> c, String name, Object... args) {
+        return invoke(resolve(c, name, args), null, args);
+    }
+
+    static Object invoke(Method m, Object target, Object... args) {
+        try {
+            return m.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw rethrow(e.getCause());
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static Object construct(Constructor<?> c, Object... args) {
+        try {
+            return c.newInstance(args);
+        } catch (InvocationTargetException e) {
+            throw rethrow(e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A value by its accessor (records, Scala vals) or, failing that, its public field. */
+    static Object get(Object target, String name) {
+        try {
+            Method m = target.getClass().getMethod(name);
+            m.setAccessible(true);
+            return invoke(m, target);
+        } catch (NoSuchMethodException e) {
+            try {
+                Field f = target.getClass().getField(name);
+                return f.get(target);
+            } catch (ReflectiveOperationException e2) {
+                throw new IllegalStateException("no " + name + " on " + target.getClass().getName());
+            }
+        }
+    }
+
+    static boolean hasMethod(Object target, String name) {
+        try {
+            target.getClass().getMethod(name);
+            return true;
+        } catch (NoSuchMethodException e) {
+            return false;
+        }
+    }
+
+    static long getLong(Object target, String name) {
+        return ((Number) get(target, name)).longValue();
+    }
+
+    /** The value of a {@code scala.Option}, {@code Optional} or {@code OptionalInt/Long}; null when empty. */
+    static Object unwrap(Object o) {
+        if (o instanceof scala.Option) {
+            scala.Option<?> s = (scala.Option<?>) o;
+            return s.isEmpty() ? null : s.get();
+        }
+        if (o instanceof Optional) return ((Optional<?>) o).orElse(null);
+        if (o instanceof OptionalInt) {
+            OptionalInt i = (OptionalInt) o;
+            return i.isPresent() ? Integer.valueOf(i.getAsInt()) : null;
+        }
+        if (o instanceof OptionalLong) {
+            OptionalLong l = (OptionalLong) o;
+            return l.isPresent() ? Long.valueOf(l.getAsLong()) : null;
+        }
+        return o;
+    }
+
+    /** The elements of a Java or Scala collection. */
+    static List<Object> list(Object o) {
+        List<Object> out = new ArrayList<>();
+        if (o == null) return out;
+        Iterable<?> it;
+        if (o instanceof Iterable) {
+            it = (Iterable<?>) o;
+        } else if (o instanceof scala.collection.Iterable) {
+            it = scala.jdk.javaapi.CollectionConverters.asJava((scala.collection.Iterable<?>) o);
+        } else {
+            throw new IllegalStateException("not a collection: " + o.getClass().getName());
+        }
+        for (Object e : it) out.add(e);
+        return out;
+    }
+
+    /** The broker ids of a Java or Scala collection of ints, ascending. */
+    static int[] sortedInts(Object o) {
+        List<Object> l = list(o);
+        int[] a = new int[l.size()];
+        for (int i = 0; i < a.length; i++) a[i] = ((Number) l.get(i)).intValue();
+        java.util.Arrays.sort(a);
+        return a;
+    }
+
+    static <T> scala.Option<T> some(T value) {
+        return new scala.Some<>(value);
+    }
+
+    static <T> scala.Option<T> none() {
+        @SuppressWarnings("unchecked")
+        scala.Option<T> n = (scala.Option<T>) scala.None$.MODULE$;
+        return n;
+    }
+
+    // ---------------------------------------------------------------- deterministic stand-ins
+
+    /**
+     * The one clock of the broker side: it moves only when an op carries {@code now_ms}
+     * (never back). {@code sleep} does not move it (nothing on the driven paths sleeps).
+     */
+    static final class ManualClock implements Time {
+        private long ms;
+
+        void moveTo(long t) {
+            if (t > ms) ms = t;
+        }
+
+        void reset() {
+            ms = 0;
+        }
+
+        @Override
+        public long milliseconds() {
+            return ms;
+        }
+
+        @Override
+        public long nanoseconds() {
+            return ms * 1_000_000L;
+        }
+
+        @Override
+        public void sleep(long durationMs) {
+        }
+
+        @Override
+        public void waitObject(Object obj, java.util.function.Supplier<Boolean> condition, long deadlineMs) {
+            if (!condition.get()) throw new TimeoutException("condition not met on the manual clock");
+        }
+    }
+
+    /** A future for a task that never runs. */
+    private static final class IdleFuture implements ScheduledFuture<Object> {
+        @Override
+        public long getDelay(TimeUnit unit) {
+            return Long.MAX_VALUE;
+        }
+
+        @Override
+        public int compareTo(Delayed o) {
+            return Long.compare(getDelay(TimeUnit.MILLISECONDS), o.getDelay(TimeUnit.MILLISECONDS));
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            return true;
+        }
+
+        @Override
+        public boolean isCancelled() {
+            return false;
+        }
+
+        @Override
+        public boolean isDone() {
+            return false;
+        }
+
+        @Override
+        public Object get() {
+            throw new CancellationException("the broker side runs no scheduled task");
+        }
+
+        @Override
+        public Object get(long timeout, TimeUnit unit) {
+            return get();
+        }
+    }
+
+    private static final IdleFuture IDLE = new IdleFuture();
+
+    /**
+     * The LogManager's and the logs' scheduler: it takes every task and runs none (log
+     * retention, flushes, checkpoints, segment deletion and producer expiry never run), so
+     * nothing changes between two ops.
+     */
+    static final class IdleScheduler implements Scheduler {
+        @Override
+        public void startup() {
+        }
+
+        @Override
+        public void shutdown() {
+        }
+
+        @Override
+        public ScheduledFuture<?> schedule(String name, Runnable task, long delayMs, long periodMs) {
+            return IDLE;
+        }
+
+        @Override
+        public void resizeThreadPool(int newSize) {
+        }
+    }
+
+    /** The purgatories' timer: no delayed operation is ever added to them. */
+    static final class NoTimer implements Timer {
+        @Override
+        public void add(TimerTask timerTask) {
+        }
+
+        @Override
+        public boolean advanceClock(long timeoutMs) {
+            return false;
+        }
+
+        @Override
+        public int size() {
+            return 0;
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    /**
+     * The four purgatories every Partition's {@code DelayedOperations} completes into (they
+     * stay empty: the driver parks no produce or fetch), without their reaper thread.
+     */
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    static Object[] purgatories(int brokerId) {
+        String[] names = {"Produce", "Fetch", "DeleteRecords", "ShareFetch"};
+        Object[] out = new Object[names.length];
+        for (int i = 0; i < names.length; i++) {
+            out[i] = new DelayedOperationPurgatory(names[i], new NoTimer(), brokerId, 1000, false, false);
+        }
+        return out;
+    }
+
+    // ---------------------------------------------------------------- interface stand-ins
+
+    private static Object proxy(Class<?> iface, InvocationHandler h) {
+        return Proxy.newProxyInstance(BrokerShims.class.getClassLoader(), new Class<?>[] {iface}, h);
+    }
+
+    /** What a stand-in answers for a method it has no particular answer for. */
+    private static Object neutral(Object self, Method m, Object[] args) {
+        switch (m.getName()) {
+            case "toString": return "isrfuzz stand-in for " + m.getDeclaringClass().getSimpleName();
+            case "hashCode": return System.identityHashCode(self);
+            case "equals": return args != null && args[0] == self;
+            default: break;
+        }
+        Class<?> r = m.getReturnType();
+        if (r == boolean.class) return false;
+        if (r == int.class) return 0;
+        if (r == long.class) return 0L;
+        if (r == short.class) return (short) 0;
+        if (r == Optional.class) return Optional.empty();
+        if (r == scala.Option.class) return none();
+        if (r == List.class || r == Collection.class) return List.of();
+        if (r == Set.class) return Set.of();
+        if (r == Map.class) return Map.of();
+        if (r == Properties.class) return new Properties();
+        return null;
+    }
+
+    /**
+     * The topic configs (ConfigRepository; the metadata cache extends it from 4.1): a topic's
+     * properties come from {@code topicProps}, everything else is empty.
+     */
+    private static Object configAnswer(Method m, Object[] args,
+                                       java.util.function.Function<String, Properties> topicProps) {
+        if (m.getName().equals("topicConfig")) return topicProps.apply((String) args[0]);
+        if (m.getName().equals("config") && args != null && args[0] instanceof ConfigResource) {
+            ConfigResource r = (ConfigResource) args[0];
+            if (r.type() == ConfigResource.Type.TOPIC) return topicProps.apply(r.name());
+            return new Properties();
+        }
+        return null;
+    }
+
+    static Object configRepository(Class<?> iface, java.util.function.Function<String, Properties> topicProps) {
+        return proxy(iface, (self, m, args) -> {
+            Object a = configAnswer(m, args, topicProps);
+            return a != null ? a : neutral(self, m, args);
+        });
+    }
+
+    /**
+     * A real {@code KRaftMetadataCache} ({@code kafka.server.metadata} to 4.2,
+     * {@code org.apache.kafka.metadata} from 4.3), what the Partitions ask about brokers
+     * (alive, fenced, in controlled shutdown, broker epoch). 4.0's Partition only trusts
+     * this class (it matches on it), so a stand-in would change its ISR-eligibility checks.
+     */
+    static Object newMetadataCache() {
+        Class<?> c = cls("org.apache.kafka.metadata.KRaftMetadataCache", "kafka.server.metadata.KRaftMetadataCache");
+        try {
+            java.util.function.Supplier<KRaftVersion> kraft = () -> KRaftVersion.LATEST_PRODUCTION;
+            return construct(c.getConstructor(int.class, java.util.function.Supplier.class), 0, kraft);
+        } catch (NoSuchMethodException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Gives the cache an image with the release's latest production metadata.version and
+     * every broker registered, unfenced, not in controlled shutdown, at its epoch (the
+     * records replayed into a {@code MetadataDelta} over the empty image, as a broker's
+     * metadata publisher does).
+     */
+    static void setImage(Object cache, Map<Integer, Long> brokerEpochs) {
+        MetadataDelta delta = new MetadataDelta.Builder().setImage(MetadataImage.EMPTY).build();
+        delta.replay(new FeatureLevelRecord().setName(MetadataVersion.FEATURE_NAME)
+            .setFeatureLevel(MetadataVersion.latestProduction().featureLevel()));
+        for (Map.Entry<Integer, Long> e : brokerEpochs.entrySet()) {
+            delta.replay(new RegisterBrokerRecord()
+                .setBrokerId(e.getKey())
+                .setBrokerEpoch(e.getValue())
+                .setIncarnationId(new Uuid(0x1AC0000000000000L | (e.getKey() & 0xffffffffL), e.getValue()))
+                .setFenced(false)
+                .setInControlledShutdown(false));
+        }
+        call(cache, "setImage", delta.apply(MetadataProvenance.EMPTY));
+    }
+
+    /** The AlterPartition listener (metrics only upstream): does nothing. */
+    static Object alterPartitionListener(Class<?> iface) {
+        return proxy(iface, BrokerShims::neutral);
+    }
+
+    /**
+     * The AlterPartition manager: {@code submit(TopicIdPartition, LeaderAndIsr)} goes to
+     * {@code submit}, which keeps the request and returns the future it completes later.
+     */
+    static Object alterPartitionManager(Class<?> iface, BiFunction<Object, Object, Object> submit) {
+        return proxy(iface, (self, m, args) -> {
+            if (m.getName().equals("submit") && args != null && args.length == 2) {
+                return submit.apply(args[0], args[1]);
+            }
+            return neutral(self, m, args);
+        });
+    }
+
+    // ---------------------------------------------------------------- the LogManager
+
+    /** The Partition constructor (11 parameters on every supported release). */
+    static final Constructor<?> PARTITION;
+    static final Class<?> LISTENER_TYPE;
+    static final Class<?> DELAYED_OPERATIONS_TYPE;
+    static final Class<?> METADATA_CACHE_TYPE;
+    static final Class<?> LOG_MANAGER_TYPE;
+    static final Class<?> ALTER_MANAGER_TYPE;
+    private static final Constructor<?> LOG_MANAGER;
+    static final Class<?> CONFIG_REPOSITORY_TYPE;
+    private static final Method MAKE_LEADER;
+    private static final Method MAKE_FOLLOWER;
+    private static final boolean BECOME_TAKES_REGISTRATION;
+    private static final Constructor<?> FETCH_PARAMS;
+    private static final Class<?> MEMORY_RECORDS;
+    private static final Constructor<?> SIMPLE_RECORD;
+
+    static {
+        Class<?> partition = cls("kafka.cluster.Partition");
+        Constructor<?> ctor = null;
+        for (Constructor<?> c : partition.getConstructors()) {
+            if (c.getParameterCount() == 11) ctor = c;
+        }
+        if (ctor == null) throw new IllegalStateException("no 11-argument Partition constructor");
+        PARTITION = ctor;
+        Class<?>[] p = ctor.getParameterTypes();
+        LISTENER_TYPE = p[5];
+        DELAYED_OPERATIONS_TYPE = p[6];
+        METADATA_CACHE_TYPE = p[7];
+        LOG_MANAGER_TYPE = p[8];
+        ALTER_MANAGER_TYPE = p[9];
+
+        Constructor<?> lm = null;
+        for (Constructor<?> c : LOG_MANAGER_TYPE.getConstructors()) {
+            if (lm == null || c.getParameterCount() > lm.getParameterCount()) lm = c;
+        }
+        if (lm == null || lm.getParameterCount() < 19) throw new IllegalStateException("no LogManager constructor");
+        LOG_MANAGER = lm;
+        CONFIG_REPOSITORY_TYPE = lm.getParameterTypes()[2];
+
+        Method leader = null;
+        Method follower = null;
+        for (Method m : partition.getMethods()) {
+            if (m.getName().equals("makeLeader") && m.getParameterCount() >= 4) leader = m;
+            if (m.getName().equals("makeFollower") && m.getParameterCount() >= 4) follower = m;
+        }
+        if (leader == null || follower == null) throw new IllegalStateException("no makeLeader/makeFollower");
+        MAKE_LEADER = leader;
+        MAKE_FOLLOWER = follower;
+        BECOME_TAKES_REGISTRATION = leader.getParameterTypes()[0] == PartitionRegistration.class;
+
+        Constructor<?> params = null;
+        for (Constructor<?> c : cls("org.apache.kafka.server.storage.log.FetchParams").getConstructors()) {
+            Class<?>[] t = c.getParameterTypes();
+            if (t[t.length - 1] == Optional.class) params = c;
+        }
+        if (params == null) throw new IllegalStateException("no FetchParams constructor");
+        FETCH_PARAMS = params;
+
+        MEMORY_RECORDS = cls("org.apache.kafka.common.record.internal.MemoryRecords",
+            "org.apache.kafka.common.record.MemoryRecords");
+        String recordPackage = MEMORY_RECORDS.getPackageName();
+        try {
+            SIMPLE_RECORD = cls(recordPackage + ".SimpleRecord").getConstructor(long.class, byte[].class, byte[].class);
+        } catch (NoSuchMethodException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Every log on the broker, whatever collection type the release returns. */
+    static List<Object> allLogs(Object logManager) {
+        return list(call(logManager, "allLogs"));
+    }
+
+    /**
+     * A LogManager over one log directory, built as {@code LogManager.apply} does from a
+     * broker config, with the cleaner off and {@code scheduler} as its scheduler. The
+     * constructor's parameters are filled by type and order: 4.0 has
+     * keepPartitionMetadataFile and remoteStorageSystemEnable, 4.1 the latter only, 4.2 and
+     * 4.3 add a cleaner factory (unused with the cleaner off), 4.4's Java class takes Lists
+     * and a LogCleanerBuilder.
+     */
+    static Object newLogManager(File dir, Object configRepository, Scheduler scheduler,
+                                BrokerTopicStats stats, LogDirFailureChannel failures, Time time) {
+        Class<?>[] types = LOG_MANAGER.getParameterTypes();
+        Object[] args = new Object[types.length];
+        ArrayDeque<Integer> ints = new ArrayDeque<>(List.of(1, 900_000, 600_000));
+        ArrayDeque<Long> longs = new ArrayDeque<>(List.of(Long.MAX_VALUE, 60_000L, 60_000L, 300_000L, 30_000L));
+        int booleans = 0;
+        for (Class<?> t : types) if (t == boolean.class) booleans++;
+        ArrayDeque<Boolean> bools = booleans == 2
+            ? new ArrayDeque<>(List.of(true, false)) : new ArrayDeque<>(List.of(false));
+        int dirLists = 0;
+        for (int i = 0; i < types.length; i++) {
+            Class<?> t = types[i];
+            if (t == List.class || t == scala.collection.Seq.class) {
+                List<File> files = dirLists++ == 0 ? List.of(dir) : List.of();
+                args[i] = t == List.class ? files
+                    : scala.jdk.javaapi.CollectionConverters.asScala(new ArrayList<>(files));
+            } else if (t == CONFIG_REPOSITORY_TYPE) {
+                args[i] = configRepository;
+            } else if (t == LogConfig.class) {
+                args[i] = new LogConfig(new Properties());
+            } else if (t == CleanerConfig.class) {
+                args[i] = new CleanerConfig(false);
+            } else if (t == ProducerStateManagerConfig.class) {
+                args[i] = new ProducerStateManagerConfig(86_400_000, false);
+            } else if (t == Scheduler.class) {
+                args[i] = scheduler;
+            } else if (t == BrokerTopicStats.class) {
+                args[i] = stats;
+            } else if (t == LogDirFailureChannel.class) {
+                args[i] = failures;
+            } else if (t == Time.class) {
+                args[i] = time;
+            } else if (t == int.class) {
+                args[i] = ints.pop();
+            } else if (t == long.class) {
+                args[i] = longs.pop();
+            } else if (t == boolean.class) {
+                args[i] = bools.pop();
+            } else {
+                args[i] = null;  // the cleaner factory: only called with the cleaner on
+            }
+        }
+        return construct(LOG_MANAGER, args);
+    }
+
+    /** {@code startup(topicNames)} (4.4) or {@code startup(topicNames, isStray = default)}. */
+    static void startup(Object logManager, Set<String> topics) {
+        for (Method m : logManager.getClass().getMethods()) {
+            if (m.getName().equals("startup") && m.getParameterCount() == 1 && m.getParameterTypes()[0] == Set.class) {
+                invoke(m, logManager, topics);
+                return;
+            }
+        }
+        Object isStray = call(logManager, "startup$default$2");
+        call(logManager, "startup", scala.jdk.javaapi.CollectionConverters.asScala(topics), isStray);
+    }
+
+    /** {@code shutdown(brokerEpoch)}: flushes and closes every log, writes the clean-shutdown marker. */
+    static void shutdown(Object logManager, long brokerEpoch) {
+        call(logManager, "shutdown", brokerEpoch);
+    }
+
+    /** The log of {@code tp} (not a future one), or null. */
+    static Object getLog(Object logManager, TopicPartition tp) {
+        return unwrap(call(logManager, "getLog", tp, false));
+    }
+
+    /** {@code asyncDelete(tp, isFuture = false, checkpoint = true, isStray = false)}. */
+    static void asyncDelete(Object logManager, TopicPartition tp) {
+        call(logManager, "asyncDelete", tp, false, true, false);
+    }
+
+    /** The clean-shutdown marker's file name (a log directory without it is recovered on load). */
+    static String cleanShutdownFileName() {
+        try {
+            return (String) cls("org.apache.kafka.storage.internals.log.CleanShutdownFileHandler")
+                .getField("CLEAN_SHUTDOWN_FILE_NAME").get(null);
+        } catch (ReflectiveOperationException | IllegalStateException e) {
+            return ".kafka_cleanshutdown";
+        }
+    }
+
+    // ---------------------------------------------------------------- the Partition
+
+    /**
+     * {@code makeLeader}/{@code makeFollower} with the registration, as
+     * {@code ReplicaManager.applyLocalLeadersDelta}/{@code applyLocalFollowersDelta} call
+     * them: to 4.1 through {@code registration.toLeaderAndIsrPartitionState(tp, isNew)}, from
+     * 4.2 with the registration and {@code isNew}; no target log directory.
+     */
+    static boolean become(Object partition, boolean leader, PartitionRegistration registration,
+                          TopicPartition tp, boolean isNew, OffsetCheckpoints checkpoints, Uuid topicId) {
+        Method m = leader ? MAKE_LEADER : MAKE_FOLLOWER;
+        Object result;
+        if (BECOME_TAKES_REGISTRATION) {
+            result = invoke(m, partition, registration, isNew, checkpoints, some(topicId), none());
+        } else {
+            Object state = call(registration, "toLeaderAndIsrPartitionState", tp, isNew);
+            result = invoke(m, partition, state, checkpoints, some(topicId), none());
+        }
+        return (Boolean) result;
+    }
+
+    /** A producer's batch of {@code count} records with {@code timestamp} (values "v0", "v1", ...). */
+    static Object memoryRecords(int count, long timestamp, long serial) {
+        Object array = Array.newInstance(SIMPLE_RECORD.getDeclaringClass(), count);
+        for (int i = 0; i < count; i++) {
+            byte[] value = ("v" + (serial + i)).getBytes(StandardCharsets.UTF_8);
+            Array.set(array, i, construct(SIMPLE_RECORD, timestamp, null, value));
+        }
+        return callStatic(MEMORY_RECORDS, "withRecords", Compression.NONE, array);
+    }
+
+    /**
+     * {@code appendRecordsToLeader(records, CLIENT, acks, noCaching, SENTINEL[, the default
+     * transaction version])}, what {@code ReplicaManager.appendToLocalLog} calls.
+     */
+    static Object appendRecordsToLeader(Object partition, Object records, int acks) {
+        for (Method m : partition.getClass().getMethods()) {
+            if (!m.getName().equals("appendRecordsToLeader")) continue;
+            if (m.getParameterCount() == 5) {
+                return invoke(m, partition, records, AppendOrigin.CLIENT, acks, RequestLocal.noCaching(),
+                    VerificationGuard.SENTINEL);
+            }
+            if (m.getParameterCount() == 6) {
+                Object version = call(partition, "appendRecordsToLeader$default$6");
+                return invoke(m, partition, records, AppendOrigin.CLIENT, acks, RequestLocal.noCaching(),
+                    VerificationGuard.SENTINEL, version);
+            }
+        }
+        throw new IllegalStateException("no appendRecordsToLeader");
+    }
+
+    /** {@code truncateFullyAndStartAt(offset, isFuture = false, logStartOffsetOpt = default)}. */
+    static void truncateFullyAndStartAt(Object partition, long offset) {
+        Object third = call(partition, "truncateFullyAndStartAt$default$3");
+        call(partition, "truncateFullyAndStartAt", offset, false, third);
+    }
+
+    /**
+     * A follower's fetch parameters as {@code ReplicaFetcherThread} sends them (replica id,
+     * broker epoch, max wait 500 ms, min bytes 1, response max 10 MiB, LOG_END isolation).
+     */
+    static Object followerFetchParams(int replicaId, long brokerEpoch) {
+        Object[] tail = {replicaId, brokerEpoch, 500L, 1, 10 * 1024 * 1024, FetchIsolation.LOG_END, Optional.empty()};
+        if (FETCH_PARAMS.getParameterCount() == tail.length) return construct(FETCH_PARAMS, tail);
+        Object[] args = new Object[tail.length + 1];
+        args[0] = org.apache.kafka.common.protocol.ApiKeys.FETCH.latestVersion();
+        System.arraycopy(tail, 0, args, 1, tail.length);
+        return construct(FETCH_PARAMS, args);
+    }
+
+    /** {@code AbstractFetcherThread.toMemoryRecords}: file records read into memory. */
+    static Object toMemoryRecords(Object records) {
+        if (MEMORY_RECORDS.isInstance(records)) return records;
+        int size = ((Number) call(records, "sizeInBytes")).intValue();
+        ByteBuffer buffer = ByteBuffer.allocate(size);
+        call(records, "readInto", buffer, 0);
+        return callStatic(MEMORY_RECORDS, "readableRecords", buffer);
+    }
+
+    /** Every batch of some records as [base offset, last offset, partition leader epoch]. */
+    static List<long[]> batches(Object records) {
+        List<long[]> out = new ArrayList<>();
+        for (Object b : list(call(records, "batches"))) {
+            out.add(new long[] {getLong(b, "baseOffset"), getLong(b, "lastOffset"),
+                getLong(b, "partitionLeaderEpoch")});
+        }
+        return out;
+    }
+
+    /** Every batch of a log, segment by segment. */
+    static List<long[]> logBatches(Object log) {
+        List<long[]> out = new ArrayList<>();
+        for (Object segment : list(call(log, "logSegments"))) out.addAll(batches(call(segment, "log")));
+        return out;
+    }
+
+    /** The log's leader-epoch cache entries as [epoch, start offset]. */
+    static List<long[]> epochs(Object log) {
+        List<long[]> out = new ArrayList<>();
+        Object cache = unwrap(call(log, "leaderEpochCache"));
+        if (cache == null) return out;
+        for (Object e : list(call(cache, "epochEntries"))) {
+            out.add(new long[] {getLong(e, "epoch"), getLong(e, "startOffset")});
+        }
+        return out;
+    }
+
+    /** The log's latest epoch (UnifiedLog.latestEpoch), or null. */
+    static Integer latestEpoch(Object log) {
+        Object e = unwrap(call(log, "latestEpoch"));
+        return e == null ? null : ((Number) e).intValue();
+    }
+}

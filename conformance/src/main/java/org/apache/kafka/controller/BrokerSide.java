@@ -1,0 +1,712 @@
+package org.apache.kafka.controller;
+
+import org.apache.kafka.common.DirectoryId;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.message.AlterPartitionRequestData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.metadata.LeaderAndIsr;
+import org.apache.kafka.metadata.LeaderRecoveryState;
+import org.apache.kafka.metadata.PartitionRegistration;
+import org.apache.kafka.server.common.TopicIdPartition;
+import org.apache.kafka.storage.internals.checkpoint.OffsetCheckpoints;
+import org.apache.kafka.storage.internals.log.LogConfig;
+import org.apache.kafka.storage.internals.log.LogDirFailureChannel;
+import org.apache.kafka.storage.log.metrics.BrokerTopicStats;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+
+import static org.apache.kafka.controller.BrokerShims.call;
+import static org.apache.kafka.controller.BrokerShims.getLong;
+
+/**
+ * The broker side of the conformance driver (BROKERS.md): real {@code kafka.cluster.Partition}s
+ * over one real LogManager per broker (a temporary directory each), on one manual clock,
+ * driven one {@code broker_*} request at a time. The driver performs each decision the
+ * history makes (which broker applies which registration, which follower fetches when, when
+ * time moves, when an AlterPartition is answered) with the real classes and reports what
+ * they did; it wires them as {@code ReplicaManager} does and never changes what they do.
+ * Signatures that differ between releases go through {@link BrokerShims}; the fetch round is
+ * {@link BrokerFetcher}.
+ */
+final class BrokerSide {
+    /** Every directory any broker side made, deleted when the JVM exits. */
+    private static final Set<Path> ROOTS = ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            for (Path root : ROOTS) deleteTree(root);
+        }, "isrfuzz-broker-dirs"));
+    }
+
+    /** One broker: its LogManager and directory, its Partitions and its fetcher's states. */
+    static final class Broker {
+        final int id;
+        /** The broker epoch its fetches carry and the metadata cache answers (1, +1 a restart). */
+        long epoch = 1;
+        final File dir;
+        Object logManager;
+        BrokerTopicStats stats;
+        Object alterManager;
+        OffsetCheckpoints checkpoints;
+        final TreeMap<Integer, Object> partitions = new TreeMap<>();
+        final TreeMap<Integer, BrokerFetcher.FetchState> fetches = new TreeMap<>();
+        final TreeSet<Integer> failed = new TreeSet<>();
+        final Map<Integer, ArrayDeque<CompletableFuture<LeaderAndIsr>>> alters = new HashMap<>();
+        /** The replication-offset-checkpoint stand-in: each log's high watermark at the last stop. */
+        final Map<Integer, Long> hwCheckpoint = new HashMap<>();
+
+        Broker(int id, File dir) {
+            this.id = id;
+            this.dir = dir;
+        }
+    }
+
+    /** One op's outcome, before it is rendered. */
+    static final class Outcome {
+        String error = "NONE";
+        String fault;
+        BrokerFetcher.FetchAnswer fetch;
+        String produceError;
+        long baseOffset = -1;
+        long lastOffset = -1;
+        final List<String> proposals = new ArrayList<>();
+
+        /** The first thing a real class threw that upstream would catch and log. */
+        void fault(Throwable t) {
+            if (fault == null) fault = ConformanceDriver.describe(t);
+        }
+
+        /** An exception out of an op: an ApiException is its error, anything else a fault too. */
+        void failed(Throwable t) {
+            error = Errors.forException(t).name();
+            if (!(t instanceof ApiException)) fault(t);
+        }
+    }
+
+    final BrokerShims.ManualClock clock = new BrokerShims.ManualClock();
+    private Path root;
+    private long lagMaxMs;
+    private final TreeMap<Integer, Broker> brokers = new TreeMap<>();
+    /** Every partition index a delta named (its topic's configs and name). */
+    private final TreeSet<Integer> known = new TreeSet<>();
+    /** Per partition, the topic's min.insync.replicas (absent: the default, 1). */
+    private final Map<Integer, Integer> minIsr = new HashMap<>();
+    private Object[] purgatories;
+    private final Object configRepository;
+    private final Object metadataCache;
+    private final Object listener;
+    private Outcome current;
+    private long serial;
+
+    BrokerSide() {
+        configRepository = BrokerShims.configRepository(BrokerShims.CONFIG_REPOSITORY_TYPE, this::topicProps);
+        metadataCache = BrokerShims.newMetadataCache();
+        listener = BrokerShims.alterPartitionListener(BrokerShims.LISTENER_TYPE);
+    }
+
+    static TopicPartition topicPartition(int index) {
+        return new TopicPartition("t" + index, 0);
+    }
+
+    static Uuid topicId(int index) {
+        return new Uuid(0L, index + 1L);
+    }
+
+    private static int topicIndex(String name) {
+        try {
+            if (name.startsWith("t")) return Integer.parseInt(name.substring(1));
+        } catch (NumberFormatException e) {
+            // not ours
+        }
+        return -1;
+    }
+
+    private Properties topicProps(String topic) {
+        Properties p = new Properties();
+        Integer v = minIsr.get(topicIndex(topic));
+        if (v != null) p.put("min.insync.replicas", Integer.toString(v));
+        return p;
+    }
+
+    private Broker broker(int id) {
+        Broker b = brokers.get(id);
+        if (b == null) throw new ConformanceDriver.DriverException("unknown broker " + id);
+        return b;
+    }
+
+    // ---------------------------------------------------------------- requests
+
+    /** Answers one {@code broker_*} request into {@code out}. */
+    void handle(String op, Map<String, Object> req, StringBuilder out) {
+        if (!op.equals("broker_reset") && root == null) {
+            throw new ConformanceDriver.DriverException("no broker_reset before " + op);
+        }
+        Outcome o = new Outcome();
+        current = o;
+        try {
+            if (req.containsKey("now_ms")) clock.moveTo(longField(req, "now_ms"));
+            dispatch(op, req, o);
+        } catch (ConformanceDriver.DriverException e) {
+            throw e;
+        } catch (Throwable t) {
+            o.failed(t);
+        } finally {
+            current = null;
+        }
+        render(o, out);
+    }
+
+    private void dispatch(String op, Map<String, Object> req, Outcome o) throws IOException {
+        switch (op) {
+            case "broker_reset":
+                reset(intList(req, "brokers"), longField(req, "lag_max_ms"));
+                return;
+            case "broker_delta":
+                delta(req, o);
+                return;
+            case "broker_remove":
+                remove(broker(integer(req, "broker")), integer(req, "partition"));
+                return;
+            case "broker_produce":
+                produce(broker(integer(req, "broker")), integer(req, "partition"), integer(req, "records"),
+                    integer(req, "acks"), integer(req, "min_isr"), o);
+                return;
+            case "broker_fetch": {
+                Broker f = broker(integer(req, "follower"));
+                int index = integer(req, "partition");
+                int leader = integer(req, "leader");
+                BrokerFetcher.FetchState st = f.fetches.get(index);
+                if (st != null && st.leader != leader) {
+                    throw new ConformanceDriver.DriverException("broker " + f.id + " fetches partition " + index
+                        + " from " + st.leader + ", not " + leader);
+                }
+                BrokerFetcher.round(this, f, st == null ? null : brokers.get(st.leader), index, o);
+                return;
+            }
+            case "broker_expire":
+                for (Broker b : brokers.values()) {
+                    for (Object p : b.partitions.values()) {
+                        try {
+                            call(p, "maybeShrinkIsr");
+                        } catch (Throwable t) {
+                            o.failed(t);
+                        }
+                    }
+                }
+                return;
+            case "broker_alter_answer":
+                alterAnswer(req);
+                return;
+            case "broker_restart":
+                restart(broker(integer(req, "broker")), text(req, "survives"));
+                return;
+            case "broker_flush":
+                for (Object log : BrokerShims.allLogs(broker(integer(req, "broker")).logManager)) {
+                    call(log, "flush", true);
+                }
+                return;
+            case "broker_delete_records":
+                deleteRecords(broker(integer(req, "broker")), integer(req, "partition"), longField(req, "offset"), o);
+                return;
+            case "broker_state":
+                return;
+            default:
+                throw new ConformanceDriver.DriverException("unknown op " + op);
+        }
+    }
+
+    /** Closes every broker, deletes their directories, starts one fresh LogManager per broker. */
+    private void reset(List<Integer> ids, long lagMax) throws IOException {
+        closeAll();
+        if (root == null) {
+            root = Files.createTempDirectory("isrfuzz-brokers-");
+            ROOTS.add(root);
+        } else {
+            try (Stream<Path> children = Files.list(root)) {
+                children.forEach(BrokerSide::deleteTree);
+            }
+        }
+        clock.reset();
+        lagMaxMs = lagMax;
+        known.clear();
+        minIsr.clear();
+        serial = 0;
+        if (purgatories == null) purgatories = BrokerShims.purgatories(0);
+        for (int id : ids) {
+            if (brokers.containsKey(id)) throw new ConformanceDriver.DriverException("broker " + id + " twice");
+            File dir = root.resolve("broker-" + id).toFile();
+            if (!dir.mkdirs()) throw new IOException("cannot create " + dir);
+            Broker b = new Broker(id, dir);
+            brokers.put(id, b);
+            start(b);
+        }
+        publishBrokers();
+    }
+
+    /** The metadata image every Partition sees: each broker registered, unfenced, at its epoch. */
+    private void publishBrokers() {
+        Map<Integer, Long> epochs = new TreeMap<>();
+        for (Broker b : brokers.values()) epochs.put(b.id, b.epoch);
+        BrokerShims.setImage(metadataCache, epochs);
+    }
+
+    /** A broker process starts: a LogManager over its directory loads (and recovers) its logs. */
+    private void start(Broker b) {
+        b.stats = new BrokerTopicStats();
+        b.alterManager = BrokerShims.alterPartitionManager(BrokerShims.ALTER_MANAGER_TYPE,
+            (tip, lai) -> submit(b, (TopicIdPartition) tip, (LeaderAndIsr) lai));
+        b.checkpoints = (logDir, tp) -> Optional.ofNullable(b.hwCheckpoint.get(topicIndex(tp.topic())));
+        Object lm = BrokerShims.newLogManager(b.dir, configRepository, new BrokerShims.IdleScheduler(), b.stats,
+            new LogDirFailureChannel(1), clock);
+        Set<String> topics = new TreeSet<>();
+        for (int index : known) topics.add(topicPartition(index).topic());
+        BrokerShims.startup(lm, topics);
+        b.logManager = lm;
+    }
+
+    /** Stops every broker cleanly (failures ignored: everything is deleted next). */
+    private void closeAll() {
+        for (Broker b : brokers.values()) {
+            try {
+                BrokerShims.shutdown(b.logManager, b.epoch);
+            } catch (Throwable t) {
+                // the directory goes anyway
+            }
+            try {
+                b.stats.close();
+            } catch (Throwable t) {
+                // metrics only
+            }
+        }
+        brokers.clear();
+    }
+
+    private static void deleteTree(Path path) {
+        if (!Files.exists(path)) return;
+        try (Stream<Path> walk = Files.walk(path)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException | RuntimeException e) {
+            // best effort
+        }
+    }
+
+    /**
+     * AlterPartitionManager.submit: the request is kept (a proposal of this op) with its
+     * future, completed by {@code broker_alter_answer}.
+     */
+    private CompletableFuture<LeaderAndIsr> submit(Broker b, TopicIdPartition tip, LeaderAndIsr lai) {
+        int index = (int) (tip.topicId().getLeastSignificantBits() - 1);
+        CompletableFuture<LeaderAndIsr> future = new CompletableFuture<>();
+        b.alters.computeIfAbsent(index, k -> new ArrayDeque<>()).add(future);
+        StringBuilder s = new StringBuilder();
+        s.append("{\"partition\":").append(index).append(",\"broker\":").append(b.id).append(",\"isr\":[");
+        int[] isr = new int[lai.isrWithBrokerEpoch().size()];
+        int n = 0;
+        for (AlterPartitionRequestData.BrokerState st : lai.isrWithBrokerEpoch()) isr[n++] = st.brokerId();
+        Arrays.sort(isr);
+        for (int i = 0; i < isr.length; i++) s.append(i > 0 ? "," : "").append(isr[i]);
+        s.append("],\"leader_epoch\":").append(lai.leaderEpoch())
+            .append(",\"partition_epoch\":").append(lai.partitionEpoch())
+            .append(",\"leader_recovery_state\":").append(lai.leaderRecoveryState().value()).append('}');
+        if (current != null) current.proposals.add(s.toString());
+        return future;
+    }
+
+    /** The topic's min.insync.replicas; every log of it is reconfigured when it changes. */
+    private void setMinIsr(int index, int value) {
+        if (value < 1) throw new ConformanceDriver.DriverException("min_isr " + value);
+        Integer old = minIsr.put(index, value);
+        if (old != null && old == value) return;
+        for (Broker b : brokers.values()) {
+            Object log = BrokerShims.getLog(b.logManager, topicPartition(index));
+            if (log != null) call(log, "updateConfig", new LogConfig(topicProps(topicPartition(index).topic())));
+        }
+    }
+
+    /**
+     * {@code ReplicaManager.applyDelta} for one partition on one broker: the Partition is
+     * created if absent ({@code isNew}); as leader its fetcher is removed and
+     * {@code makeLeader} runs; as follower {@code makeFollower} runs and, when it reports a
+     * new leader epoch, the fetcher restarts at the initial fetch state (when the leader is
+     * a known broker). A broker not in the replicas stops the partition (as a delete).
+     */
+    private void delta(Map<String, Object> req, Outcome o) {
+        Broker b = broker(integer(req, "broker"));
+        int index = integer(req, "partition");
+        if (index < 0) throw new ConformanceDriver.DriverException("partition " + index);
+        known.add(index);
+        if (req.containsKey("min_isr")) setMinIsr(index, integer(req, "min_isr"));
+        List<Integer> replicas = intList(req, "replicas");
+        if (!replicas.contains(b.id)) {
+            remove(b, index);
+            return;
+        }
+        int leader = integer(req, "leader");
+        int lrs = req.containsKey("leader_recovery_state") ? integer(req, "leader_recovery_state") : 0;
+        if (lrs != 0 && lrs != 1) throw new ConformanceDriver.DriverException("leader_recovery_state " + lrs);
+        Uuid[] dirs = new Uuid[replicas.size()];
+        Arrays.fill(dirs, DirectoryId.UNASSIGNED);
+        PartitionRegistration registration = new PartitionRegistration.Builder()
+            .setReplicas(ints(replicas))
+            .setDirectories(dirs)
+            .setIsr(ints(intList(req, "isr")))
+            .setAddingReplicas(ints(req.containsKey("adding") ? intList(req, "adding") : List.of()))
+            .setRemovingReplicas(ints(req.containsKey("removing") ? intList(req, "removing") : List.of()))
+            .setElr(new int[0])
+            .setLastKnownElr(new int[0])
+            .setLeader(leader)
+            .setLeaderRecoveryState(LeaderRecoveryState.of((byte) lrs))
+            .setLeaderEpoch(integer(req, "leader_epoch"))
+            .setPartitionEpoch(integer(req, "partition_epoch"))
+            .build();
+        TopicPartition tp = topicPartition(index);
+        Object partition = b.partitions.get(index);
+        boolean isNew = partition == null;
+        if (isNew) {
+            partition = newPartition(b, index);
+            b.partitions.put(index, partition);
+        }
+        if (leader == b.id) {
+            b.fetches.remove(index);  // removeFetcherForPartitions(localLeaders)
+            b.failed.remove(index);
+            try {
+                BrokerShims.become(partition, true, registration, tp, isNew, b.checkpoints, topicId(index));
+            } catch (Throwable t) {
+                o.failed(t);
+            }
+            return;
+        }
+        try {
+            boolean newLeaderEpoch = BrokerShims.become(partition, false, registration, tp, isNew, b.checkpoints,
+                topicId(index));
+            if (newLeaderEpoch) {
+                b.fetches.remove(index);  // removeFetcherForPartitions(partitionsToStartFetching)
+                b.failed.remove(index);
+                if (leader >= 0 && brokers.containsKey(leader)) {
+                    Object log = call(partition, "localLogOrException");
+                    int epoch = ((Number) call(partition, "getLeaderEpoch")).intValue();
+                    b.fetches.put(index, BrokerFetcher.initial(leader, epoch, log));
+                }
+            }
+        } catch (Throwable t) {
+            o.failed(t);
+            b.fetches.remove(index);  // replicaFetcherManager.addFailedPartition
+            b.failed.add(index);
+        }
+    }
+
+    /** {@code Partition.apply(topicIdPartition, time, replicaManager)} with this broker's collaborators. */
+    private Object newPartition(Broker b, int index) {
+        TopicPartition tp = topicPartition(index);
+        Object delayed = BrokerShims.construct(BrokerShims.DELAYED_OPERATIONS_TYPE.getConstructors()[0],
+            BrokerShims.some(topicId(index)), tp, purgatories[0], purgatories[1], purgatories[2], purgatories[3]);
+        scala.Function0<Object> epoch = new scala.runtime.AbstractFunction0<Object>() {
+            @Override
+            public Object apply() {
+                return b.epoch;
+            }
+        };
+        return BrokerShims.construct(BrokerShims.PARTITION, tp, lagMaxMs, b.id, epoch, clock, listener, delayed,
+            metadataCache, b.logManager, b.alterManager, BrokerShims.some(topicId(index)));
+    }
+
+    /**
+     * {@code ReplicaManager.stopPartitions} with delete: the fetcher is removed, then
+     * {@code Partition.delete} and {@code LogManager.asyncDelete}.
+     */
+    private void remove(Broker b, int index) {
+        b.fetches.remove(index);
+        b.failed.remove(index);
+        b.alters.remove(index);
+        b.hwCheckpoint.remove(index);
+        Object partition = b.partitions.remove(index);
+        if (partition != null) call(partition, "delete");
+        TopicPartition tp = topicPartition(index);
+        if (BrokerShims.getLog(b.logManager, tp) != null) BrokerShims.asyncDelete(b.logManager, tp);
+    }
+
+    /**
+     * {@code ReplicaManager.appendRecords} to the local leader: one batch of {@code count}
+     * records through {@code Partition.appendRecordsToLeader}, errors as the produce response
+     * carries them.
+     */
+    private void produce(Broker b, int index, int count, int acks, int topicMinIsr, Outcome o) {
+        if (count < 1) throw new ConformanceDriver.DriverException("records " + count);
+        known.add(index);
+        setMinIsr(index, topicMinIsr);
+        Object partition = b.partitions.get(index);
+        if (acks != -1 && acks != 0 && acks != 1) {
+            o.produceError = Errors.INVALID_REQUIRED_ACKS.name();
+        } else if (partition == null) {
+            o.produceError = Errors.NOT_LEADER_OR_FOLLOWER.name();
+        } else {
+            Object records = BrokerShims.memoryRecords(count, clock.milliseconds(), serial);
+            serial += count;
+            try {
+                Object info = BrokerShims.appendRecordsToLeader(partition, records, acks);
+                o.produceError = Errors.NONE.name();
+                o.baseOffset = getLong(info, "firstOffset");
+                o.lastOffset = getLong(info, "lastOffset");
+            } catch (Throwable t) {
+                o.produceError = Errors.forException(t).name();
+                if (!(t instanceof ApiException)) o.fault(t);
+            }
+        }
+        o.error = o.produceError;
+    }
+
+    /** {@code ReplicaManager.deleteRecordsOnLocalLog}: -1 is the high watermark. */
+    private void deleteRecords(Broker b, int index, long offset, Outcome o) {
+        Object partition = b.partitions.get(index);
+        if (partition == null) {
+            o.error = Errors.NOT_LEADER_OR_FOLLOWER.name();
+            return;
+        }
+        long target = offset == -1 ? getLong(call(partition, "localLogOrException"), "highWatermark") : offset;
+        if (target < 0) {
+            o.error = Errors.OFFSET_OUT_OF_RANGE.name();
+            return;
+        }
+        call(partition, "deleteRecordsOnLeader", target);
+    }
+
+    /** Completes the oldest outstanding AlterPartition of the broker's partition. */
+    private void alterAnswer(Map<String, Object> req) {
+        Broker b = broker(integer(req, "broker"));
+        int index = integer(req, "partition");
+        ArrayDeque<CompletableFuture<LeaderAndIsr>> q = b.alters.get(index);
+        if (q == null || q.isEmpty()) {
+            throw new ConformanceDriver.DriverException("broker " + b.id + " has no AlterPartition outstanding for "
+                + index);
+        }
+        String error = text(req, "error");
+        Errors e;
+        try {
+            e = Errors.valueOf(error);
+        } catch (IllegalArgumentException x) {
+            throw new ConformanceDriver.DriverException("unknown error " + error);
+        }
+        if (e != Errors.NONE) {
+            q.poll().completeExceptionally(e.exception());
+            return;
+        }
+        int lrs = integer(req, "leader_recovery_state");
+        if (lrs != 0 && lrs != 1) throw new ConformanceDriver.DriverException("leader_recovery_state " + lrs);
+        LeaderAndIsr committed = new LeaderAndIsr(req.containsKey("leader") ? integer(req, "leader") : b.id,
+            integer(req, "leader_epoch"), intList(req, "isr"), LeaderRecoveryState.of((byte) lrs),
+            integer(req, "partition_epoch"));
+        q.poll().complete(committed);
+    }
+
+    /**
+     * The broker process stops and starts. {@code clean}: the LogManager shuts down (flushes,
+     * writes the clean-shutdown marker). {@code flushed} / {@code hw}: a power loss as the
+     * next start's recovery sees it: each log is truncated to its recovery point (or to
+     * max(high watermark, recovery point)), the LogManager is closed and the clean-shutdown
+     * marker removed. The high-watermark checkpoint the next Partitions read holds each log's
+     * high watermark at the stop. Partitions, fetch states and outstanding AlterPartitions
+     * are gone; the broker epoch moves on; a fresh LogManager loads the directory.
+     */
+    private void restart(Broker b, String survives) {
+        if (!survives.equals("clean") && !survives.equals("flushed") && !survives.equals("hw")) {
+            throw new ConformanceDriver.DriverException("survives " + survives);
+        }
+        b.hwCheckpoint.clear();
+        for (Object log : BrokerShims.allLogs(b.logManager)) {
+            int index = topicIndex(((TopicPartition) call(log, "topicPartition")).topic());
+            long hw = getLong(log, "highWatermark");
+            b.hwCheckpoint.put(index, hw);
+            if (survives.equals("clean")) continue;
+            long recoveryPoint = getLong(log, "recoveryPoint");
+            long keep = survives.equals("hw") ? Math.max(hw, recoveryPoint) : recoveryPoint;
+            if (keep < getLong(log, "logEndOffset")) call(log, "truncateTo", keep);
+        }
+        BrokerShims.shutdown(b.logManager, b.epoch);
+        b.stats.close();
+        if (!survives.equals("clean")) {
+            File marker = new File(b.dir, BrokerShims.cleanShutdownFileName());
+            if (marker.exists() && !marker.delete()) throw new IllegalStateException("cannot delete " + marker);
+        }
+        b.partitions.clear();
+        b.fetches.clear();
+        b.failed.clear();
+        b.alters.clear();
+        b.epoch++;
+        publishBrokers();
+        start(b);
+    }
+
+    // ---------------------------------------------------------------- answers
+
+    private void render(Outcome o, StringBuilder out) {
+        out.append("{\"error\":");
+        ConformanceDriver.string(out, o.error);
+        out.append(",\"fault\":");
+        if (o.fault == null) out.append("null");
+        else ConformanceDriver.string(out, o.fault);
+        out.append(",\"fetch\":");
+        BrokerFetcher.FetchAnswer f = o.fetch;
+        if (f == null) {
+            out.append("null");
+        } else {
+            out.append("{\"sent\":").append(f.sent).append(",\"error\":");
+            ConformanceDriver.string(out, f.error);
+            out.append(",\"diverging_epoch\":").append(f.divergingEpoch)
+                .append(",\"diverging_end_offset\":").append(f.divergingEndOffset)
+                .append(",\"records\":").append(f.records)
+                .append(",\"hw\":").append(f.hw)
+                .append(",\"log_start\":").append(f.logStart).append('}');
+        }
+        out.append(",\"produce\":");
+        if (o.produceError == null) {
+            out.append("null");
+        } else {
+            out.append("{\"error\":");
+            ConformanceDriver.string(out, o.produceError);
+            out.append(",\"base_offset\":").append(o.baseOffset)
+                .append(",\"last_offset\":").append(o.lastOffset).append('}');
+        }
+        out.append(",\"proposals\":[").append(String.join(",", o.proposals)).append("],\"replicas\":[");
+        boolean first = true;
+        for (Broker b : brokers.values()) {
+            TreeMap<Integer, Object> logs = new TreeMap<>();
+            try {
+                for (Object log : BrokerShims.allLogs(b.logManager)) {
+                    int index = topicIndex(((TopicPartition) call(log, "topicPartition")).topic());
+                    if (index >= 0) logs.put(index, log);
+                }
+            } catch (Throwable t) {
+                o.fault(t);
+            }
+            TreeSet<Integer> indices = new TreeSet<>(logs.keySet());
+            indices.addAll(b.partitions.keySet());
+            for (int index : indices) {
+                if (!first) out.append(',');
+                first = false;
+                replica(out, b, index, logs.get(index));
+            }
+        }
+        out.append("]}");
+    }
+
+    private void replica(StringBuilder out, Broker b, int index, Object log) {
+        Object p = b.partitions.get(index);
+        out.append("{\"broker\":").append(b.id).append(",\"partition\":").append(index);
+        if (log != null) {
+            out.append(",\"leo\":").append(getLong(log, "logEndOffset"))
+                .append(",\"log_start\":").append(getLong(log, "logStartOffset"))
+                .append(",\"hw\":").append(getLong(log, "highWatermark"))
+                .append(",\"recovery_point\":").append(getLong(log, "recoveryPoint"));
+            out.append(",\"epochs\":");
+            triples(out, BrokerShims.epochs(log));
+            out.append(",\"batches\":");
+            triples(out, BrokerShims.logBatches(log));
+        } else {
+            out.append(",\"leo\":-1,\"log_start\":-1,\"hw\":-1,\"recovery_point\":-1,\"epochs\":[],\"batches\":[]");
+        }
+        boolean leads = p != null && (Boolean) call(p, "isLeader");
+        out.append(",\"leader\":").append(leads)
+            .append(",\"fetch_failed\":").append(b.failed.contains(index))
+            .append(",\"online\":").append(p != null)
+            .append(",\"leader_epoch\":").append(p == null ? -1 : ((Number) call(p, "getLeaderEpoch")).intValue());
+        int[] isr = new int[0];
+        int[] maximal = new int[0];
+        if (p != null) {
+            Object state = call(p, "partitionState");
+            isr = BrokerShims.sortedInts(call(state, "isr"));
+            maximal = BrokerShims.sortedInts(call(state, "maximalIsr"));
+        }
+        out.append(",\"isr\":").append(Arrays.toString(isr).replace(" ", ""))
+            .append(",\"maximal_isr\":").append(Arrays.toString(maximal).replace(" ", ""));
+        BrokerFetcher.FetchState st = b.fetches.get(index);
+        out.append(",\"fetch_state\":");
+        if (st == null) {
+            out.append("null");
+        } else {
+            out.append("{\"leader\":").append(st.leader)
+                .append(",\"offset\":").append(st.offset)
+                .append(",\"leader_epoch\":").append(st.leaderEpoch)
+                .append(",\"last_fetched_epoch\":").append(st.lastFetchedEpoch == null ? -1 : st.lastFetchedEpoch)
+                .append(",\"truncating\":").append(st.truncating).append('}');
+        }
+        out.append('}');
+    }
+
+    private static void triples(StringBuilder out, List<long[]> rows) {
+        out.append('[');
+        for (int i = 0; i < rows.size(); i++) {
+            if (i > 0) out.append(',');
+            long[] r = rows.get(i);
+            out.append('[');
+            for (int j = 0; j < r.length; j++) out.append(j > 0 ? "," : "").append(r[j]);
+            out.append(']');
+        }
+        out.append(']');
+    }
+
+    // ---------------------------------------------------------------- request fields
+
+    private static Object field(Map<String, Object> req, String name) {
+        Object v = req.get(name);
+        if (v == null) throw new ConformanceDriver.DriverException("missing field " + name);
+        return v;
+    }
+
+    private static long longField(Map<String, Object> req, String name) {
+        Object v = field(req, name);
+        if (!(v instanceof Long)) throw new ConformanceDriver.DriverException("field " + name + " is not an integer");
+        return (Long) v;
+    }
+
+    private static int toInt(Object v, String name) {
+        if (v instanceof Long) {
+            long l = (Long) v;
+            if (l >= Integer.MIN_VALUE && l <= Integer.MAX_VALUE) return (int) l;
+        }
+        throw new ConformanceDriver.DriverException("field " + name + " is not an int");
+    }
+
+    private static int integer(Map<String, Object> req, String name) {
+        return toInt(field(req, name), name);
+    }
+
+    private static String text(Map<String, Object> req, String name) {
+        Object v = field(req, name);
+        if (!(v instanceof String)) throw new ConformanceDriver.DriverException("field " + name + " is not a string");
+        return (String) v;
+    }
+
+    private static List<Integer> intList(Map<String, Object> req, String name) {
+        Object v = field(req, name);
+        if (!(v instanceof List)) throw new ConformanceDriver.DriverException("field " + name + " is not an array");
+        List<Integer> out = new ArrayList<>();
+        for (Object e : (List<?>) v) out.add(toInt(e, name));
+        return out;
+    }
+
+    private static int[] ints(List<Integer> list) {
+        int[] a = new int[list.size()];
+        for (int i = 0; i < a.length; i++) a[i] = list.get(i);
+        return a;
+    }
+}
