@@ -94,10 +94,11 @@ pub fn encode(call: &BrokerCall) -> Value {
             broker,
             records,
             acks,
+            min_insync_replicas,
         } => {
             let acks = if *acks == Acks::All { -1 } else { 1 };
             json!({"op":"broker_produce","partition":partition,"broker":broker,
-                "records":records,"acks":acks})
+                "records":records,"acks":acks,"min_isr":min_insync_replicas})
         }
         BrokerCall::Fetch {
             partition,
@@ -156,6 +157,8 @@ pub struct BrokerStep {
     pub sent: usize,
     /// The AlterPartition requests the real Partitions sent, in order.
     pub proposals: Vec<Proposal>,
+    /// Of those, the ones that were a history's own AlterPartition (answered as such).
+    pub asserted: Vec<Proposal>,
     /// The first call a real class threw on: the call's index in the step and the fault.
     pub fault: Option<(usize, String)>,
     /// Every hosted replica after the step.
@@ -197,7 +200,34 @@ impl Judge for Brokers<'_, '_> {
     fn step(&mut self, ask: &Ask) -> Result<BrokerStep, Error> {
         let mut out = BrokerStep::default();
         let mut last: Option<Vec<RealReplica>> = None;
+        // The proposals of this step not answered yet, by index into `out.proposals`.
+        let mut outstanding: Vec<usize> = Vec::new();
         for (i, call) in ask.calls.iter().enumerate() {
+            if let BrokerCall::AlterAnswer {
+                partition,
+                broker,
+                asserted,
+                ..
+            } = call
+            {
+                let mine = |&&k: &&usize| {
+                    let p = &out.proposals[k];
+                    p.partition == *partition && p.broker == *broker
+                };
+                match outstanding.iter().position(|k| mine(&k)) {
+                    Some(at) => {
+                        let k = outstanding.remove(at);
+                        if *asserted {
+                            // The history's own AlterPartition: what the real Partition
+                            // proposed on the catch-up is that request, not one of its own.
+                            out.asserted.push(out.proposals[k].clone());
+                        }
+                    }
+                    // Nothing proposed: a history's assertion has no future to complete.
+                    None if *asserted => continue,
+                    None => {}
+                }
+            }
             let rounds = match call {
                 BrokerCall::CatchUp { .. } => CATCH_UP_ROUNDS_MAX,
                 _ => 1,
@@ -205,8 +235,16 @@ impl Judge for Brokers<'_, '_> {
             for _ in 0..rounds {
                 let answer = self.send(&encode(call))?;
                 out.sent += 1;
+                outstanding
+                    .extend(out.proposals.len()..out.proposals.len() + answer.proposals.len());
                 out.proposals.extend(answer.proposals);
-                if let (None, Some(fault)) = (&out.fault, answer.fault) {
+                // A request the driver could not take is a fault too: the model asked for
+                // something the real brokers' state does not allow.
+                let fault = match (answer.error.as_str(), answer.fault) {
+                    ("DRIVER", f) => Some(format!("DRIVER {}", f.unwrap_or_default())),
+                    (_, f) => f,
+                };
+                if let (None, Some(fault)) = (&out.fault, fault) {
                     out.fault = Some((i, fault));
                 }
                 let caught_up = match call {
@@ -242,12 +280,19 @@ impl Judge for Brokers<'_, '_> {
 /// A replica's records as runs of one epoch: (epoch, first offset, end offset).
 type Runs = Vec<(i32, i64, i64)>;
 
-fn runs_of_batches(batches: &[(i64, i64, i32)]) -> Runs {
+/// The records from the log start on: below it, a segment stays on disk until the
+/// retention task deletes it whole (`UnifiedLog.deleteOldSegments`; the driver runs no
+/// task), but no reader is served from there.
+fn runs_of_batches(batches: &[(i64, i64, i32)], log_start: i64) -> Runs {
     let mut out: Runs = Vec::new();
     for &(base, last, epoch) in batches {
+        let (lo, hi) = (base.max(log_start), last + 1);
+        if lo >= hi {
+            continue;
+        }
         match out.last_mut() {
-            Some(run) if run.0 == epoch && run.2 == base => run.2 = last + 1,
-            _ => out.push((epoch, base, last + 1)),
+            Some(run) if run.0 == epoch && run.2 == lo => run.2 = hi,
+            _ => out.push((epoch, lo, hi)),
         }
     }
     out
@@ -276,19 +321,31 @@ pub fn differences(model: &Cluster, calls: &[BrokerCall], real: &BrokerStep) -> 
     if let Some((i, fault)) = &real.fault {
         out.push(format!("fault at call {i}: {fault}"));
     }
-    let asked: Vec<(usize, BrokerId, &[BrokerId])> = (calls.iter())
+    let sorted = |v: &[BrokerId]| {
+        let mut v = v.to_vec();
+        v.sort_unstable();
+        v
+    };
+    let asked: Vec<(usize, BrokerId, Vec<BrokerId>)> = (calls.iter())
         .filter_map(|c| match c {
             BrokerCall::AlterAnswer {
                 partition,
                 broker,
                 requested,
+                asserted: false,
                 ..
-            } => Some((*partition, *broker, requested.as_slice())),
+            } => Some((*partition, *broker, sorted(requested))),
             _ => None,
         })
         .collect();
-    let sent: Vec<(usize, BrokerId, &[BrokerId])> = (real.proposals.iter())
-        .map(|p| (p.partition, p.broker, p.isr.as_slice()))
+    let mut own = real.proposals.clone();
+    for a in &real.asserted {
+        if let Some(k) = own.iter().position(|p| p == a) {
+            own.remove(k);
+        }
+    }
+    let sent: Vec<(usize, BrokerId, Vec<BrokerId>)> = (own.iter())
+        .map(|p| (p.partition, p.broker, sorted(&p.isr)))
         .collect();
     if asked != sent {
         out.push(format!("proposals: {asked:?} vs {sent:?}"));
@@ -316,7 +373,10 @@ pub fn differences(model: &Cluster, calls: &[BrokerCall], real: &BrokerStep) -> 
                 .map(|e| (e.epoch, e.start_offset))
                 .collect();
             field("epochs", format!("{epochs:?}"), format!("{:?}", r.epochs));
-            let (a, b) = (runs_of_model(&l.log), runs_of_batches(&r.batches));
+            let (a, b) = (
+                runs_of_model(&l.log),
+                runs_of_batches(&r.batches, r.log_start),
+            );
             field("records", format!("{a:?}"), format!("{b:?}"));
         }
     }
@@ -357,11 +417,12 @@ mod tests {
     #[test]
     fn batches_and_model_entries_become_the_same_runs() {
         let batches = [(0, 2, 0), (3, 4, 0), (5, 5, 2)];
-        assert_eq!(runs_of_batches(&batches), vec![(0, 0, 5), (2, 5, 6)]);
+        assert_eq!(runs_of_batches(&batches, 0), vec![(0, 0, 5), (2, 5, 6)]);
+        assert_eq!(runs_of_batches(&batches, 4), vec![(0, 4, 5), (2, 5, 6)]);
         let mut log = crate::model::log::Log::default();
         log.append(0, 5);
         log.append(2, 1);
-        assert_eq!(runs_of_model(&log), runs_of_batches(&batches));
+        assert_eq!(runs_of_model(&log), runs_of_batches(&batches, 0));
     }
 
     /// What the model's broker side tells a judge of real brokers on a small history: each

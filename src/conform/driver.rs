@@ -67,7 +67,10 @@ pub fn build(dir: &Path, release: &Release) -> Result<PathBuf, Error> {
     require("java", "a Java runtime (17 or newer)")?;
     let classpath = dir.join(format!("target/classpath-{}.txt", release.version));
     let classes = dir.join("target/classes/org/apache/kafka/controller/ConformanceDriver.class");
-    if classpath.is_file() && classes.is_file() && !sources_newer(dir, &classes) {
+    // The classpath file is per release and the classes are shared: a pom changed after
+    // this release's classpath was resolved (a dependency added) resolves it again.
+    let fresh = |built: &Path| !sources_newer(dir, built);
+    if classpath.is_file() && classes.is_file() && fresh(&classes) && fresh(&classpath) {
         return Ok(classpath);
     }
     require("mvn", "Maven (3.8 or newer)")?;

@@ -85,6 +85,23 @@ fn alter_partition(c: &mut Cluster, event: &Event, rules: &dyn Rules, partition:
     let outcome = apply_controller(c, event, rules);
     if !outcome.is_rejected() {
         broker::caught_up_by_assertion(c, rules, partition, &before, leader_before);
+        broker::tell(rules, || {
+            let part = &c.partitions[partition];
+            let requested = match event {
+                Event::AlterPartition { isr, .. } => isr.clone(),
+                _ => Vec::new(),
+            };
+            broker::BrokerCall::AlterAnswer {
+                partition,
+                broker: leader_before,
+                asserted: true,
+                requested,
+                error: "NONE",
+                isr: part.isr.to_vec(),
+                leader_epoch: part.leader_epoch,
+                partition_epoch: part.partition_epoch,
+            }
+        });
     }
     outcome
 }

@@ -33,6 +33,7 @@ pub enum BrokerCall {
         broker: BrokerId,
         records: i64,
         acks: Acks,
+        min_insync_replicas: i32,
     },
     /// One round of `follower`'s fetcher for the partition, answered by `leader`.
     Fetch {
@@ -44,10 +45,14 @@ pub enum BrokerCall {
     /// The `isr-expiration` task on every leader.
     Expire { now_ms: i64 },
     /// The controller's answer to the AlterPartition `broker` sent (asking `requested`):
-    /// `error` its `Errors` name; on NONE the committed ISR and epochs.
+    /// `error` its `Errors` name; on NONE the committed ISR and epochs. `asserted`: the
+    /// request is a history event (the history asserts the leader sent it after it saw the
+    /// followers catch up), not one the model's broker side decided on: a real Partition
+    /// that proposed it during the catch-up is answered, one that did not is not asked.
     AlterAnswer {
         partition: usize,
         broker: BrokerId,
+        asserted: bool,
         requested: Vec<BrokerId>,
         error: &'static str,
         isr: Vec<BrokerId>,

@@ -401,6 +401,7 @@ fn alter_isr(c: &mut Cluster, rules: &dyn Rules, p: usize, isr: Vec<BrokerId>) -
         BrokerCall::AlterAnswer {
             partition: p,
             broker: sender,
+            asserted: false,
             requested,
             error: match &outcome {
                 super::Outcome::Rejected { error, .. } => error.name(),

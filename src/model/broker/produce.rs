@@ -46,6 +46,7 @@ pub fn append(
         broker: leader,
         records,
         acks,
+        min_insync_replicas: part.min_insync_replicas,
     });
     if acks == Acks::All && (part.isr.len() as i64) < i64::from(part.min_insync_replicas) {
         return Err((
