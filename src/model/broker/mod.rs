@@ -509,6 +509,7 @@ pub fn caught_up_by_assertion(
         .local(leader_before)
         .map(|l| l.log.clone())
         .unwrap_or_default();
+    let leader_hw = rt.local(leader_before).map(|l| l.hw);
     let target = leader_log.end().max(part.seal);
     for &r in part.isr.iter().filter(|r| !isr_before.contains(r)) {
         if let Some(l) = rt.local_mut(r) {
@@ -540,6 +541,13 @@ pub fn caught_up_by_assertion(
             // the start if below (`UnifiedLog.updateLogStartOffset`).
             l.log.increment_start(leader_log.start());
             l.hw = l.hw.max(l.log.start());
+            if let (false, Some(hw)) = (part.diskless, leader_hw) {
+                // The last of those fetches carried the leader's high watermark, which the
+                // follower takes, clamped to its log (`processPartitionData`, as a fetch
+                // step's `take_watermarks`): found by the real brokers of 4.0.2 and 4.4.0,
+                // where a follower caught up this way knows the leader's high watermark.
+                l.hw = hw.clamp(l.log.start(), l.leo());
+            }
             if l.leo() < target {
                 // Classic records below the seal that the leader lost: they come back the
                 // way a consolidating leader rebuilds them, stamped E_d (never a later epoch:
