@@ -453,6 +453,12 @@ pub fn reset_process(c: &mut Cluster, rules: &dyn Rules, broker: BrokerId, loss:
                     log.truncate_to(kept);
                 }
             }
+            // Loading the log drops the cache entries from its end up, e.g. an epoch it took
+            // as leader and never wrote in (`LogLoader.load`, `truncateFromEndAsyncFlush` at
+            // the recovered next offset; storage/.../internals/log/LogLoader.java,
+            // confluentinc/kafka 06d492d813): found by the real brokers of 4.4.0.
+            let end = log.end();
+            log.truncate_to(end);
             // Upstream: the fetchers go with the process; the delta the broker applies when
             // it is next up starts them afresh, at `initialFetchOffset`.
             let mut fresh = Local::fresh(broker, now);
