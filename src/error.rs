@@ -69,10 +69,15 @@ pub fn inert(text: &str) -> String {
 /// one is in the Basic Multilingual Plane, so one escape each). The exact text (a file
 /// name, say) stays available to a program reading the JSON.
 pub fn inert_json(value: &serde_json::Value) -> String {
-    let text = value.to_string();
+    inert_json_text(&value.to_string())
+}
+
+/// JSON text (pretty or not) made inert the same way: every hostile character but the
+/// layout's newlines (a string's own are escaped already) written as a `\uXXXX` escape.
+pub fn inert_json_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        if is_hostile(c) {
+        if is_hostile(c) && c != '\n' {
             out.push_str(&format!("\\u{:04x}", u32::from(c)));
         } else {
             out.push(c);

@@ -104,7 +104,11 @@ fn print_outputs(
     }
     if args.operator {
         let side = &verdict.sides[0];
-        println!("# {} under {}", shown(path), side.rules);
+        println!(
+            "# {}: the states to see are those of isrfuzz rule set {}",
+            shown(path),
+            side.rules
+        );
         print!("{}", operator::operator_steps(history, side));
     } else if let Some(format) = args.report.as_deref().and_then(ticket::Format::parse) {
         print!("{}", ticket::ticket(&shown(path), history, verdict, format));

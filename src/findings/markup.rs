@@ -25,9 +25,9 @@ impl Format {
 pub enum Block {
     Heading(String),
     Para(String),
-    /// Numbered steps, each with an optional check.
-    Steps(Vec<(String, String)>),
     Bullets(Vec<String>),
+    /// Bullets, each with bullets of its own.
+    Tree(Vec<(String, Vec<String>)>),
     Code(&'static str, String),
 }
 
@@ -54,19 +54,15 @@ pub fn render(blocks: &[Block], format: Format) -> String {
                 }
                 out.push('\n');
             }
-            (Block::Steps(steps), _) => {
-                for (n, (action, check)) in steps.iter().enumerate() {
-                    let mark = match format {
-                        Format::Md => format!("{}.", n + 1),
-                        Format::Jira => "#".to_string(),
-                    };
-                    let _ = writeln!(out, "{mark} {}", inline(&code_span(action, format), format));
-                    if !check.is_empty() {
-                        let sub = match format {
-                            Format::Md => "    - Check:",
-                            Format::Jira => "#* Check:",
-                        };
-                        let _ = writeln!(out, "{sub} {}", inline(check, format));
+            (Block::Tree(items), _) => {
+                let sub = match format {
+                    Format::Md => "  -",
+                    Format::Jira => "**",
+                };
+                for (item, children) in items {
+                    let _ = writeln!(out, "{} {}", bullet(format), inline(item, format));
+                    for c in children {
+                        let _ = writeln!(out, "{sub} {}", inline(c, format));
                     }
                 }
                 out.push('\n');
@@ -98,12 +94,6 @@ fn bullet(format: Format) -> &'static str {
         Format::Md => "-",
         Format::Jira => "*",
     }
-}
-
-/// A step's commands as inline code: the text before the first `:` of a step that names
-/// a tool stays prose.
-fn code_span(action: &str, _format: Format) -> String {
-    action.to_string()
 }
 
 /// Inline code spans (`x`) in the target markup: JIRA writes them {{x}}.

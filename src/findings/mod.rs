@@ -5,16 +5,19 @@
 
 pub mod affected;
 pub mod attribution;
+pub mod commands;
 pub mod finding;
 pub mod markup;
 pub mod minimize;
 pub mod operator;
 pub mod partition;
+pub mod plain;
 pub mod report;
 pub mod skipped;
 pub mod summary;
 pub mod svg;
 pub mod svg_doc;
+pub mod throttle;
 pub mod ticket;
 pub mod triage;
 

@@ -1,349 +1,475 @@
-//! A counterexample as the steps an operator runs on a real cluster, each with what to
-//! check after it: the admin tools for what has a command (topic creation,
-//! reassignments, elections, configs, the Inkless switch tool), and the concrete means for
-//! what has none: a follower throttle to keep a broker out of the ISR, `kill -9` for a
-//! session expiry, a power cut for an unclean restart, a wait for the clock. The last
-//! line says what is wrong.
+//! A counterexample as a script an operator saves and runs against a real cluster
+//! (`replay --operator`, and a ticket's "Steps to reproduce"): admin commands as lines,
+//! what to see after each step as a check (`see`: the partition's `--describe` line,
+//! polled), what no command does as a `by_hand` pause, and prose as `#` comments. Steps
+//! are numbered from 0, as everywhere else (the history's event N is step N).
+//!
+//! The order is one a real cluster can follow: a follower the history keeps out of the ISR
+//! is throttled before the step that puts it out (throttle.rs), with a backlog produced
+//! before that, since a throttle slows only a replica outside the ISR that has records to
+//! fetch; a throttle is lifted only where it was set. The last lines say what is wrong.
 
 use crate::check::history::History;
+use crate::check::invariants;
 use crate::check::oracle::{SideRun, StepRecord};
-use crate::model::{BrokerId, Event, Outcome, Partition};
-use std::fmt::Write;
+use crate::findings::commands::{
+    backlog, by_hand, create_lines, describe_regex, list, reassign_lines, BS, TOPIC,
+};
+use crate::findings::plain;
+use crate::findings::throttle::{holds, Hold, Throttles};
+use crate::model::event::Acks;
+use crate::model::{BrokerId, Cluster, Event, Outcome};
+use crate::rules::RuleSet;
 
-const TOPIC: &str = "t";
-const BS: &str = "--bootstrap-server $BS";
+/// The record size of the history's own produces when a throttle must hold a follower:
+/// the history's record counts (and offsets) stay, each record is a backlog of its own.
+const HELD_RECORD_BYTES: u32 = 100_000;
 
-/// One operator step: what to do, and what to check once it is done.
-pub struct OpStep {
-    pub action: String,
-    pub check: String,
-}
-
-/// The numbered operator steps replaying `history`, judged on `side` (recorded, for the
-/// state before and after each step), then what is wrong.
+/// The script replaying `history` as `side` ran it (recorded), as text.
 pub fn operator_steps(history: &History, side: &SideRun) -> String {
-    let mut out = preamble(history);
-    for (i, s) in steps(history, side).iter().enumerate() {
-        let _ = writeln!(out, "{}. {}", i + 1, s.action);
-        if !s.check.is_empty() {
-            let _ = writeln!(out, "   check: {}", s.check);
-        }
-    }
-    for line in wrong_lines(side) {
-        let _ = writeln!(out, "{line}");
-    }
+    let mut out = script(history, side).join("\n");
+    out.push('\n');
     out
 }
 
-/// The cluster the steps assume.
-pub fn preamble(history: &History) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "# Brokers {:?}; `$BS` is a bootstrap server. Topic `{TOPIC}`, one partition per create; replica.lag.time.max.ms={}.",
-        history.brokers, history.broker_config.replica_lag_time_max_ms
-    );
-    if history.eligible_leader_replicas {
-        let _ = writeln!(
-            out,
-            "# ELR on: kafka-features.sh {BS} upgrade --feature eligible.leader.replicas.version=1 (the default of new 4.1+ clusters)"
-        );
-    }
+/// The script's lines.
+pub fn script(history: &History, side: &SideRun) -> Vec<String> {
+    let plan = Plan {
+        history,
+        side,
+        holds: holds(history, side),
+        produces: (history.events.iter()).any(|e| matches!(e, Event::Produce { .. })),
+    };
+    let body = plan.body();
+    let mut out = plan.preamble(body.iter().any(|l| l.starts_with("by_hand ")));
+    out.extend(body);
     out
 }
 
-/// Each event as an operator step with its check, then `--verify` of the last
-/// reassignment (when there was one).
-pub fn steps(history: &History, side: &SideRun) -> Vec<OpStep> {
-    let mut out = Vec::new();
-    let mut last = None;
-    for (i, event) in history.events.iter().enumerate() {
-        let before = i
-            .checked_sub(1)
-            .and_then(|j| side.steps.get(j))
-            .map(|s| &s.state);
-        let isr_before = |p: usize| before.and_then(|c| c.partitions.get(p)).cloned();
-        let action = step(event, i, last.unwrap_or(0), isr_before);
-        let check = side.steps.get(i).map_or(String::new(), |r| check(event, r));
-        out.push(OpStep { action, check });
-        if matches!(event, Event::Reassign { .. }) {
-            last = Some(i);
-        }
-    }
-    if let Some(last) = last {
-        out.push(OpStep {
-            action: format!(
-                "kafka-reassign-partitions.sh {BS} --verify --reassignment-json-file reassign-{last}.json"
+struct Plan<'a> {
+    history: &'a History,
+    side: &'a SideRun,
+    holds: Vec<Hold>,
+    /// The history produces records of its own (their offsets matter: no extra backlog).
+    produces: bool,
+}
+
+/// What the loop over the steps carries: the throttles set, the reassignment file of each
+/// partition, whether a backlog was produced.
+#[derive(Default)]
+struct Carry {
+    throttles: Throttles,
+    files: Vec<(usize, usize)>,
+    backlog: bool,
+    /// Lines for the step under way once its brokers are out of the ISR (a backlog).
+    later: Vec<String>,
+}
+
+impl Plan<'_> {
+    fn preamble(&self, by_hand: bool) -> Vec<String> {
+        let h = self.history;
+        let brokers: Vec<String> = h.brokers.iter().map(|b| b.to_string()).collect();
+        let mut out = vec![
+            "# Save as repro.sh and run `BS=host:port sh repro.sh` against a test cluster (KRaft).".to_string(),
+            format!(
+                "# The cluster: brokers {}, each with replica.lag.time.max.ms={}{}.",
+                brokers.join(", "),
+                h.broker_config.replica_lag_time_max_ms,
+                if self.holds.is_empty() { "" } else { " and replica.fetch.max.bytes=65536 (a throttled follower then pulls at most 64 KiB per quota window, about 11 s)" }
             ),
-            check: String::new(),
-        });
+            format!("# Step N is the history's event N (numbered from 0); the topic is `{TOPIC}`, one partition per create."),
+            "BS=${BS:-localhost:9092}".to_string(),
+            "# see REGEX: wait up to 60 s until a line of the topic's --describe (tabs as spaces) matches REGEX".to_string(),
+            "see() {".to_string(),
+            format!("  for _ in $(seq 60); do kafka-topics.sh {BS} --describe --topic {TOPIC} | tr '\\t' ' ' | grep -Eq \"$1\" && {{ echo \"seen: $1\"; return 0; }}; sleep 1; done"),
+            format!("  echo \"NOT SEEN: $1\"; kafka-topics.sh {BS} --describe --topic {TOPIC}; return 1"),
+            "}".to_string(),
+        ];
+        if by_hand {
+            out.extend([
+                "# by_hand WHAT: a step no admin command performs: do it, then press Enter".to_string(),
+                "by_hand() { printf '\\n>>> by hand: %s\\n>>> press Enter when done ' \"$1\"; read -r _ </dev/tty; }".to_string(),
+            ]);
+        }
+        if self.side.rules.truncation != RuleSet::complete().truncation {
+            out.push("# The brokers' truncation rule in this history is an older generation's (see Affected versions): today's brokers run the script, but truncate otherwise.".to_string());
+        }
+        if h.eligible_leader_replicas {
+            out.push(
+                "# Eligible leader replicas (KIP-966) on: the default of new 4.1+ clusters"
+                    .to_string(),
+            );
+            out.push(format!(
+                "kafka-features.sh {BS} upgrade --feature eligible.leader.replicas.version=1"
+            ));
+        }
+        if !self.holds.is_empty() {
+            out.push("# A follower throttle only slows a replica outside the ISR, and only while it has a backlog to fetch: records are produced first, and each throttle is set before the step that puts its replica out of the ISR.".to_string());
+            if self.produces {
+                out.push(format!("# The history's own records are produced {HELD_RECORD_BYTES} bytes each, so that a throttled follower has a backlog (the offsets stay the history's)."));
+            }
+        }
+        out
     }
-    out
+
+    /// The state after step `i` (`None` before step 0).
+    fn after(&self, i: usize) -> Option<&Cluster> {
+        self.side.steps.get(i).map(|s| &s.state)
+    }
+
+    fn body(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut carry = Carry::default();
+        for (i, event) in self.history.events.iter().enumerate() {
+            let before = i.checked_sub(1).and_then(|j| self.after(j));
+            for h in self.holds.iter().filter(|h| h.from == i) {
+                out.extend(self.hold(h, before, &mut carry));
+            }
+            out.extend(self.action(i, event, before, &mut carry));
+            out.append(&mut carry.later);
+            if let Some(r) = self.side.steps.get(i) {
+                out.extend(self.checks(i, event, r));
+            }
+            // A new replica held out must copy a log long enough: produce it at once.
+            let new_held = self.holds.iter().any(|h| !h.had_replica);
+            if matches!(event, Event::CreatePartition { .. })
+                && new_held
+                && !self.produces
+                && !carry.backlog
+            {
+                carry.backlog = true;
+                out.extend(backlog(
+                    "a replica added later must copy the whole log while throttled",
+                ));
+            }
+        }
+        if let Some(&(_, step)) = carry.files.last() {
+            out.push("# Whether the tool reports the reassignment finished:".to_string());
+            out.push(format!(
+                "kafka-reassign-partitions.sh {BS} --verify --preserve-throttles --reassignment-json-file reassign-{step}.json"
+            ));
+        }
+        let lifts = carry.throttles.lift_all(TOPIC);
+        if !lifts.is_empty() {
+            out.push("# Done: lift the throttles this script set.".to_string());
+            out.extend(lifts);
+        }
+        out.extend(wrong_lines(self.side));
+        out
+    }
+
+    /// The throttle that holds `h` out of the ISR, set before its first step, with the
+    /// backlog a replica that had the partition needs (a new one has the one produced after
+    /// the create): produced now for a stopped one, in the step (`Carry::later`) for one that
+    /// leaves the ISR in it.
+    fn hold(&self, h: &Hold, before: Option<&Cluster>, carry: &mut Carry) -> Vec<String> {
+        let (p, b) = (h.partition, h.broker);
+        let until = h
+            .join
+            .map_or("for the rest of the history".to_string(), |j| {
+                format!("until step {j}")
+            });
+        let mut out = vec![format!("# Before step {}: hold broker {b} out of the ISR of {TOPIC}-{p} {until}: a follower throttle.", h.from)];
+        let part = before.and_then(|c| c.partitions.get(p));
+        let running_in_sync = before.is_some_and(|c| c.is_active(b))
+            && part.is_some_and(|x| x.isr.iter().any(|r| *r == b));
+        if !self.produces && h.had_replica {
+            if part.is_some_and(|x| x.diskless) {
+                out.push("# (The topic is diskless or switching: it takes no backlog now; the replica holds back only if it is behind.)".to_string());
+            } else if running_in_sync {
+                carry
+                    .later
+                    .extend(backlog("records it misses once it is out of the ISR"));
+            } else {
+                out.extend(backlog("records it misses while it is stopped"));
+            }
+        }
+        out.extend(carry.throttles.set(TOPIC, p, b));
+        out.push(format!(
+            "kafka-configs.sh {BS} --describe --entity-type brokers --entity-name {b} | grep -q 'follower.replication.throttled.rate=1' && echo 'broker {b} throttled'"
+        ));
+        out
+    }
+
+    /// Step `i`: its title, then its commands (or a pause for what no command does).
+    fn action(
+        &self,
+        i: usize,
+        event: &Event,
+        before: Option<&Cluster>,
+        carry: &mut Carry,
+    ) -> Vec<String> {
+        let mut out = Vec::new();
+        match event {
+            Event::CreatePartition { .. } => out.extend(create_lines(i, event, before)),
+            Event::Reassign {
+                partition,
+                target,
+                allow_replication_factor_change,
+            } => {
+                out.extend(reassign_lines(
+                    i,
+                    *partition,
+                    target,
+                    *allow_replication_factor_change,
+                ));
+                carry.files.retain(|f| f.0 != *partition);
+                carry.files.push((*partition, i));
+            }
+            Event::CancelReassignment { partition } => {
+                out.push(format!(
+                    "# step {i}: cancel the reassignment of {TOPIC}-{partition}"
+                ));
+                match carry.files.iter().find(|f| f.0 == *partition) {
+                    Some(&(_, step)) => out.push(format!("kafka-reassign-partitions.sh {BS} --cancel --preserve-throttles --reassignment-json-file reassign-{step}.json")),
+                    None => out.push("# (no reassignment of it was started: the tool has no file to cancel; the controller refuses such a cancel)".to_string()),
+                }
+            }
+            Event::AlterPartition {
+                partition,
+                isr,
+                broker,
+                leader_epoch,
+                partition_epoch,
+                ..
+            } => {
+                out.push(format!(
+                    "# step {i}: the ISR of {TOPIC}-{partition} becomes [{}]",
+                    list(isr)
+                ));
+                if broker.is_some() || leader_epoch.is_some() || partition_epoch.is_some() {
+                    out.push("# (sent by another broker or with stale epochs: no command sends it; on a real cluster it is a deposed leader's request still in flight)".to_string());
+                }
+                out.extend(self.isr_change(i, *partition, isr, before, carry));
+            }
+            other => out.extend(self.other_action(i, other)),
+        }
+        out
+    }
+
+    /// The steps of brokers, elections, data and the Inkless switch.
+    fn other_action(&self, i: usize, event: &Event) -> Vec<String> {
+        let title = |what: String| format!("# step {i}: {what}");
+        match event {
+            Event::ElectLeaders { partition, election } => vec![
+                title(format!("{} leader election for {TOPIC}-{partition}", election.api_name().to_lowercase())),
+                format!("kafka-leader-election.sh {BS} --election-type {} --topic {TOPIC} --partition {partition}", election.api_name()),
+            ],
+            Event::ListReassignments => vec![title("list the reassignments".into()), format!("kafka-reassign-partitions.sh {BS} --list")],
+            Event::FenceBroker { broker } => vec![
+                title(format!("broker {broker}'s session expires and the controller fences it")),
+                by_hand(&format!("kill -9 broker {broker}'s process, then wait broker.session.timeout.ms (9 s by default)")),
+            ],
+            Event::UnfenceBroker { broker } => vec![
+                title(format!("broker {broker} registers again")),
+                by_hand(&format!("start broker {broker} (kafka-server-start.sh with its own server.properties) and wait until it is registered")),
+            ],
+            Event::ControlledShutdown { broker } => vec![
+                title(format!("broker {broker} shuts down cleanly")),
+                by_hand(&format!("stop broker {broker} with kafka-server-stop.sh (a controlled shutdown)")),
+            ],
+            Event::RestartBroker { broker, unclean, .. } => {
+                let how = if *unclean { "cut its power (a kill -9 keeps the page cache), then start it again" } else { "kafka-server-stop.sh, then kafka-server-start.sh" };
+                vec![title(format!("broker {broker} restarts")), by_hand(&format!("restart broker {broker}: {how}"))]
+            }
+            Event::Produce { records, acks, .. } => {
+                let size = if self.holds.is_empty() { 100 } else { HELD_RECORD_BYTES };
+                let acks = if *acks == Acks::All { "all" } else { "1" };
+                vec![
+                    title(format!("produce {records} records with acks={acks}")),
+                    format!("kafka-producer-perf-test.sh --topic {TOPIC} --num-records {records} --record-size {size} --throughput -1 --producer-props bootstrap.servers=\"$BS\" acks={acks}"),
+                ]
+            }
+            Event::AdvanceTime { ms } => vec![
+                title(format!("{ms} ms pass (followers fetch; the ISR-expiration task runs every replica.lag.time.max.ms / 2)")),
+                format!("sleep {}", (ms + 999) / 1000),
+            ],
+            Event::DeleteRecords { partition, offset } => vec![
+                title(format!("delete the records of {TOPIC}-{partition} below offset {offset}")),
+                format!("cat > delete-{i}.json <<'EOF'\n{{\"version\":1,\"partitions\":[{{\"topic\":\"{TOPIC}\",\"partition\":{partition},\"offset\":{offset}}}]}}\nEOF"),
+                format!("kafka-delete-records.sh {BS} --offset-json-file delete-{i}.json"),
+            ],
+            _ => self.fetch_and_switch(i, event),
+        }
+    }
+
+    /// Fetches, stalls and flushes (no admin command), and the Inkless switch.
+    fn fetch_and_switch(&self, i: usize, event: &Event) -> Vec<String> {
+        let title = |what: String| format!("# step {i}: {what}");
+        let alter =
+            format!("kafka-configs.sh {BS} --alter --entity-type topics --entity-name {TOPIC}");
+        match event {
+            Event::FollowerFetch { partition, broker } => vec![
+                title(format!("broker {broker} fetches {TOPIC}-{partition} once")),
+                "# No admin command orders a single fetch: a running follower fetches continuously, so on a real cluster this happens by itself (in this order only with a broker-side test fixture).".to_string(),
+            ],
+            Event::StallBroker { broker } => vec![
+                title(format!("broker {broker}'s fetchers stall while it keeps its controller session")),
+                by_hand(&format!("block broker {broker}'s connections to the partition leaders' listeners (e.g. iptables on its host), leaving the controller's")),
+            ],
+            Event::ResumeBroker { broker } => vec![
+                title(format!("broker {broker}'s fetchers resume")),
+                by_hand(&format!("unblock broker {broker}'s connections to the partition leaders")),
+            ],
+            Event::FlushBroker { broker } => vec![
+                title(format!("broker {broker} flushes every log to disk")),
+                "# No admin command forces a flush: flush.messages=1 on the topic from the start makes every append durable at once.".to_string(),
+            ],
+            Event::SwitchStart { consolidating, .. } => {
+                let remote = if *consolidating { ",remote.storage.enable=true" } else { "" };
+                vec![title("start the switch to diskless".into()), format!("{alter} --add-config diskless.enable=true{remote}")]
+            }
+            Event::SealCommit { partition } => vec![
+                title(format!("the leader of {TOPIC}-{partition} commits the seal (once its high watermark reaches its log end)")),
+                "# Nothing to run: the leader does it by itself.".to_string(),
+            ],
+            Event::AlterDisklessSwitch { partition, seal } => vec![
+                title(format!("the operator sets the seal of {TOPIC}-{partition} to {seal}")),
+                format!("kafka-topic-switch.sh seal {BS} --topic {TOPIC} --partition {partition} --offset {seal}"),
+            ],
+            _ => vec![title(event.op().to_string())],
+        }
+    }
+
+    /// An ISR change: who leaves (by hand: a throttle cannot push an in-sync replica out),
+    /// who joins (by itself, or once its throttle is lifted), who stays out (held).
+    fn isr_change(
+        &self,
+        i: usize,
+        p: usize,
+        isr: &[BrokerId],
+        before: Option<&Cluster>,
+        carry: &mut Carry,
+    ) -> Vec<String> {
+        let Some(part) = before.and_then(|c| c.partitions.get(p)) else {
+            return vec![
+                "# (the partition does not exist yet: the request is refused)".to_string(),
+            ];
+        };
+        let mut out = Vec::new();
+        let leaving: Vec<BrokerId> = part
+            .isr
+            .iter()
+            .filter(|b| !isr.contains(b))
+            .copied()
+            .collect();
+        for b in &leaving {
+            out.push(by_hand(&format!(
+                "make broker {b} fall out of the ISR of {TOPIC}-{p} while it keeps running: a throttle cannot (it skips in-sync replicas); block its connections to the leader's listener (e.g. iptables on its host) and wait until the describe shows it out"
+            )));
+        }
+        if !leaving.is_empty() {
+            // The backlog while they are cut off, then their connections back.
+            out.append(&mut carry.later);
+            out.push(by_hand(&format!(
+                "unblock the connections of broker {} to the leader",
+                list(&leaving)
+            )));
+        }
+        for b in isr.iter().filter(|b| !part.isr.contains(b)) {
+            if carry.throttles.is_set(p, *b) {
+                out.push(format!(
+                    "# Broker {b} catches up and joins the ISR: lift its throttle."
+                ));
+                out.extend(carry.throttles.lift(TOPIC, p, *b));
+            } else {
+                out.push(format!(
+                    "# Broker {b} joins the ISR by itself once caught up (it is not throttled)."
+                ));
+            }
+        }
+        for h in self
+            .holds
+            .iter()
+            .filter(|h| h.partition == p && h.from < i && h.join.is_none_or(|j| j > i))
+        {
+            out.push(format!(
+                "# Broker {} stays out of the ISR: it is throttled since before step {}.",
+                h.broker, h.from
+            ));
+        }
+        if out.is_empty() {
+            out.push("# Nothing to do: the leader's request leaves the ISR as it is.".to_string());
+        }
+        out
+    }
+
+    /// What to see after step `i`: the request's failure, and each partition it concerns as
+    /// `--describe` shows it (only glanced at when the next step follows by itself).
+    fn checks(&self, i: usize, event: &Event, r: &StepRecord) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Outcome::Rejected { error, .. } = &r.outcome {
+            out.push(format!("# Expect the command to fail: {}.", error.name()));
+        }
+        let parts: Vec<usize> = match event.partition() {
+            Some(p) => vec![p],
+            None => (0..r.state.partitions.len()).collect(),
+        };
+        let racy = self.next_joins_by_itself(i);
+        for p in parts {
+            let Some(part) = r.state.partitions.get(p) else {
+                continue;
+            };
+            let line = describe_regex(p, part, self.history.eligible_leader_replicas);
+            if racy {
+                out.push(format!(
+                    "# Expect (it may already have moved on: step {} follows by itself): {line}",
+                    i + 1
+                ));
+                out.push(format!("kafka-topics.sh {BS} --describe --topic {TOPIC}"));
+            } else {
+                out.push(format!("see '{line}'"));
+            }
+            if part.diskless {
+                out.push(format!(
+                    "kafka-topic-switch.sh state {BS} --topic {TOPIC}   # expect seal {}",
+                    part.seal
+                ));
+            }
+        }
+        out
+    }
+
+    /// Whether step `i + 1` is an ISR change in which a broker joins by itself (running,
+    /// not throttled): the state after step `i` may not last long enough to be seen.
+    fn next_joins_by_itself(&self, i: usize) -> bool {
+        let (Some(Event::AlterPartition { partition, isr, .. }), Some(now)) =
+            (self.history.events.get(i + 1), self.after(i))
+        else {
+            return false;
+        };
+        let Some(part) = now.partitions.get(*partition) else {
+            return false;
+        };
+        isr.iter().any(|b| {
+            !part.isr.contains(b)
+                && !(self.holds.iter())
+                    .any(|h| h.partition == *partition && h.broker == *b && h.join == Some(i + 1))
+        })
+    }
 }
 
-/// `What is wrong:` lines, one per violation of `side`.
+/// `# What is wrong …` lines, one per violation of `side`, in words.
 pub fn wrong_lines(side: &SideRun) -> Vec<String> {
     side.violations
         .iter()
         .map(|v| {
             let when = if v.step < side.steps.len() {
-                format!("after step {}", v.step + 1)
+                format!("after step {}", v.step)
             } else {
-                "once the cluster is healthy again".to_string()
+                "once every broker is back and healthy".to_string()
             };
-            let statement = crate::check::invariants::by_id(v.invariant)
-                .map_or(String::new(), |i| {
-                    format!(" (it must hold: {})", i.statement)
-                });
+            let inv = invariants::by_id(v.invariant);
+            let headline = inv
+                .and_then(|i| i.headline)
+                .unwrap_or("a property is broken");
+            let rule = inv.map_or(String::new(), |i| {
+                format!(" It must hold: {}.", plain::prose(i.statement))
+            });
             format!(
-                "# What is wrong {when}: {}, {}{statement}",
-                v.invariant, v.detail
+                "# What is wrong {when}: {headline}: {}.{rule}",
+                plain::detail(&v.detail)
             )
         })
         .collect()
-}
-
-/// What to check after a step: the command's error, the partitions as `--describe` and
-/// `--list` show them, and the switch state of a diskless topic.
-fn check(event: &Event, r: &StepRecord) -> String {
-    if let Outcome::Rejected { error, .. } = &r.outcome {
-        return format!("the request fails with {}", error.name());
-    }
-    let parts: Vec<usize> = match event.partition() {
-        Some(p) => vec![p],
-        None => (0..r.state.partitions.len()).collect(),
-    };
-    let mut out: Vec<String> = Vec::new();
-    for i in parts {
-        let Some(p) = r.state.partitions.get(i) else {
-            continue;
-        };
-        out.push(describe(i, p));
-    }
-    out.join("; ")
-}
-
-fn describe(i: usize, p: &Partition) -> String {
-    let list = |ids: &[BrokerId]| {
-        let v: Vec<String> = ids.iter().map(|b| b.to_string()).collect();
-        v.join(",")
-    };
-    let mut text = format!(
-        "`kafka-topics.sh {BS} --describe --topic {TOPIC}` shows partition {i} Leader {} Replicas {} Isr {}",
-        if p.leader < 0 { "none".to_string() } else { p.leader.to_string() },
-        list(&p.replicas),
-        list(&p.isr)
-    );
-    if !p.elr.is_empty() || !p.last_known_elr.is_empty() {
-        text.push_str(&format!(
-            " Elr {} LastKnownElr {}",
-            list(&p.elr),
-            list(&p.last_known_elr)
-        ));
-    }
-    if !p.adding_replicas.is_empty() || !p.removing_replicas.is_empty() {
-        text.push_str(&format!(
-            "; `--list` shows adding [{}] removing [{}]",
-            list(&p.adding_replicas),
-            list(&p.removing_replicas)
-        ));
-    }
-    if p.diskless {
-        text.push_str(&format!(
-            "; `kafka-topic-switch.sh state {BS} --topic {TOPIC}` shows seal {}",
-            p.seal
-        ));
-    }
-    text
-}
-
-fn json_file(n: usize, partition: usize, target: &[BrokerId]) -> String {
-    format!(
-        "reassign-{n}.json = {{\"version\":1,\"partitions\":[{{\"topic\":\"{TOPIC}\",\"partition\":{partition},\"replicas\":{target:?}}}]}}"
-    )
-}
-
-/// Step `n`; `last` is the step of the latest reassignment (its JSON file).
-/// Creating the topic with its assignment and the topic configs the history sets.
-fn create_text(replicas: &[BrokerId], unclean: bool, min_insync_replicas: i32) -> String {
-    let assignment: Vec<String> = replicas.iter().map(|b| b.to_string()).collect();
-    let unclean = if unclean {
-        " --config unclean.leader.election.enable=true"
-    } else {
-        ""
-    };
-    // 1 is the broker default (`min.insync.replicas`), so it needs no config.
-    let min_isr = if min_insync_replicas != 1 {
-        format!(" --config min.insync.replicas={min_insync_replicas}")
-    } else {
-        String::new()
-    };
-    format!(
-        "kafka-topics.sh {BS} --create --topic {TOPIC} --replica-assignment {}{unclean}{min_isr}",
-        assignment.join(":")
-    )
-}
-
-/// Restarting a broker, cleanly or by a power cut.
-fn restart_text(broker: BrokerId, unclean: bool) -> String {
-    let how = if unclean {
-        "cut its power (a kill -9 keeps the page cache) instead of "
-    } else {
-        ""
-    };
-    format!("restart broker {broker} ({how}kafka-server-stop.sh, then kafka-server-start.sh)")
-}
-
-fn step(
-    event: &Event,
-    n: usize,
-    last: usize,
-    isr_before: impl Fn(usize) -> Option<Partition>,
-) -> String {
-    match event {
-        Event::CreatePartition {
-            replicas,
-            unclean_leader_election_enable,
-            min_insync_replicas,
-            ..
-        } => create_text(replicas, *unclean_leader_election_enable, *min_insync_replicas),
-        Event::Reassign {
-            partition, target, ..
-        } => format!(
-            "write {}; kafka-reassign-partitions.sh {BS} --reassignment-json-file reassign-{n}.json --execute --additional; kafka-reassign-partitions.sh {BS} --list",
-            json_file(n, *partition, target)
-        ),
-        Event::CancelReassignment { .. } => format!(
-            "kafka-reassign-partitions.sh {BS} --cancel --reassignment-json-file reassign-{last}.json"
-        ),
-        Event::ListReassignments => format!("kafka-reassign-partitions.sh {BS} --list"),
-        Event::ElectLeaders {
-            partition,
-            election,
-        } => format!(
-            "kafka-leader-election.sh {BS} --election-type {} --topic {TOPIC} --partition {partition}",
-            election.api_name()
-        ),
-        Event::AlterPartition { partition, isr, .. } => {
-            isr_change(*partition, isr, isr_before(*partition))
-        }
-        Event::FenceBroker { broker } => format!(
-            "kill -9 broker {broker}'s process and wait broker.session.timeout.ms (9 s by default) until the controller fences it"
-        ),
-        Event::UnfenceBroker { broker } => {
-            format!("start broker {broker} (kafka-server-start.sh) and let it catch up with the metadata log")
-        }
-        Event::ControlledShutdown { broker } => {
-            format!("stop broker {broker} cleanly (kafka-server-stop.sh: controlled shutdown)")
-        }
-        Event::RestartBroker {
-            broker, unclean, ..
-        } => restart_text(*broker, *unclean),
-        Event::DeleteRecords { partition, offset } => format!(
-            "delete the records of partition {partition} below offset {offset} (kafka-delete-records.sh {BS} --offset-json-file with offset {offset})"
-        ),
-        other => data_step(other),
-    }
-}
-
-/// The steps of the data plane and the Inkless switch: produce, time, fetches, flushes,
-/// the switch tool.
-fn data_step(event: &Event) -> String {
-    match event {
-        Event::Produce { records, acks, .. } => {
-            let acks = if *acks == crate::model::event::Acks::All { "all" } else { "1" };
-            format!(
-                "kafka-producer-perf-test.sh --topic {TOPIC} --num-records {records} --record-size 100 --throughput -1 --producer-props bootstrap.servers=$BS acks={acks}"
-            )
-        }
-        Event::AdvanceTime { ms } => format!(
-            "wait {ms} ms (followers fetch, the ISR-expiration task runs every replica.lag.time.max.ms / 2)"
-        ),
-        Event::FollowerFetch { partition, broker } => format!(
-            "let broker {broker} fetch {TOPIC}-{partition} once: lift its follower throttle ({}) until its next fetch is logged, then set it again",
-            unthrottle(*broker)
-        ),
-        Event::StallBroker { broker } => format!(
-            "stall broker {broker}'s fetchers while it keeps heartbeating: {}",
-            throttle(*broker, None)
-        ),
-        Event::ResumeBroker { broker } => format!(
-            "resume broker {broker}: {}",
-            unthrottle(*broker)
-        ),
-        Event::FlushBroker { broker } => format!(
-            "make broker {broker} flush its logs: kafka-configs.sh {BS} --alter --entity-type topics --entity-name {TOPIC} --add-config flush.messages=1, produce one record, then --delete-config flush.messages"
-        ),
-        Event::SwitchStart {
-            consolidating,
-            ..
-        } => {
-            let remote = if *consolidating { ",remote.storage.enable=true" } else { "" };
-            format!(
-                "start the switch to diskless: kafka-configs.sh {BS} --alter --entity-type topics --entity-name {TOPIC} --add-config diskless.enable=true{remote}"
-            )
-        }
-        Event::SealCommit { partition } => format!(
-            "wait until the leader of {TOPIC}-{partition} commits the seal (its high watermark reaches its log end; kafka-topic-switch.sh state {BS} --topic {TOPIC} shows a seal ≥ 0)"
-        ),
-        Event::AlterDisklessSwitch { partition, seal } => format!(
-            "kafka-topic-switch.sh seal {BS} --topic {TOPIC} --partition {partition} --offset {seal}"
-        ),
-        // Every other event is written by `step`.
-        other => format!("{other}"),
-    }
-}
-
-/// An ISR change has no command: throttle the brokers that must fall out (or stay out),
-/// lift the throttle of those that must catch up and join.
-fn isr_change(partition: usize, isr: &[BrokerId], part: Option<Partition>) -> String {
-    let before = part.as_ref().map(|p| p.isr).unwrap_or_default();
-    let replicas = part.map(|p| p.replicas).unwrap_or_default();
-    // Falling out of the ISR, or replicas kept out of it while others join.
-    let mut out: Vec<BrokerId> = before
-        .iter()
-        .chain(&replicas)
-        .filter(|b| !isr.contains(b))
-        .copied()
-        .collect();
-    out.sort_unstable();
-    out.dedup();
-    let join: Vec<BrokerId> = isr
-        .iter()
-        .filter(|b| !before.contains(b))
-        .copied()
-        .collect();
-    let mut parts = Vec::new();
-    for b in &out {
-        parts.push(format!(
-            "keep broker {b} out of the ISR: {} and wait replica.lag.time.max.ms",
-            throttle(*b, Some(partition))
-        ));
-    }
-    for b in &join {
-        parts.push(format!(
-            "let broker {b} catch up and join the ISR ({}, if it was throttled)",
-            unthrottle(*b)
-        ));
-    }
-    if parts.is_empty() {
-        parts.push("the leader rewrites the ISR unchanged (nothing to do)".to_string());
-    }
-    format!(
-        "make the ISR of {TOPIC}-{partition} {isr:?}: {}",
-        parts.join("; ")
-    )
-}
-
-/// Lifting `broker`'s follower throttle.
-fn unthrottle(broker: BrokerId) -> String {
-    format!("kafka-configs.sh {BS} --alter --entity-type brokers --entity-name {broker} --delete-config follower.replication.throttled.rate")
-}
-
-/// A 1 B/s follower throttle on `broker` (for `partition`, or every partition of the topic).
-fn throttle(broker: BrokerId, partition: Option<usize>) -> String {
-    let replicas = partition.map_or_else(|| "*".to_string(), |p| format!("{p}:{broker}"));
-    format!(
-        "kafka-configs.sh {BS} --alter --entity-type brokers --entity-name {broker} --add-config follower.replication.throttled.rate=1; kafka-configs.sh {BS} --alter --entity-type topics --entity-name {TOPIC} --add-config follower.replication.throttled.replicas={replicas}"
-    )
 }

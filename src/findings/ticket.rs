@@ -1,27 +1,32 @@
-//! `replay --report jira|md`: a finding as the ticket a committer reads, written the way
-//! KAFKA-21419 itself is: a summary in words, affected versions, steps an operator runs
-//! with what to check after each, expected against actual, the suggested fix (the rule
-//! variant that holds), a reproducer to run, the history itself, and upstream sources.
+//! `replay --report jira|md`: a finding as the ticket a committer files unchanged,
+//! written the way KAFKA-21419 itself is: a summary in words, the component, affected
+//! versions per consequence, the steps (the operator script, operator.rs), expected
+//! against actual, the suggested fix (the rule variant that holds), a reproducer where one
+//! is generated, upstream sources, and the history as the attachment.
 //!
-//! Only the rule set under report appears; `complete` only as "with the fix". The
-//! ticket is built once as blocks and rendered as GitHub Markdown or JIRA wiki markup.
+//! Everything above the attachment stands alone: no rule set, preset or variant name, no
+//! invariant or finding id (an invariant is named by its headline), no harness commit (a
+//! commit id appears only in a link to its upstream repository), no debug text (plain.rs
+//! words what isrfuzz prints). Steps are numbered from 0, as `replay` and `conform`
+//! number them. The ticket is built once as blocks and rendered as GitHub Markdown or JIRA
+//! wiki markup.
 
 use crate::check::history::History;
-use crate::check::invariants;
+use crate::check::invariants::{self, Plane};
 use crate::check::oracle::{self, SideRun, Verdict, Violation};
-use crate::findings::affected::{affected, SEARCH_EVENTS_MAX};
+use crate::error::inert_json_text;
+use crate::findings::affected::{affected, Affected, SEARCH_EVENTS_MAX};
 use crate::findings::attribution::responsible_variants;
 pub use crate::findings::markup::Format;
-use crate::findings::markup::{render, upstream, without_repo_paths, Block};
-use crate::findings::operator;
-use crate::findings::report::step_table;
+use crate::findings::markup::{render, upstream, Block};
+use crate::findings::{operator, plain};
 use crate::rules::{Family, RuleSet, RULES};
 
 /// What breaking invariant `id` looks like to an operator (the list's headline).
 fn headline(id: &str) -> &'static str {
     invariants::by_id(id)
         .and_then(|i| i.headline)
-        .unwrap_or("an invariant is violated")
+        .unwrap_or("a property is broken")
 }
 
 /// The ticket for the violation `history` shows under the rule set `verdict`'s first
@@ -29,8 +34,7 @@ fn headline(id: &str) -> &'static str {
 pub fn ticket(file: &str, history: &History, verdict: &Verdict, format: Format) -> String {
     let Some((side, v)) = reported(history, verdict) else {
         return format!(
-            "{file}: no violation to report under {}\n",
-            rule_names(verdict)
+            "{file}: no violation to report: the history breaks none of the properties checked\n"
         );
     };
     let (history, elr_dropped) = quieted(history, side.rules, v.invariant);
@@ -111,9 +115,9 @@ fn quieted(history: &History, rules: RuleSet, invariant: &str) -> (History, bool
     }
 }
 
-fn rule_names(verdict: &Verdict) -> String {
-    let names: Vec<String> = verdict.sides.iter().map(|s| s.rules.to_string()).collect();
-    names.join(":")
+/// The invariant a ticket of `history` reports (what `ticket` files), if any.
+pub fn reported_invariant(history: &History, verdict: &Verdict) -> Option<&'static str> {
+    reported(history, verdict).map(|(_, v)| v.invariant)
 }
 
 fn blocks(
@@ -125,91 +129,118 @@ fn blocks(
 ) -> Vec<Block> {
     let inv = invariants::by_id(v.invariant);
     let family = family_of(&side.rules, history);
-    let (mut out, release) = head(history, side, v, family, elr_dropped);
-    out.extend(description(side, v, inv));
-    out.push(Block::Heading("Steps to reproduce".into()));
-    let mut pre = operator::preamble(history);
-    pre = pre
-        .lines()
-        .map(|l| l.trim_start_matches("# "))
-        .collect::<Vec<_>>()
-        .join(" ");
-    out.push(Block::Para(pre));
-    let steps = operator::steps(history, side);
-    out.push(Block::Steps(
-        steps.into_iter().map(|s| (s.action, s.check)).collect(),
-    ));
-    out.push(Block::Heading("Expected".into()));
-    out.push(Block::Para(expected_text(v, inv, fixed)));
-    out.push(Block::Heading("Actual".into()));
-    out.push(Block::Para(actual_text(side, v)));
-    out.push(Block::Heading("Suggested fix".into()));
     let culprits = culprits(history, &side.rules, v.invariant);
-    out.push(Block::Bullets(fix_lines(&side.rules, &culprits, fixed)));
+    let affected = affected(history, side, v.invariant, family);
+    let mut out = head(history, v, family, &affected, elr_dropped);
+    let mut prose = description(side, v, inv);
+    prose.push(Block::Heading("Steps to reproduce".into()));
+    prose.push(Block::Para(format!(
+        "A script for a test cluster (shell commands, a `see` check after each step, a `by_hand` pause where no command does the step); step N is event N of the history attached below, counted from 0, as `isrfuzz replay` and `isrfuzz conform` count them. `isrfuzz replay --operator FILE` prints the same script."
+    )));
+    prose.push(Block::Code("sh", operator::operator_steps(history, side)));
+    prose.push(Block::Heading("Expected".into()));
+    prose.push(Block::Para(expected_text(v, inv, fixed)));
+    prose.push(Block::Heading("Actual".into()));
+    prose.push(Block::Para(actual_text(side, v)));
+    prose.push(Block::Heading("Suggested fix".into()));
+    prose.push(Block::Bullets(fix_lines(&side.rules, &culprits, fixed)));
+    let legend = plain::legend(&block_text(&prose));
+    if !legend.is_empty() {
+        prose.push(Block::Para(legend));
+    }
+    out.extend(prose);
     out.push(Block::Heading("Reproducer".into()));
-    out.extend(reproducer(history, side, family, &release));
+    out.push(Block::Para(reproducer(history, v, family, &affected)));
+    if let Some(release) = junit_release(history, v, family, &affected) {
+        out.push(Block::Code(
+            "sh",
+            format!("isrfuzz conform --kafka {release} --junit repro/ FILE   # FILE: the history attached below\ncp repro/*.java conformance/src/test/java/org/apache/kafka/controller/\nmvn -f conformance/pom.xml -Dkafka.version=VERSION test -Dtest='*ReproTest'   # VERSION: the release conform names\n"),
+        ));
+    }
+    out.push(Block::Heading("Sources".into()));
+    out.push(Block::Bullets(sources(family, inv)));
     out.push(Block::Heading("History".into()));
     out.push(Block::Para(
-        "Replay it with `isrfuzz replay FILE` (isrfuzz: a differential fuzzer for Kafka's replication rules); the file:".into(),
+        "Save the JSON below as a file; `isrfuzz replay FILE` replays it (isrfuzz: a differential fuzzer of Kafka's replication rules).".into(),
     ));
-    out.push(Block::Code("json", history.to_json()));
-    out.push(Block::Heading("Sources".into()));
-    out.push(Block::Bullets(sources(&side.rules, &culprits, inv)));
+    out.push(Block::Code("json", inert_json_text(&history.to_json())));
     out
 }
 
-/// The title and the fields under it; and the first affected release (for the reproducer).
+/// The text of `blocks`, for the notation legend.
+fn block_text(blocks: &[Block]) -> String {
+    let mut out = String::new();
+    for b in blocks {
+        match b {
+            Block::Para(t) | Block::Heading(t) => out.push_str(t),
+            Block::Bullets(items) => out.push_str(&items.join(" ")),
+            Block::Tree(items) => {
+                for (i, children) in items {
+                    out.push_str(i);
+                    out.push_str(&children.join(" "));
+                }
+            }
+            Block::Code(..) => {}
+        }
+        out.push(' ');
+    }
+    out
+}
+
+/// The title and the fields under it: the component, the affected versions per
+/// consequence, the finder, the cluster's features.
 fn head(
     history: &History,
-    side: &SideRun,
     v: &Violation,
     family: Family,
+    affected: &Affected,
     elr_dropped: bool,
-) -> (Vec<Block>, String) {
-    let mut out = vec![Block::Heading(summary(history, v))];
-    let (affected_line, first) = affected(history, side, v.invariant, family);
-    let mut fields = vec![
-        format!("Component: {}", component(family)),
-        format!("Affected versions: {affected_line}"),
-        format!(
-            "Found by: isrfuzz, rule set `{}`, invariant {}{}",
-            side.rules,
-            v.invariant,
-            if elr_dropped {
-                " (ELR off: the finding does not need it)"
+) -> Vec<Block> {
+    let versions: Vec<String> = (affected.consequences.iter())
+        .map(|c| {
+            let mark = if c.invariant == v.invariant && affected.consequences.len() > 1 {
+                " (reported here)"
             } else {
                 ""
-            }
-        ),
+            };
+            format!(
+                "{}{mark}: {}",
+                capitalize(headline(&c.invariant)),
+                c.versions
+            )
+        })
+        .collect();
+    let mut fields = vec![
+        (format!("Component: {}", component(v.invariant, family, history)), vec![]),
+        ("Affected versions, per consequence:".to_string(), versions),
+        ("Found by: isrfuzz, a differential fuzzer of Kafka's replication rules (an executable model of the controller's and the brokers' rules, its controller checked against the real one release by release)".to_string(), vec![]),
     ];
     if history.eligible_leader_replicas {
-        fields.push("Cluster: eligible leader replicas (KIP-966) on".to_string());
+        fields.push((
+            "Cluster: eligible leader replicas (KIP-966) on".to_string(),
+            vec![],
+        ));
+    } else if elr_dropped {
+        fields.push((
+            "Cluster: eligible leader replicas (KIP-966) off or on: the finding does not need them"
+                .to_string(),
+            vec![],
+        ));
     }
-    let release = first.unwrap_or_else(|| "4.4".to_string());
-    out.push(Block::Bullets(fields));
-    (out, release)
+    vec![Block::Heading(summary(history, v)), Block::Tree(fields)]
 }
 
 /// What happens, in words, and what else the history shows.
 fn description(side: &SideRun, v: &Violation, inv: Option<&invariants::Invariant>) -> Vec<Block> {
     let mut out = vec![Block::Heading("Description".into())];
+    let why = inv.map_or(String::new(), |i| plain::prose(i.rationale));
     out.push(Block::Para(format!(
-        "{}. {}",
-        v.detail.trim_end_matches('.'),
-        without_repo_paths(inv.map_or("", |i| i.rationale))
+        "{}. {why}",
+        capitalize(plain::detail(&v.detail).trim_end_matches('.'))
     )));
-    let others: Vec<String> = side
-        .violations
-        .iter()
+    let others: Vec<String> = (side.violations.iter())
         .filter(|o| o.invariant != v.invariant)
-        .map(|o| {
-            format!(
-                "{} ({}) at step {}",
-                o.invariant,
-                headline(o.invariant),
-                o.step + 1
-            )
-        })
+        .map(|o| format!("{} ({})", headline(o.invariant), when(side, o.step)))
         .collect();
     if !others.is_empty() {
         out.push(Block::Para(format!(
@@ -218,6 +249,15 @@ fn description(side: &SideRun, v: &Violation, inv: Option<&invariants::Invariant
         )));
     }
     out
+}
+
+/// When a violation was seen: after a step (numbered from 0), or at the end.
+fn when(side: &SideRun, step: usize) -> String {
+    if step < side.steps.len() {
+        format!("after step {step}")
+    } else {
+        "once every broker is back and healthy".to_string()
+    }
 }
 
 /// Its title: what goes wrong, and under which trigger.
@@ -280,10 +320,18 @@ fn family_of(rules: &RuleSet, history: &History) -> Family {
     }
 }
 
-fn component(family: Family) -> &'static str {
-    match family {
-        Family::Kraft => "controller (KRaft: ReplicationControlManager, PartitionChangeBuilder)",
-        Family::Inkless => "Inkless diskless topics (aiven/inkless)",
+/// The component a finding is filed against: by the plane of the invariant it breaks (the
+/// controller's registrations, the brokers' replication, the Inkless broker side), in
+/// Inkless when the finding is the fork's.
+fn component(invariant: &str, family: Family, history: &History) -> &'static str {
+    let plane = invariants::by_id(invariant).map_or(Plane::Control, |i| i.plane);
+    let inkless = family == Family::Inkless || history.events.iter().any(inkless_event);
+    match (plane, inkless) {
+        (Plane::Control, false) => "controller (KRaft: ReplicationControlManager, PartitionChangeBuilder)",
+        (Plane::Control, true) => "Inkless diskless topics (aiven/inkless): controller (ReplicationControlManager)",
+        (Plane::Data, false) => "broker (replication: Partition, ReplicaFetcherThread, UnifiedLog)",
+        (Plane::Data, true) => "Inkless diskless topics (aiven/inkless): broker (replication: Partition, ReplicaManager, ReplicaFetcherThread)",
+        (Plane::Inkless, _) => "Inkless diskless topics (aiven/inkless): broker (Partition, ReplicaManager, the consolidation fetcher)",
     }
 }
 
@@ -298,12 +346,16 @@ fn partition_text(side: &SideRun, step: usize) -> String {
         .enumerate()
         .map(|(i, p)| {
             format!(
-                "partition {i}: replicas {:?}, ISR {:?}, adding {:?}, removing {:?}, leader {}",
+                "partition {i} has replicas {:?}, ISR {:?}, adding {:?}, removing {:?}, {}",
                 p.replicas.to_vec(),
                 p.isr.to_vec(),
                 p.adding_replicas.to_vec(),
                 p.removing_replicas.to_vec(),
-                p.leader
+                if p.leader < 0 {
+                    "no leader".to_string()
+                } else {
+                    format!("leader {}", p.leader)
+                }
             )
         })
         .collect();
@@ -312,27 +364,26 @@ fn partition_text(side: &SideRun, step: usize) -> String {
 
 fn expected_text(v: &Violation, inv: Option<&invariants::Invariant>, fixed: &SideRun) -> String {
     let rule = inv.map_or(String::new(), |i| {
-        format!("{} ({}: {}).", capitalize(i.statement), i.id, i.kind.name())
+        format!("{}.", capitalize(&plain::prose(i.statement)))
     });
-    let with_fix = if fixed.violates(v.invariant) {
-        String::new()
-    } else {
-        format!(
-            " With the fix (isrfuzz's `complete` rules), after step {}: {}.",
-            v.step.min(fixed.steps.len().saturating_sub(1)) + 1,
-            partition_text(fixed, v.step)
-        )
-    };
-    format!("{rule}{with_fix}")
+    if fixed.violates(v.invariant) {
+        return rule;
+    }
+    let at = v.step.min(fixed.steps.len().saturating_sub(1));
+    format!(
+        "{rule} With the suggested fix, {}, {}.",
+        when(fixed, at),
+        partition_text(fixed, v.step)
+    )
 }
 
 fn actual_text(side: &SideRun, v: &Violation) -> String {
-    let when = if v.step < side.steps.len() {
-        format!("After step {}", v.step + 1)
-    } else {
-        "Once every broker is back and healthy".to_string()
-    };
-    format!("{when}: {}. {}.", v.detail, partition_text(side, v.step))
+    format!(
+        "{}: {}. Then {}.",
+        capitalize(&when(side, v.step)),
+        plain::detail(&v.detail),
+        partition_text(side, v.step)
+    )
 }
 
 /// The rules (indices into `RULES`) whose fix alone removes the violation from this
@@ -365,84 +416,138 @@ fn culprits(history: &History, rules: &RuleSet, invariant: &str) -> Vec<usize> {
         .collect()
 }
 
-/// Per culprit rule: the variant in use and the one that holds.
-fn fix_lines(rules: &RuleSet, culprits: &[usize], fixed: &SideRun) -> Vec<String> {
-    let complete = RuleSet::complete();
-    let mut out: Vec<String> = culprits
-        .iter()
-        .map(|&i| &RULES[i])
-        .map(|r| {
-            let now = r.variant_of(rules);
-            let fix = r.variant_of(&complete);
-            format!(
-                "Rule `{}`: `{}` ({}) → `{}` ({}); upstream of the fix: {}",
-                r.id,
-                now.name,
-                now.summary,
-                fix.name,
-                fix.summary,
-                upstream(fix.provenance)
-            )
-        })
-        .collect();
-    if culprits.is_empty() {
-        out.push("None known: the violation holds under isrfuzz's most complete rules too (`complete`), a hole no variant fixes yet.".into());
-    } else if fixed.violations.is_empty() {
-        out.push(
-            "With every rule at its fix (isrfuzz's `complete`), this history violates nothing."
-                .into(),
-        );
+/// A provenance as a ticket cites it: its upstream part, commits linked; a rule broken on
+/// purpose said so.
+fn cited(provenance: &str, family: Family) -> String {
+    if provenance.starts_with("planted bug") {
+        return "none: a rule broken on purpose, to test the checks".into();
+    }
+    let repo = match family {
+        Family::Kraft => "apache/kafka",
+        Family::Inkless => "aiven/inkless",
+    };
+    let text = upstream(provenance);
+    if text.starts_with("none (") {
+        return "no upstream commit yet".into();
+    }
+    balanced(&plain::linked(&plain::prose(&text), repo))
+}
+
+/// `text` without the closing parentheses nothing opened (a provenance cut at a `;`).
+fn balanced(text: &str) -> String {
+    let mut depth = 0usize;
+    let mut out = String::new();
+    for c in text.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth == 0 => continue,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        out.push(c);
     }
     out
 }
 
-fn reproducer(history: &History, side: &SideRun, family: Family, release: &str) -> Vec<Block> {
-    if family == Family::Inkless || history.events.iter().any(inkless_event) {
-        return vec![
-            Block::Para(
-                "No Inkless jar is published, so no JUnit test is emitted: extend aiven/inkless's ReplicationControlManagerInklessTest (metadata) or ReplicaManagerInklessTest (core) with the steps of this table:".into(),
-            ),
-            Block::Code("text", step_table(history, side)),
-        ];
+/// Per culprit rule: the variant in use and the one that holds, in words.
+fn fix_lines(rules: &RuleSet, culprits: &[usize], fixed: &SideRun) -> Vec<String> {
+    let complete = RuleSet::complete();
+    let mut out: Vec<String> = (culprits.iter().map(|&i| &RULES[i]))
+        .map(|r| {
+            let now = r.variant_of(rules);
+            let fix = r.variant_of(&complete);
+            format!(
+                "{}: here, {} (source: {}); the fix: {} (source: {}).",
+                capitalize(&plain::prose(r.summary)),
+                plain::prose(now.summary),
+                cited(now.provenance, r.family),
+                plain::prose(fix.summary),
+                cited(fix.provenance, r.family)
+            )
+        })
+        .collect();
+    if culprits.is_empty() {
+        out.push(
+            "None known yet: the history breaks it with every rule this tool models at its fix."
+                .into(),
+        );
+    } else if fixed.violations.is_empty() {
+        out.push("With every rule at its fix, this history breaks nothing.".into());
     }
-    vec![
-        Block::Para(
-            "A JUnit 5 test against the real ReplicationControlManager, asserting the violated property at the step (it fails on each affected release, passes on the others):".into(),
-        ),
-        Block::Code(
-            "sh",
-            format!("isrfuzz conform --kafka {release} --junit repro/ FILE\ncp repro/*.java conformance/src/test/java/org/apache/kafka/controller/\nmvn -f conformance/pom.xml -Dkafka.version=VERSION test -Dtest='*ReproTest'   # VERSION: the release conform names\n"),
-        ),
-    ]
+    out
 }
 
-/// An event no Apache Kafka controller has: the Inkless switch and seal, a diskless create.
+/// The reproducer, or why none is generated (one line).
+fn reproducer(history: &History, v: &Violation, family: Family, affected: &Affected) -> String {
+    if family == Family::Inkless || history.events.iter().any(inkless_event) {
+        return "None generated: JUnit reproducers run against Apache Kafka's released controller, which has no diskless topics, and no Inkless build is published; the script above and the attached history are the reproduction.".into();
+    }
+    if !invariants::is_control_plane(v.invariant) {
+        return "None generated: JUnit reproducers drive the real controller, and this is a property of the brokers' replication, which no real broker has judged yet; the script above and the attached history are the reproduction.".into();
+    }
+    if !invariants::JUNIT_ASSERTED.contains(&v.invariant) {
+        return "None generated: the JUnit reproducers cannot assert this property yet; the script above and the attached history are the reproduction.".into();
+    }
+    if affected.first.is_none() {
+        return "None generated: a JUnit reproducer is written for a release whose controller shows the violation, and no Apache Kafka release does.".into();
+    }
+    "A JUnit 5 test against the real ReplicationControlManager, asserting the violated property after the step (it fails on each affected release, passes on the others):".into()
+}
+
+/// The release a JUnit reproducer is generated for, when one is.
+fn junit_release(
+    history: &History,
+    v: &Violation,
+    family: Family,
+    affected: &Affected,
+) -> Option<String> {
+    let kraft = family == Family::Kraft && !history.events.iter().any(inkless_event);
+    let asserted = invariants::JUNIT_ASSERTED.contains(&v.invariant);
+    (kraft && asserted)
+        .then(|| affected.first.clone())
+        .flatten()
+}
+
+/// An event no Apache Kafka controller has: the Inkless switch and seal, a diskless or
+/// remote-storage topic.
 fn inkless_event(e: &crate::model::Event) -> bool {
     use crate::model::Event;
     match e {
         Event::SwitchStart { .. }
         | Event::SealCommit { .. }
         | Event::AlterDisklessSwitch { .. } => true,
-        Event::CreatePartition { diskless, .. } => *diskless,
+        Event::CreatePartition {
+            diskless,
+            remote_storage,
+            ..
+        } => *diskless || *remote_storage,
         _ => false,
     }
 }
 
-fn sources(
-    rules: &RuleSet,
-    culprits: &[usize],
-    inv: Option<&invariants::Invariant>,
-) -> Vec<String> {
+/// The reported property's upstream source, and where the code is.
+fn sources(family: Family, inv: Option<&invariants::Invariant>) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(i) = inv {
-        out.push(format!("{}: {}", i.id, upstream(i.source)));
+        let repo = if i.plane == Plane::Inkless {
+            "aiven/inkless"
+        } else {
+            "apache/kafka"
+        };
+        let source = plain::linked(&plain::prose(&upstream(i.source)), repo);
+        out.push(format!(
+            "{}: {source}",
+            capitalize(i.headline.unwrap_or(i.id))
+        ));
     }
-    for r in culprits.iter().map(|&i| &RULES[i]) {
-        let v = r.variant_of(rules);
-        out.push(format!("`{}={}`: {}", r.id, v.name, upstream(v.provenance)));
+    let mut code =
+        "Code: https://github.com/apache/kafka/tree/d79bd502ec (apache/kafka trunk, as read)"
+            .to_string();
+    if family == Family::Inkless {
+        code.push_str(
+            ", https://github.com/aiven/inkless/tree/5f22fac12b (aiven/inkless PR #756 head)",
+        );
     }
-    out.push(
-        "Code links: https://github.com/apache/kafka/tree/d79bd502ec (apache trunk), https://github.com/aiven/inkless/tree/5f22fac12b (#756 head)".into(),
-    );
+    out.push(code);
     out
 }

@@ -45,6 +45,7 @@ mod releases;
 mod scenarios;
 mod summary;
 mod symmetry;
+mod tickets;
 mod triage;
 mod witnesses;
 mod workers;

@@ -23,18 +23,54 @@ fn repro() -> (History, oracle::Verdict) {
 fn operator_steps_of_the_kafka_21419_repro() {
     let (h, verdict) = repro();
     expect![[r##"
-        # Brokers [1, 2, 3, 4, 5]; `$BS` is a bootstrap server. Topic `t`, one partition per create; replica.lag.time.max.ms=30000.
-        1. kafka-topics.sh --bootstrap-server $BS --create --topic t --replica-assignment 1:2:3
-           check: `kafka-topics.sh --bootstrap-server $BS --describe --topic t` shows partition 0 Leader 1 Replicas 1,2,3 Isr 1,2,3
-        2. write reassign-1.json = {"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1, 2, 4]}]}; kafka-reassign-partitions.sh --bootstrap-server $BS --reassignment-json-file reassign-1.json --execute --additional; kafka-reassign-partitions.sh --bootstrap-server $BS --list
-           check: `kafka-topics.sh --bootstrap-server $BS --describe --topic t` shows partition 0 Leader 1 Replicas 1,2,4,3 Isr 1,2,3; `--list` shows adding [4] removing [3]
-        3. write reassign-2.json = {"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1, 2, 4, 5]}]}; kafka-reassign-partitions.sh --bootstrap-server $BS --reassignment-json-file reassign-2.json --execute --additional; kafka-reassign-partitions.sh --bootstrap-server $BS --list
-           check: `kafka-topics.sh --bootstrap-server $BS --describe --topic t` shows partition 0 Leader 1 Replicas 1,2,4,5,3 Isr 1,2,3; `--list` shows adding [5] removing [3]
-        4. make the ISR of t-0 [1, 2, 3, 5]: keep broker 4 out of the ISR: kafka-configs.sh --bootstrap-server $BS --alter --entity-type brokers --entity-name 4 --add-config follower.replication.throttled.rate=1; kafka-configs.sh --bootstrap-server $BS --alter --entity-type topics --entity-name t --add-config follower.replication.throttled.replicas=0:4 and wait replica.lag.time.max.ms; let broker 5 catch up and join the ISR (kafka-configs.sh --bootstrap-server $BS --alter --entity-type brokers --entity-name 5 --delete-config follower.replication.throttled.rate, if it was throttled)
-           check: `kafka-topics.sh --bootstrap-server $BS --describe --topic t` shows partition 0 Leader 1 Replicas 1,2,4,5 Isr 1,2,5
-        5. kafka-reassign-partitions.sh --bootstrap-server $BS --verify --reassignment-json-file reassign-2.json
-        # What is wrong after step 3: G2, p0: [4] will survive, is not original [1,2,3] and is not in adding [5] (it must hold: list completeness: while reassigning, (replicas − removing) − O ⊆ adding)
-        # What is wrong after step 4: G5, p0: completed with new replicas [4] out of isr [1,2,5] (replicas [1,2,4,5]) (it must hold: safe completion: at completion, T − O ⊆ ISR (the ISR completion was decided on, see F1))
+        # Save as repro.sh and run `BS=host:port sh repro.sh` against a test cluster (KRaft).
+        # The cluster: brokers 1, 2, 3, 4, 5, each with replica.lag.time.max.ms=30000 and replica.fetch.max.bytes=65536 (a throttled follower then pulls at most 64 KiB per quota window, about 11 s).
+        # Step N is the history's event N (numbered from 0); the topic is `t`, one partition per create.
+        BS=${BS:-localhost:9092}
+        # see REGEX: wait up to 60 s until a line of the topic's --describe (tabs as spaces) matches REGEX
+        see() {
+          for _ in $(seq 60); do kafka-topics.sh --bootstrap-server "$BS" --describe --topic t | tr '\t' ' ' | grep -Eq "$1" && { echo "seen: $1"; return 0; }; sleep 1; done
+          echo "NOT SEEN: $1"; kafka-topics.sh --bootstrap-server "$BS" --describe --topic t; return 1
+        }
+        # A follower throttle only slows a replica outside the ISR, and only while it has a backlog to fetch: records are produced first, and each throttle is set before the step that puts its replica out of the ISR.
+        # step 0: create partition 0 of t on brokers 1, 2, 3
+        kafka-topics.sh --bootstrap-server "$BS" --create --topic t --replica-assignment 1:2:3
+        see 'Partition: 0 Leader: 1 Replicas: 1,2,3 Isr: 1,2,3( Elr:.*)?$'
+        # A backlog (a replica added later must copy the whole log while throttled): 4 MB.
+        kafka-producer-perf-test.sh --topic t --num-records 40000 --record-size 100 --throughput -1 --producer-props bootstrap.servers="$BS" acks=all
+        # Before step 1: hold broker 4 out of the ISR of t-0 for the rest of the history: a follower throttle.
+        kafka-configs.sh --bootstrap-server "$BS" --alter --entity-type brokers --entity-name 4 --add-config follower.replication.throttled.rate=1
+        kafka-configs.sh --bootstrap-server "$BS" --alter --entity-type topics --entity-name t --add-config 'follower.replication.throttled.replicas=[0:4]'
+        kafka-configs.sh --bootstrap-server "$BS" --describe --entity-type brokers --entity-name 4 | grep -q 'follower.replication.throttled.rate=1' && echo 'broker 4 throttled'
+        # step 1: reassign t-0 to [1, 2, 4]
+        cat > reassign-1.json <<'EOF'
+        {"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1,2,4]}]}
+        EOF
+        kafka-reassign-partitions.sh --bootstrap-server "$BS" --reassignment-json-file reassign-1.json --execute --additional
+        see 'Partition: 0 Leader: 1 Replicas: 1,2,4,3 Isr: 1,2,3 Adding Replicas: 4 Removing Replicas: 3( Elr:.*)?$'
+        # Before step 2: hold broker 5 out of the ISR of t-0 until step 3: a follower throttle.
+        kafka-configs.sh --bootstrap-server "$BS" --alter --entity-type brokers --entity-name 5 --add-config follower.replication.throttled.rate=1
+        kafka-configs.sh --bootstrap-server "$BS" --alter --entity-type topics --entity-name t --add-config 'follower.replication.throttled.replicas=[0:4,0:5]'
+        kafka-configs.sh --bootstrap-server "$BS" --describe --entity-type brokers --entity-name 5 | grep -q 'follower.replication.throttled.rate=1' && echo 'broker 5 throttled'
+        # step 2: reassign t-0 to [1, 2, 4, 5]
+        cat > reassign-2.json <<'EOF'
+        {"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1,2,4,5]}]}
+        EOF
+        kafka-reassign-partitions.sh --bootstrap-server "$BS" --reassignment-json-file reassign-2.json --execute --additional
+        see 'Partition: 0 Leader: 1 Replicas: 1,2,4,5,3 Isr: 1,2,3 Adding Replicas: 5 Removing Replicas: 3( Elr:.*)?$'
+        # step 3: the ISR of t-0 becomes [1, 2, 3, 5]
+        # Broker 5 catches up and joins the ISR: lift its throttle.
+        kafka-configs.sh --bootstrap-server "$BS" --alter --entity-type topics --entity-name t --add-config 'follower.replication.throttled.replicas=[0:4]'
+        kafka-configs.sh --bootstrap-server "$BS" --alter --entity-type brokers --entity-name 5 --delete-config follower.replication.throttled.rate
+        # Broker 4 stays out of the ISR: it is throttled since before step 1.
+        see 'Partition: 0 Leader: 1 Replicas: 1,2,4,5 Isr: 1,2,5( Elr:.*)?$'
+        # Whether the tool reports the reassignment finished:
+        kafka-reassign-partitions.sh --bootstrap-server "$BS" --verify --preserve-throttles --reassignment-json-file reassign-2.json
+        # Done: lift the throttles this script set.
+        kafka-configs.sh --bootstrap-server "$BS" --alter --entity-type topics --entity-name t --delete-config follower.replication.throttled.replicas
+        kafka-configs.sh --bootstrap-server "$BS" --alter --entity-type brokers --entity-name 4 --delete-config follower.replication.throttled.rate
+        # What is wrong after step 2: the reassignment listing omits a replica still being added: partition 0: [4] will survive, is not original [1,2,3] and is not in adding [5]. It must hold: list completeness: while reassigning, (replicas − removing) − O ⊆ adding.
+        # What is wrong after step 3: a reassignment completes with a new replica out of the ISR: partition 0: completed with new replicas [4] out of ISR [1,2,5] (replicas [1,2,4,5]). It must hold: safe completion: at completion, T − O ⊆ ISR.
     "##]].assert_eq(&operator::operator_steps(&h, &verdict.sides[0]));
 }
 
@@ -62,44 +98,62 @@ fn jira_ticket_of_the_kafka_21419_repro() {
         assert!(lines.contains(&section), "{section} missing:\n{t}");
     }
     // Affected, per consequence, as the real controllers showed (conformance/measured.json):
-    // G5 (the reported one: completing with 4 out of the ISR) on 4.3 and 4.4 only, G2 (the
-    // lists after the override) on every release. One list for both would contradict the
+    // completing with 4 out of the ISR (the reported one) on 4.3 and 4.4 only, the listing
+    // after the override on every release. One list for both would contradict the
     // reproducer.
-    let affected = lines
+    let at = lines
         .iter()
-        .find(|l| l.starts_with("* Affected versions:"))
+        .position(|l| *l == "* Affected versions, per consequence:")
         .unwrap();
-    let shown = "* Affected versions: G5 (reported): Apache Kafka 4.3.1, 4.4.0, not 4.0.2, 4.1.2, 4.2.2; G2: Apache Kafka 4.0.2, 4.1.2, 4.2.2, 4.3.1, 4.4.0 (shown by the real controller";
-    assert!(affected.starts_with(shown), "{affected}");
+    assert_eq!(
+        lines[at + 1],
+        "** A reassignment completes with a new replica out of the ISR (reported here): shown by Apache Kafka 4.3.1, 4.4.0; not by 4.0.2, 4.1.2, 4.2.2 (each release's real controller, replaying this history in-process)"
+    );
+    assert!(lines[at + 2].starts_with("** The reassignment listing omits a replica still being added: shown by Apache Kafka 4.0.2, 4.1.2, 4.2.2, 4.3.1, 4.4.0"), "{t}");
+    assert_eq!(
+        lines[1 + lines.iter().position(|l| l.starts_with("h1. ")).unwrap() + 1],
+        "* Component: controller (KRaft: ReplicationControlManager, PartitionChangeBuilder)"
+    );
     // The reproducer targets a release that shows the reported consequence.
     assert!(
         t.contains("isrfuzz conform --kafka 4.3.1 --junit repro/ FILE"),
         "{t}"
     );
-    // The step that matters is a concrete means with a check, not a condition.
-    assert!(!t.contains("condition:"), "{t}");
+    // The steps are the operator script: the throttle is a concrete means, each step has a
+    // check.
+    assert!(t.contains("{code:bash}\n# Save as repro.sh"), "{t}");
     assert!(t.contains("follower.replication.throttled.rate=1"), "{t}");
-    assert!(t.contains("#* Check: {{kafka-topics.sh --bootstrap-server $BS --describe --topic t}} shows partition 0 Leader 1 Replicas 1,2,4,5 Isr 1,2,5"), "{t}");
-    // Only the rule set under report; the fix as "with the fix".
-    assert!(!t.contains("complete+inkless-main"), "{t}");
-    assert!(t.contains("With the fix"), "{t}");
-    assert!(t.contains("Rule {{derivation}}: {{trunk}}"), "{t}");
     assert!(
-        !t.contains("Rule {{shrink}}"),
+        t.contains("see 'Partition: 0 Leader: 1 Replicas: 1,2,4,5 Isr: 1,2,5( Elr:.*)?$'"),
+        "{t}"
+    );
+    // Only the rule set under report, in words; the fix as "the fix".
+    assert!(
+        !t[..t.find("h2. History").unwrap()].contains("inkless-main"),
+        "{t}"
+    );
+    assert!(t.contains("With the suggested fix"), "{t}");
+    assert!(
+        t.contains("How an alter-reassignment call derives adding/removing replicas: here, adding = target − current replicas"),
+        "{t}"
+    );
+    assert!(
+        !t.contains("isr-expiration task"),
         "only the rule whose fix removes it:\n{t}"
     );
-    // The history is embedded, as the reported rule set's own.
+    // The history is embedded, as the reported rule set's own, in the attachment.
+    let history = &t[t.find("h2. History").unwrap()..];
     assert!(
-        t.contains("{code:json}") && t.contains("\"rules\": \"trunk+inkless-main\""),
+        history.contains("{code:json}") && history.contains("\"rules\": \"trunk+inkless-main\""),
         "{t}"
     );
     // No repository paths as sources.
-    let sources = &t[t.find("h2. Sources").unwrap()..];
+    let sources = &t[t.find("h2. Sources").unwrap()..t.find("h2. History").unwrap()];
     assert!(!sources.contains("docs/"), "{sources}");
 }
 
-/// The same ticket in GitHub Markdown; an Inkless finding names the upstream test to
-/// extend instead of a JUnit reproducer.
+/// The same ticket in GitHub Markdown; an Inkless finding promises no JUnit reproducer and
+/// says why.
 #[test]
 fn markdown_tickets_for_kraft_and_inkless() {
     let (h, verdict) = repro();
@@ -109,7 +163,7 @@ fn markdown_tickets_for_kraft_and_inkless() {
         "{t}"
     );
     assert!(
-        t.contains("## Steps to reproduce\n") && t.contains("    - Check: "),
+        t.contains("## Steps to reproduce\n") && t.contains("\n```sh\n# Save as repro.sh"),
         "{t}"
     );
     assert!(
@@ -121,10 +175,14 @@ fn markdown_tickets_for_kraft_and_inkless() {
     let verdict = oracle::run(&h, &[RuleSet::complete()], true);
     let t = ticket::ticket(file, &h, &verdict, ticket::Format::Md);
     assert!(t.contains("Component: Inkless"), "{t}");
-    assert!(t.contains("ReplicationControlManagerInklessTest"), "{t}");
+    assert!(
+        t.contains("## Reproducer\n\nNone generated: JUnit reproducers run against Apache Kafka's released controller, which has no diskless topics"),
+        "{t}"
+    );
+    assert!(!t.contains("mvn -f"), "{t}");
     assert!(
         t.contains(
-            "kafka-topic-switch.sh seal --bootstrap-server $BS --topic t --partition 0 --offset 5"
+            "kafka-topic-switch.sh seal --bootstrap-server \"$BS\" --topic t --partition 0 --offset 5"
         ),
         "{t}"
     );
@@ -174,11 +232,12 @@ fn elr_on_in_the_operator_steps_and_the_step_table() {
     let h = History::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap();
     let verdict = oracle::run(&h, &[RuleSet::complete()], true);
     let steps = operator::operator_steps(&h, &verdict.sides[0]);
-    let head: Vec<&str> = steps.lines().take(3).collect();
+    let head: Vec<&str> = (steps.lines())
+        .filter(|l| l.contains("eligible.leader.replicas") || l.contains("--create"))
+        .collect();
     expect![[r#"
-        # Brokers [1, 2, 3]; `$BS` is a bootstrap server. Topic `t`, one partition per create; replica.lag.time.max.ms=30000.
-        # ELR on: kafka-features.sh --bootstrap-server $BS upgrade --feature eligible.leader.replicas.version=1 (the default of new 4.1+ clusters)
-        1. kafka-topics.sh --bootstrap-server $BS --create --topic t --replica-assignment 3:2 --config min.insync.replicas=2"#]].assert_eq(&head.join("\n"));
+        kafka-features.sh --bootstrap-server "$BS" upgrade --feature eligible.leader.replicas.version=1
+        kafka-topics.sh --bootstrap-server "$BS" --create --topic t --replica-assignment 3:2 --config min.insync.replicas=2"#]].assert_eq(&head.join("\n"));
     let table = isrfuzz::findings::report::step_table(&h, &verdict.sides[0]);
     let rows: Vec<&str> = table.lines().take(5).collect();
     expect![[r#"

@@ -39,33 +39,8 @@ fn sync_partition(c: &mut Cluster, rules: &dyn Rules, p: usize) {
     let part = &c.partitions[p];
     let (leader, leader_epoch, partition_epoch) =
         (part.leader, part.leader_epoch, part.partition_epoch);
-    let rt = &mut c.runtime.partitions[p];
-    for l in rt
-        .locals
-        .iter()
-        .filter(|l| !part.replicas.contains(&l.broker))
-    {
-        let broker = l.broker;
-        super::tell(rules, || super::BrokerCall::Remove {
-            broker,
-            partition: p,
-        });
-    }
-    rt.locals.retain(|l| part.replicas.contains(&l.broker));
-    for &b in &part.replicas {
-        if rt.local(b).is_none() {
-            rt.locals.push(Local::fresh(b, now));
-        }
-    }
-    rt.locals.sort_unstable_by_key(|l| l.broker);
-    if rt
-        .leader
-        .as_ref()
-        .is_some_and(|l| l.broker != leader || !part.replicas.contains(&l.broker))
-    {
-        rt.leader = None;
-    }
-    let brokers = part.replicas;
+    reshape_locals(c, rules, p, now);
+    let brokers = c.partitions[p].replicas;
     for &b in &brokers {
         if !c.is_up(b) {
             continue;
@@ -98,6 +73,40 @@ fn sync_partition(c: &mut Cluster, rules: &dyn Rules, p: usize) {
         local.previous_leader = Some(leader);
         local.applied_leader_epoch = leader_epoch;
         local.applied_partition_epoch = partition_epoch;
+    }
+}
+
+/// The partition's local replicas made the registration's: removed replicas dropped (each
+/// told), new ones created fresh, sorted by broker; a leader state that is no longer the
+/// registration's leader's dropped.
+fn reshape_locals(c: &mut Cluster, rules: &dyn Rules, p: usize, now: i64) {
+    let part = &c.partitions[p];
+    let leader = part.leader;
+    let rt = &mut c.runtime.partitions[p];
+    for l in rt
+        .locals
+        .iter()
+        .filter(|l| !part.replicas.contains(&l.broker))
+    {
+        let broker = l.broker;
+        super::tell(rules, || super::BrokerCall::Remove {
+            broker,
+            partition: p,
+        });
+    }
+    rt.locals.retain(|l| part.replicas.contains(&l.broker));
+    for &b in &part.replicas {
+        if rt.local(b).is_none() {
+            rt.locals.push(Local::fresh(b, now));
+        }
+    }
+    rt.locals.sort_unstable_by_key(|l| l.broker);
+    if rt
+        .leader
+        .as_ref()
+        .is_some_and(|l| l.broker != leader || !part.replicas.contains(&l.broker))
+    {
+        rt.leader = None;
     }
 }
 

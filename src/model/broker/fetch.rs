@@ -50,16 +50,8 @@ pub fn follower_fetch(
     let Some(req) = truncation_round(c, rules, p, r, req, notes) else {
         return;
     };
-    let (o, leader_leo, s) = (req.at.offset, req.leader_leo, req.seal);
-    let (records, hw, recorded_at) = if req.local_path {
-        if out_of_range(c, p, r, &req, notes) {
-            return;
-        }
-        (leader_leo - o, None, Some(o))
-    } else if s >= 0 {
-        let recorded = (req.at_seal == AtSealAnswer::Validated).then_some(s);
-        (0, Some(s), recorded)
-    } else {
+    let (o, leader_leo) = (req.at.offset, req.leader_leo);
+    let Some((records, hw, recorded_at)) = answer(c, p, r, &req, notes) else {
         return;
     };
     // The answer carries the high watermark as the leader had it before this fetch moved it
@@ -101,6 +93,31 @@ pub fn follower_fetch(
     maybe_evict(c, rules, p, r);
     if recorded_at.is_some() {
         maybe_expand_isr(c, rules, p, r, !req.local_path, notes);
+    }
+}
+
+/// What the leader answers a fetch that passed the epoch checks: the records it returns,
+/// the high watermark it sends when it is not its own (the at-seal answer's seal), and the
+/// offset it records for the follower. `None`: no answer to process (out of range, or a
+/// pending seal).
+fn answer(
+    c: &mut Cluster,
+    p: usize,
+    r: BrokerId,
+    req: &FetchRequest,
+    notes: &mut Vec<Note>,
+) -> Option<(i64, Option<i64>, Option<i64>)> {
+    let (o, s) = (req.at.offset, req.seal);
+    if req.local_path {
+        if out_of_range(c, p, r, req, notes) {
+            return None;
+        }
+        Some((req.leader_leo - o, None, Some(o)))
+    } else if s >= 0 {
+        let recorded = (req.at_seal == AtSealAnswer::Validated).then_some(s);
+        Some((0, Some(s), recorded))
+    } else {
+        None
     }
 }
 
