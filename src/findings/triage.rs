@@ -11,7 +11,7 @@ use crate::check::history::History;
 use crate::check::invariants::{self, Check, INVARIANTS};
 use crate::check::oracle::{self, SideRun, Violation};
 use crate::error::Error;
-use crate::findings::partition::decisions_on_partition;
+use crate::findings::partition::{decisions_on_partition, partition_of};
 use crate::rules::{Family, RuleSet};
 use std::cell::OnceCell;
 use std::path::Path;
@@ -115,6 +115,11 @@ pub struct Mechanism {
     /// Rule decisions that did not fire.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub without_decisions: Vec<String>,
+    /// An event kind addressing a partition: `without_decisions` then count from its last
+    /// accepted occurrence on the violating partition on, in the per-partition pass
+    /// (`findings::partition`); the whole-history pass counts every step (rejects more).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub without_decisions_since: Option<String>,
     /// `rule=variant`: the violation is gone when this one rule of the violating rule set
     /// is set to this variant (its fix) and the same history is run again. Names the
     /// cause of an expected finding: the buggy variant itself, whatever else differs.
@@ -234,18 +239,20 @@ impl Trace {
     }
 
     /// The trace of one partition: the events of the whole history, and the decisions
-    /// that fired on partition `partition` alone (`findings::partition`).
+    /// that fired on partition `partition` alone (`findings::partition`), from the last
+    /// accepted event of kind `since` on that partition on when one is given.
     pub fn on_partition(
         history: &History,
         rules: &RuleSet,
         step: usize,
         partition: usize,
+        since: Option<&str>,
     ) -> Trace {
         let end = (step + 1).min(history.events.len());
         let mut events: Vec<&'static str> = history.events[..end].iter().map(|e| e.op()).collect();
         events.sort_unstable();
         events.dedup();
-        let decisions = decisions_on_partition(history, rules, step, partition);
+        let decisions = decisions_on_partition(history, rules, step, partition, since);
         Trace { events, decisions }
     }
 
@@ -343,20 +350,42 @@ fn left_after(history: &History, rules: &RuleSet, v: &Violation, known: &[Known]
     {
         return AfterFix::Gone;
     }
-    // Moved to another step: the fixed bug had a part in it. (A detail that changes at the
-    // same step, as at quiescence, is not taken for that: those runs heal the cluster and
-    // cost the most, and no documented composition needs them.)
+    // Moved to another step: the fixed bug had a part in it, unless an entry without a fix
+    // of its own names what is left by its mechanism on the fixed run (KAFKA-15665's early
+    // completion fixed, the history meets F13's later). (A detail that changes at the same
+    // step, as at quiescence, is not taken for that: those runs heal the cluster and cost
+    // the most, and no documented composition needs them.)
     if left.all(|l| l.step == v.step) {
         AfterFix::Same
+    } else if left_is_documented(history, rules, v, known) {
+        AfterFix::Gone
     } else {
         AfterFix::Changed
     }
 }
 
+/// Whether what is left of `v`'s invariant under `rules` (after a fix) is a documented
+/// mechanism that needs no fix to name it, judged on the fixed run's own trace. Asked
+/// only once the violation moved, so a second run (counting decisions) is rare.
+fn left_is_documented(history: &History, rules: &RuleSet, v: &Violation, known: &[Known]) -> bool {
+    let Some(run) = crate::check::focused::run_focused(history, *rules, v.invariant, true) else {
+        return false;
+    };
+    let plain = known.iter().filter(|k| k.mechanism.fixed_by.is_none());
+    let mut left = run.violations.iter().filter(|l| l.invariant == v.invariant);
+    left.clone().next().is_some()
+        && left.all(|l| {
+            let trace = OnceCell::new();
+            let trace = || trace.get_or_init(|| Trace::of_run(history, &run, l.step));
+            plain.clone().any(|k| k.matches(rules, l, &trace))
+        })
+}
+
 /// What a fix did to a violation ([`Mechanism::after_fix`]).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum AfterFix {
-    /// Gone, or only a known hole named by its detail is left.
+    /// Gone, or only a known hole named by its detail is left (or, at another step, one an
+    /// entry without a fix names by its mechanism).
     Gone,
     /// Still there, at another step: the fixed bug had a part in it.
     Changed,
@@ -403,18 +432,12 @@ pub fn known_as<'a>(
     composed.or_else(|| known_on_partition(known, history, rules, v))
 }
 
-/// The partition a violation's detail names first (`p0: ...`, `p0 (seal -1): ...`).
-fn partition_of(v: &Violation) -> Option<usize> {
-    let rest = v.detail.strip_prefix('p')?;
-    let end = rest.find(|c: char| !c.is_ascii_digit())?;
-    let boundary = rest[end..].starts_with([':', ' ']);
-    boundary.then(|| rest[..end].parse().ok())?
-}
-
 /// An entry that names decisions that must not fire, judged on the violating partition's
-/// own trace: a leader change on another partition does not make F11's aborted switch
-/// another mechanism. Only those entries: a decision that fired on the partition fired in
-/// the history too, so the whole-history pass already judged every other entry.
+/// own trace (from its `without_decisions_since` event on, if it names one): a leader
+/// change on another partition, or on this one before the abort, does not make F11's
+/// aborted switch another mechanism. Only those entries: a decision that fired on the
+/// partition fired in the history too, so the whole-history pass already judged every
+/// other entry.
 fn known_on_partition<'a>(
     known: &'a [Known],
     history: &History,
@@ -422,12 +445,17 @@ fn known_on_partition<'a>(
     v: &Violation,
 ) -> Option<&'a Known> {
     let partition = partition_of(v)?;
-    let trace = OnceCell::new();
-    let trace = || trace.get_or_init(|| Trace::on_partition(history, rules, v.step, partition));
     (known.iter())
         .filter(|k| !k.mechanism.without_decisions.is_empty())
-        .filter(|k| k.matches(rules, v, &trace))
-        .find(|k| k.mechanism.after_fix(history, rules, v, known) == AfterFix::Gone)
+        .find(|k| {
+            let since = k.mechanism.without_decisions_since.as_deref();
+            let trace = OnceCell::new();
+            let trace = || {
+                trace.get_or_init(|| Trace::on_partition(history, rules, v.step, partition, since))
+            };
+            k.matches(rules, v, &trace)
+                && k.mechanism.after_fix(history, rules, v, known) == AfterFix::Gone
+        })
 }
 
 /// Whether any of `known` matches the violation.
@@ -546,7 +574,14 @@ fn check_entry(k: &Known) -> Result<(), String> {
             return Err(format!("{}: `{d}` is not a sometimes-property (V1…)", k.id));
         }
     }
-    for e in m.events.iter().chain(&m.without_events) {
+    if m.without_decisions_since.is_some() && m.without_decisions.is_empty() {
+        return Err(format!(
+            "{}: `without_decisions_since` qualifies `without_decisions`, which is empty",
+            k.id
+        ));
+    }
+    let since = m.without_decisions_since.iter();
+    for e in m.events.iter().chain(&m.without_events).chain(since) {
         let probe = serde_json::json!({ "op": e });
         let unknown = serde_json::from_value::<crate::model::Event>(probe)
             .err()

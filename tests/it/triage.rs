@@ -182,6 +182,14 @@ fn format_1_and_bad_mechanisms_are_refused_with_a_reason() {
         .contains("unknown rule `teleport`"));
     let bad_fix = r#"{"format":3,"known":[{"id":"F1","rules":"complete","invariant":"INV-4","mechanism":{"fixed_by":"shrink=never"},"reason":"x"}]}"#;
     assert!(parse_known(bad_fix).unwrap_err().contains("fixed_by"));
+    let bare_since = r#"{"format":3,"known":[{"id":"F1","rules":"complete","invariant":"INV-9","mechanism":{"without_decisions_since":"alter_diskless_switch"},"reason":"x"}]}"#;
+    assert!(parse_known(bare_since)
+        .unwrap_err()
+        .contains("qualifies `without_decisions`"));
+    let bad_since = r#"{"format":3,"known":[{"id":"F1","rules":"complete","invariant":"INV-9","mechanism":{"without_decisions":["V4"],"without_decisions_since":"teleport"},"reason":"x"}]}"#;
+    assert!(parse_known(bad_since)
+        .unwrap_err()
+        .contains("unknown event kind `teleport`"));
 }
 
 /// The ids each violation of `history` under `rules` is known as.
@@ -258,6 +266,11 @@ fn each_presets_bug_is_expected_and_complete_holes_are_known_on_every_variant() 
             "G1 expected KAFKA-21419, G2 expected KAFKA-21419, G4 expected KAFKA-21419, G5 expected KAFKA-21419",
         ),
         ("zk-style--S0--32f2900975084f9b", "complete+zk-style", "S0 expected F2"),
+        (
+            "f2-zk-style-dropped-transient-readded-with-an-empty-log",
+            "complete+zk-style",
+            "S0 expected F2, D1 expected F2, D4 expected F2",
+        ),
         ("f14-always-write-override-clears-lists", "complete+kafka-21419-always-write", "G5 expected always-write"),
         ("3.0-3.7--G1--30e6835bbc3dfe3c", "complete+kafka-21419", "G1 expected proposed-fix"),
         ("f17-elr-names-a-removed-replica", "complete+trunk", "ELR1 known F17, ELR3 known F17"),
@@ -434,9 +447,9 @@ fn two_expected_bugs_together_stay_expected() {
 
 /// F11 per partition (the default hunt's noise): an aborted switch on p1 leaves a follower
 /// on the classic fetcher, and a leader change on another partition (p0's one-replica
-/// reassignment) does not make it another mechanism. A leader change on the switched
-/// partition itself (its one-step reassignment moves the leader) still does: F11 names
-/// none there, and what that mechanism is stays to be filed.
+/// reassignment) does not make it another mechanism. Nor does one on the switched
+/// partition itself before the abort (its one-step reassignment moves the leader while
+/// the switch is pending): F11 counts leader changes from the abort on.
 #[test]
 fn a_decision_on_another_partition_does_not_change_the_mechanism() {
     let history = |target: &str, last: &str| {
@@ -458,8 +471,9 @@ fn a_decision_on_another_partition_does_not_change_the_mechanism() {
         ["INV-9 known F11"]
     );
     let here = history("[4,3]", "");
-    assert_eq!(triaged_under(&known(), &here, rules), ["INV-9 new"]);
-    // Both histories move a leader once (V4 fires on each): only where differs.
+    assert_eq!(triaged_under(&known(), &here, rules), ["INV-9 known F11"]);
+    // Both histories move a leader once (V4 fires on each): the whole-history pass
+    // names neither F11.
     for h in [&elsewhere, &here] {
         let run = oracle::run(h, &[RuleSet::parse(rules).unwrap()], false);
         let v4 = isrfuzz::check::invariants::INVARIANTS
@@ -467,4 +481,82 @@ fn a_decision_on_another_partition_does_not_change_the_mechanism() {
             .position(|i| i.id == "V4");
         assert!(run.sides[0].sometimes[v4.unwrap()] > 0);
     }
+}
+
+/// F11 reached after a leader move, as `hunt --seed 1` met it on the Inkless presets: the
+/// leader moved before the abort (one-step reassignment while pending; a completed classic
+/// reassignment before the switch). With F11 struck from the list both rows are new.
+#[test]
+fn a_leader_change_before_the_abort_is_still_f11() {
+    let known = known();
+    let without_f11: Vec<Known> = known.iter().filter(|k| k.id != "F11").cloned().collect();
+    for (file, rules) in [
+        (
+            "f11-one-step-moves-the-leader-before-the-abort",
+            "complete+inkless-main",
+        ),
+        (
+            "f11-one-step-moves-the-leader-before-the-abort",
+            "complete+pr756-commit1",
+        ),
+        (
+            "f11-leader-moved-before-the-switch-one-step-adds-a-follower",
+            "complete+pr756-commit1",
+        ),
+        (
+            "f11-leader-moved-before-the-switch-one-step-adds-a-follower",
+            "complete+inkless-main",
+        ),
+    ] {
+        let h = regression(file);
+        assert_eq!(
+            triaged_under(&known, &h, rules),
+            ["INV-9 known F11"],
+            "{file} {rules}"
+        );
+        assert_eq!(
+            triaged_under(&without_f11, &h, rules),
+            ["INV-9 new"],
+            "{file} {rules}"
+        );
+    }
+}
+
+/// A leader change from the abort on is not F11's: the move diverts former leader 1 to the
+/// classic fetcher (#756's diversion, F4). With F4 struck from the list the row is new, not
+/// F11; without the diversion (Inkless main) the move hands every follower to consolidation.
+#[test]
+fn a_leader_change_after_the_abort_is_not_f11() {
+    let h = common::parse(
+        "brokers 1,2,3; create 1,2; switch consolidating; alter-switch -1; reassign 2,1; \
+         elect preferred",
+    );
+    let known = known();
+    assert_eq!(triaged_under(&known, &h, "complete"), ["INV-9 known F4"]);
+    let without_f4: Vec<Known> = known.iter().filter(|k| k.id != "F4").cloned().collect();
+    assert_eq!(triaged_under(&without_f4, &h, "complete"), ["INV-9 new"]);
+    assert!(triaged_under(&known, &h, "complete+inkless-main").is_empty());
+}
+
+/// An expected bug's fix can remove a violation at its step and run the history into a
+/// documented hole later: under 3.0-3.7 the RF-reducing reassignment completes without
+/// follower 2 (KAFKA-15665, G8 at step 2); under its fix (completion=4.3+) G8 comes at the
+/// last step instead, from F13's one-step completion through the removing staged before
+/// the abort. KAFKA-15665's; with F13 struck from the list what is left is undocumented.
+#[test]
+fn a_fix_that_leaves_a_documented_hole_later_keeps_the_finding_expected() {
+    let h = common::parse(
+        "brokers 1,2,3,4; create 1,2,3,4; restart 2; reassign 3,2,1; fetch 2; \
+         switch consolidating; reassign 4; alter-switch -1; reassign 4,3",
+    );
+    let g8 = |known: &[Known]| {
+        let all = triaged_under(known, &h, "complete+3.0-3.7");
+        all.into_iter()
+            .filter(|t| t.starts_with("G8 "))
+            .collect::<Vec<_>>()
+    };
+    let known = known();
+    assert_eq!(g8(&known), ["G8 expected KAFKA-15665"]);
+    let without_f13: Vec<Known> = known.iter().filter(|k| k.id != "F13").cloned().collect();
+    assert_eq!(g8(&without_f13), ["G8 new"]);
 }
