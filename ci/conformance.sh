@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The conformance suite: every history of corpus/regressions replayed against Apache Kafka's
-# real controller classes, one release at a time, compared with the release's preset at
-# every controller request (isrfuzz conform; the Java driver in conformance/, built by
-# Maven, which fetches the Kafka jars). Fails on any disagreement, or when Java or Maven is
+# real controller classes and real brokers (Partitions over real logs, conformance/BROKERS.md),
+# one release at a time, compared with the release's preset at every controller request and
+# every replica after each step (isrfuzz conform --brokers; the Java driver in conformance/,
+# built by Maven, which fetches the Kafka jars). Fails on any disagreement, or when Java or Maven is
 # missing. On the oldest and newest release asked, also the driver's own JUnit tests and
 # the model's leader-epoch cache against LeaderEpochFileCache. Then the reproducers: every
 # violation a release shows gets a JUnit test (isrfuzz conform --junit), all of them run in
@@ -27,7 +28,7 @@ passed=0
 failed=0
 for v in "${versions[@]}"; do
   set +e
-  target/release/isrfuzz conform --kafka "$v" corpus/regressions --json --out "$work/findings-$v" \
+  target/release/isrfuzz conform --kafka "$v" corpus/regressions --brokers --json --out "$work/findings-$v" \
     --junit "$work/repro-$v" > "$work/$v.json" 2> "$work/$v.err"
   rc=$?
   set -e

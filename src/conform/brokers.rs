@@ -203,30 +203,8 @@ impl Judge for Brokers<'_, '_> {
         // The proposals of this step not answered yet, by index into `out.proposals`.
         let mut outstanding: Vec<usize> = Vec::new();
         for (i, call) in ask.calls.iter().enumerate() {
-            if let BrokerCall::AlterAnswer {
-                partition,
-                broker,
-                asserted,
-                ..
-            } = call
-            {
-                let mine = |&&k: &&usize| {
-                    let p = &out.proposals[k];
-                    p.partition == *partition && p.broker == *broker
-                };
-                match outstanding.iter().position(|k| mine(&k)) {
-                    Some(at) => {
-                        let k = outstanding.remove(at);
-                        if *asserted {
-                            // The history's own AlterPartition: what the real Partition
-                            // proposed on the catch-up is that request, not one of its own.
-                            out.asserted.push(out.proposals[k].clone());
-                        }
-                    }
-                    // Nothing proposed: a history's assertion has no future to complete.
-                    None if *asserted => continue,
-                    None => {}
-                }
+            if !match_answer(call, &mut out, &mut outstanding) {
+                continue;
             }
             let rounds = match call {
                 BrokerCall::CatchUp { .. } => CATCH_UP_ROUNDS_MAX,
@@ -237,34 +215,19 @@ impl Judge for Brokers<'_, '_> {
                 out.sent += 1;
                 outstanding
                     .extend(out.proposals.len()..out.proposals.len() + answer.proposals.len());
-                out.proposals.extend(answer.proposals);
+                out.proposals.extend(answer.proposals.iter().cloned());
                 // A request the driver could not take is a fault too: the model asked for
                 // something the real brokers' state does not allow.
-                let fault = match (answer.error.as_str(), answer.fault) {
-                    ("DRIVER", f) => Some(format!("DRIVER {}", f.unwrap_or_default())),
-                    (_, f) => f,
+                let fault = match (answer.error.as_str(), &answer.fault) {
+                    ("DRIVER", f) => Some(format!("DRIVER {}", f.clone().unwrap_or_default())),
+                    (_, f) => f.clone(),
                 };
                 if let (None, Some(fault)) = (&out.fault, fault) {
                     out.fault = Some((i, fault));
                 }
-                let caught_up = match call {
-                    BrokerCall::CatchUp {
-                        partition,
-                        follower,
-                        leader,
-                    } => {
-                        let leo = |b: BrokerId| {
-                            (answer.replicas.iter())
-                                .find(|r| r.broker == b && r.partition == *partition)
-                                .map_or(0, |r| r.leo)
-                        };
-                        let stuck = answer.fetch.as_ref().is_none_or(|f| f.error != "NONE");
-                        leo(*follower) >= leo(*leader) || stuck
-                    }
-                    _ => true,
-                };
+                let done = caught_up(call, &answer);
                 last = Some(answer.replicas);
-                if caught_up {
+                if done {
                     break;
                 }
             }
@@ -275,6 +238,57 @@ impl Judge for Brokers<'_, '_> {
         };
         Ok(out)
     }
+}
+
+/// Before an AlterPartition's answer is sent: take the outstanding proposal it answers.
+/// False when the call is not to be sent: a history's own AlterPartition that no real
+/// Partition proposed has no future to complete.
+fn match_answer(call: &BrokerCall, out: &mut BrokerStep, outstanding: &mut Vec<usize>) -> bool {
+    let BrokerCall::AlterAnswer {
+        partition,
+        broker,
+        asserted,
+        ..
+    } = call
+    else {
+        return true;
+    };
+    let at = (outstanding.iter()).position(|&k| {
+        let p = &out.proposals[k];
+        p.partition == *partition && p.broker == *broker
+    });
+    match at {
+        Some(at) => {
+            let k = outstanding.remove(at);
+            if *asserted {
+                // The history's own AlterPartition: what the real Partition proposed on the
+                // catch-up is that request, not one of its own.
+                out.asserted.push(out.proposals[k].clone());
+            }
+            true
+        }
+        None => !*asserted,
+    }
+}
+
+/// Whether a call's rounds are over: every call but a catch-up takes one; a catch-up ends
+/// once the follower's log reaches the leader's end, or a round gets an error.
+fn caught_up(call: &BrokerCall, answer: &BrokerAnswer) -> bool {
+    let BrokerCall::CatchUp {
+        partition,
+        follower,
+        leader,
+    } = call
+    else {
+        return true;
+    };
+    let leo = |b: BrokerId| {
+        (answer.replicas.iter())
+            .find(|r| r.broker == b && r.partition == *partition)
+            .map_or(0, |r| r.leo)
+    };
+    let stuck = answer.fetch.as_ref().is_none_or(|f| f.error != "NONE");
+    leo(*follower) >= leo(*leader) || stuck
 }
 
 /// A replica's records as runs of one epoch: (epoch, first offset, end offset).
@@ -321,34 +335,8 @@ pub fn differences(model: &Cluster, calls: &[BrokerCall], real: &BrokerStep) -> 
     if let Some((i, fault)) = &real.fault {
         out.push(format!("fault at call {i}: {fault}"));
     }
-    let sorted = |v: &[BrokerId]| {
-        let mut v = v.to_vec();
-        v.sort_unstable();
-        v
-    };
-    let asked: Vec<(usize, BrokerId, Vec<BrokerId>)> = (calls.iter())
-        .filter_map(|c| match c {
-            BrokerCall::AlterAnswer {
-                partition,
-                broker,
-                requested,
-                asserted: false,
-                ..
-            } => Some((*partition, *broker, sorted(requested))),
-            _ => None,
-        })
-        .collect();
-    let mut own = real.proposals.clone();
-    for a in &real.asserted {
-        if let Some(k) = own.iter().position(|p| p == a) {
-            own.remove(k);
-        }
-    }
-    let sent: Vec<(usize, BrokerId, Vec<BrokerId>)> = (own.iter())
-        .map(|p| (p.partition, p.broker, sorted(&p.isr)))
-        .collect();
-    if asked != sent {
-        out.push(format!("proposals: {asked:?} vs {sent:?}"));
+    if let Some(d) = proposal_differences(calls, real) {
+        out.push(d);
     }
     let empty = RealReplica::default();
     for (p, rt) in model.runtime.partitions.iter().enumerate() {
@@ -391,6 +379,38 @@ pub fn differences(model: &Cluster, calls: &[BrokerCall], real: &BrokerStep) -> 
         }
     }
     out
+}
+
+/// The AlterPartition requests the model's broker side sent against the real Partitions'
+/// own (a history's AlterPartition, answered as such, is neither's), ISRs as sets.
+fn proposal_differences(calls: &[BrokerCall], real: &BrokerStep) -> Option<String> {
+    let sorted = |v: &[BrokerId]| {
+        let mut v = v.to_vec();
+        v.sort_unstable();
+        v
+    };
+    let asked: Vec<(usize, BrokerId, Vec<BrokerId>)> = (calls.iter())
+        .filter_map(|c| match c {
+            BrokerCall::AlterAnswer {
+                partition,
+                broker,
+                requested,
+                asserted: false,
+                ..
+            } => Some((*partition, *broker, sorted(requested))),
+            _ => None,
+        })
+        .collect();
+    let mut own = real.proposals.clone();
+    for a in &real.asserted {
+        if let Some(k) = own.iter().position(|p| p == a) {
+            own.remove(k);
+        }
+    }
+    let sent: Vec<(usize, BrokerId, Vec<BrokerId>)> = (own.iter())
+        .map(|p| (p.partition, p.broker, sorted(&p.isr)))
+        .collect();
+    (asked != sent).then(|| format!("proposals: {asked:?} vs {sent:?}"))
 }
 
 /// The class of a broker disagreement: the fields that differ (`broker:hw+leo`).

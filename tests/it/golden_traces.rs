@@ -266,12 +266,12 @@ fn switched_non_consolidating_leader_restarts() {
                6  restart 1                          ok                       p0 [1,2,3]       [2,3]       []        []          2   2   3  
                                                                               diskless seal=10 t=30000ms | 1: 10/10 c rec -1@0 | 2*: 10/10 | 3: 10/10 c rec -1@30000
                7  time +15000ms                      ok                       p0 [1,2,3]       [2,3,1]     []        []          2   2   4  
-                                                                              diskless seal=10 t=45000ms | 1: 10/10 rec 10@45000 | 2*: 10/10 | 3: 10/10 rec -1@30000
+                                                                              diskless seal=10 t=45000ms | 1: 10/10 rec 10@30000 | 2*: 10/10 | 3: 10/10 rec -1@30000
                                                        fetch p0 by 1 at 10: 0 records, HW 10 (at-seal)
                                                        p0 admits 1 to the isr
                                                        fetch p0 by 1 at 10: 0 records, HW 10 (at-seal)
                8  produce p0 +3                      ok                       p0 [1,2,3]       [2,3,1]     []        []          2   2   4  
-                                                                              diskless seal=10 t=45000ms | 1: 10/10 rec 10@45000 | 2*: 10/10 | 3: 10/10 rec -1@30000
+                                                                              diskless seal=10 t=45000ms | 1: 10/10 rec 10@30000 | 2*: 10/10 | 3: 10/10 rec -1@30000
                9  time +30000ms                      ok                       
             rules: complete
             step  event                              result                      replicas      isr         adding    removing  ldr  le  pe  violations
@@ -303,13 +303,13 @@ fn switched_non_consolidating_leader_restarts() {
                6  restart 1                          ok                       p0 [1,2,3]       [2,3]       []        []          2   2   3  
                                                                               diskless seal=10 t=30000ms | 1: 10/10 c rec -1@0 | 2*: 10/10 | 3: 10/10 c rec -1@30000
                7  time +15000ms                      ok                       p0 [1,2,3]       [2,3,1]     []        []          2   2   4  
-                                                                              diskless seal=10 t=45000ms | 1: 10/10 rec 10@45000 | 2*: 10/10 | 3: 10/10 rec 10@30000
-                                                       fetch p0 by 3 at 10: 0 records, HW 10 (at-seal)
+                                                                              diskless seal=10 t=45000ms | 1: 10/10 rec 10@30000 | 2*: 10/10 | 3: 10/10 rec 10@30000
                                                        fetch p0 by 1 at 10: 0 records, HW 10 (at-seal)
                                                        p0 admits 1 to the isr
+                                                       fetch p0 by 3 at 10: 0 records, HW 10 (at-seal)
                                                        fetch p0 by 1 at 10: 0 records, HW 10 (at-seal)
                8  produce p0 +3                      ok                       p0 [1,2,3]       [2,3,1]     []        []          2   2   4  
-                                                                              diskless seal=10 t=45000ms | 1: 10/10 rec 10@45000 | 2*: 10/10 | 3: 10/10 rec 10@30000
+                                                                              diskless seal=10 t=45000ms | 1: 10/10 rec 10@30000 | 2*: 10/10 | 3: 10/10 rec 10@30000
                9  time +30000ms                      ok                       
         "#]],
     );
