@@ -50,6 +50,9 @@ pub struct RealReplica {
     pub hw: i64,
     #[serde(default)]
     pub recovery_point: i64,
+    /// The follower's fetcher marked the partition failed.
+    #[serde(default)]
+    pub fetch_failed: bool,
     /// [epoch, start offset].
     pub epochs: Vec<(i32, i64)>,
     /// [base offset, last offset, partition leader epoch].
@@ -111,7 +114,9 @@ pub fn encode(call: &BrokerCall) -> Value {
             follower,
             leader,
         } => fetch(*partition, *follower, *leader, None),
-        BrokerCall::Expire { now_ms } => json!({"op":"broker_expire","now_ms":now_ms}),
+        BrokerCall::Expire { now_ms, brokers } => {
+            json!({"op":"broker_expire","now_ms":now_ms,"brokers":brokers})
+        }
         BrokerCall::AlterAnswer {
             partition,
             broker,
@@ -124,12 +129,7 @@ pub fn encode(call: &BrokerCall) -> Value {
             "error":error,"isr":isr,"leader_epoch":leader_epoch,
             "partition_epoch":partition_epoch,"leader_recovery_state":0}),
         BrokerCall::Restart { broker, survives } => {
-            let survives = match survives {
-                None => "clean",
-                Some(Survives::Flushed) => "flushed",
-                Some(Survives::HighWatermark) => "hw",
-            };
-            json!({"op":"broker_restart","broker":broker,"survives":survives})
+            json!({"op":"broker_restart","broker":broker,"survives":survives_name(*survives)})
         }
         BrokerCall::Flush { broker } => json!({"op":"broker_flush","broker":broker}),
         BrokerCall::DeleteRecords {
@@ -138,6 +138,15 @@ pub fn encode(call: &BrokerCall) -> Value {
             offset,
         } => json!({"op":"broker_delete_records","partition":partition,"broker":broker,
             "offset":offset}),
+    }
+}
+
+/// What a restart keeps, as the protocol names it.
+fn survives_name(survives: Option<Survives>) -> &'static str {
+    match survives {
+        None => "clean",
+        Some(Survives::Flushed) => "flushed",
+        Some(Survives::HighWatermark) => "hw",
     }
 }
 
@@ -357,6 +366,12 @@ pub fn differences(model: &Cluster, calls: &[BrokerCall], real: &BrokerStep) -> 
                 r.log_start.to_string(),
             );
             field("hw", l.hw.to_string(), r.hw.to_string());
+            let failed = l.fetchers.classic_failed;
+            field(
+                "fetch_failed",
+                failed.to_string(),
+                r.fetch_failed.to_string(),
+            );
             let epochs: Vec<(i32, i64)> = (l.log.entries().iter())
                 .map(|e| (e.epoch, e.start_offset))
                 .collect();

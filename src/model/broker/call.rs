@@ -42,8 +42,8 @@ pub enum BrokerCall {
         leader: BrokerId,
         now_ms: i64,
     },
-    /// The `isr-expiration` task on every leader.
-    Expire { now_ms: i64 },
+    /// The `isr-expiration` task on every broker that is up.
+    Expire { now_ms: i64, brokers: Vec<BrokerId> },
     /// The controller's answer to the AlterPartition `broker` sent (asking `requested`):
     /// `error` its `Errors` name; on NONE the committed ISR and epochs. `asserted`: the
     /// request is a history event (the history asserts the leader sent it after it saw the

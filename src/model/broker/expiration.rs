@@ -187,7 +187,13 @@ fn consolidation_check_failed(local: &mut super::Local, diskless_end: i64) -> Op
 /// The `isr-expiration` task on every leader (rules `shrink` and `lag`).
 fn isr_expiration(c: &mut Cluster, rules: &dyn Rules, notes: &mut Vec<Note>) {
     let now = c.runtime.now_ms;
-    super::tell(rules, || super::BrokerCall::Expire { now_ms: now });
+    super::tell(rules, || super::BrokerCall::Expire {
+        now_ms: now,
+        brokers: (c.brokers.iter())
+            .map(|&(b, _)| b)
+            .filter(|&b| c.is_up(b))
+            .collect(),
+    });
     let lag = c.runtime.config.replica_lag_time_max_ms;
     for p in 0..c.partitions.len() {
         let part = &c.partitions[p];

@@ -1,7 +1,7 @@
 //! Produce on a classic topic and its acknowledgement (`Partition.appendRecordsToLeader`,
 //! `Partition.checkEnoughReplicasReachOffset`; confluentinc/kafka 06d492d813,
 //! core/src/main/scala/kafka/cluster/Partition.scala). acks=1 is acknowledged by the
-//! leader's append; acks=all is refused when the ISR is smaller than `min.insync.replicas`
+//! leader's append; acks=all is refused when the ISR is smaller than the effective `min.insync.replicas`
 //! (NOT_ENOUGH_REPLICAS), waits in purgatory until the leader's high watermark passes the
 //! records, and fails if the broker stops leading first. What acks=all acknowledged is a
 //! ghost (`Ghost::acked`): the invariants check that it is never lost.
@@ -48,7 +48,12 @@ pub fn append(
         acks,
         min_insync_replicas: part.min_insync_replicas,
     });
-    if acks == Acks::All && (part.isr.len() as i64) < i64::from(part.min_insync_replicas) {
+    // The broker's effective min ISR: the topic's `min.insync.replicas` capped at the
+    // replication factor (`Partition.effectiveMinIsr`, core/src/main/scala/kafka/cluster/
+    // Partition.scala, confluentinc/kafka 06d492d813), as the controller caps it; the model
+    // used the raw config until the real brokers of 4.4.0 appended where it refused.
+    let min_isr = crate::model::builder::effective_min_isr(part);
+    if acks == Acks::All && (part.isr.len() as i64) < min_isr {
         return Err((
             ErrorCode::NotEnoughReplicas,
             "the isr is smaller than min.insync.replicas",
@@ -99,7 +104,8 @@ pub fn complete_pending(c: &mut Cluster) {
         // leader's or absent) and its high watermark.
         let leading = rt.leader.as_ref().map(|l| l.broker);
         let leader_hw = leading.and_then(|b| rt.local(b)).map(|l| l.hw);
-        let enough = part.isr.len() as i64 >= i64::from(part.min_insync_replicas);
+        // `checkEnoughReplicasReachOffset` judges the effective min ISR too.
+        let enough = part.isr.len() as i64 >= crate::model::builder::effective_min_isr(part);
         let mut acked = Vec::new();
         let mut kept = Vec::new();
         for pending in &rt.pending_acks {

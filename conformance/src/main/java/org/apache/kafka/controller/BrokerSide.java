@@ -203,8 +203,13 @@ final class BrokerSide {
                 BrokerFetcher.round(this, f, st == null ? null : brokers.get(st.leader), index, o);
                 return;
             }
-            case "broker_expire":
+            case "broker_expire": {
+                // `brokers`: the brokers whose task runs (those up); absent, every broker.
+                List<Integer> up = req.containsKey("brokers") ? intList(req, "brokers") : null;
                 for (Broker b : brokers.values()) {
+                    if (up != null && !up.contains(b.id)) {
+                        continue;
+                    }
                     for (Object p : b.partitions.values()) {
                         try {
                             call(p, "maybeShrinkIsr");
@@ -214,6 +219,7 @@ final class BrokerSide {
                     }
                 }
                 return;
+            }
             case "broker_alter_answer":
                 alterAnswer(req);
                 return;
