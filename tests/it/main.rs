@@ -19,6 +19,7 @@ mod conform_junit;
 mod conform_requests;
 mod controller_requests;
 mod data_plane;
+mod default_hunt;
 mod elr;
 mod elr_controller;
 mod elr_data;
