@@ -76,7 +76,10 @@ pub fn affected(history: &History, side: &SideRun, invariant: &str, family: Fami
         .map(|id| {
             let versions = match (family, plane(id)) {
                 (Family::Inkless, _) | (_, Plane::Inkless) => inkless_versions(id, &inkless),
-                (Family::Kraft, Plane::Data) => data_versions(side.rules.truncation),
+                (Family::Kraft, Plane::Data) => match shown_by_brokers(measured.as_ref(), id) {
+                    Some(text) => text,
+                    None => data_versions(side.rules.truncation),
+                },
                 (Family::Kraft, Plane::Control) => {
                     let (text, shows) = controller.versions(id);
                     if id == invariant {
@@ -99,6 +102,23 @@ pub fn affected(history: &History, side: &SideRun, invariant: &str, family: Fami
 
 fn plane(id: &str) -> Plane {
     invariants::by_id(id).map_or(Plane::Control, |i| i.plane)
+}
+
+/// A data-plane consequence the real brokers showed on this very history (the corpus is
+/// recorded with `conform --brokers`): the releases that showed it. `None` when none did,
+/// or nothing was recorded: absence is not claimed from the record.
+fn shown_by_brokers(measured: Option<&Measured>, id: &str) -> Option<String> {
+    let m = measured?;
+    let names: Vec<&str> = m.releases.iter().map(|r| r.0.as_str()).collect();
+    let shown: Vec<bool> = (m.releases.iter())
+        .map(|r| r.1.iter().any(|i| i == id))
+        .collect();
+    shown.contains(&true).then(|| {
+        format!(
+            "{} (each release's real brokers and controller, replaying this history in-process)",
+            split_releases(&names, &shown, "shown by", "not by")
+        )
+    })
 }
 
 /// The Apache Kafka generations whose brokers truncate as `t` does.
