@@ -297,10 +297,18 @@ fn judge_fields(name: &str, h: &History, verdict: &Verdict, md: &str) -> Vec<Str
                 Some(m) => text.starts_with(&shown_text(id, m)),
                 None => !text.contains("shown by"),
             },
-            Plane::Data => {
-                text.contains("not yet reproduced on real Apache Kafka brokers")
-                    && !text.contains("shown by")
-            }
+            // The real brokers' record, where they showed it on this history; else no
+            // claim either way.
+            Plane::Data => match m
+                .as_ref()
+                .filter(|m| m.iter().any(|(_, ids)| ids.contains(&id.to_string())))
+            {
+                Some(m) => text.starts_with(&shown_text(id, m)),
+                None => {
+                    text.contains("not yet reproduced on real Apache Kafka brokers")
+                        && !text.contains("shown by")
+                }
+            },
             Plane::Inkless => !text.contains("shown by"),
         };
         if !ok {
