@@ -223,3 +223,55 @@ fn the_high_watermark_stays_while_the_isr_is_below_min_isr() {
     );
     assert_eq!(hw_after("brokers 1; create 1 min.isr=3; produce 5"), "0 5");
 }
+
+/// The leader's HW after each step of `text` under `complete`.
+fn leader_hw_after(text: &str) -> String {
+    let h = common::parse(text);
+    let v = oracle::run(&h, &[RuleSet::complete()], true);
+    let hws: Vec<String> = v.sides[0]
+        .steps
+        .iter()
+        .map(|s| {
+            let p = &s.state.partitions[0];
+            let rt = &s.state.runtime.partitions[0];
+            rt.local(p.leader).map_or(-1, |l| l.hw).to_string()
+        })
+        .collect();
+    hws.join(" ")
+}
+
+/// Leader 1 of [1,2,3]: 3 fetches once at the leader's end, stalls and leaves the ISR (an
+/// ISR shrink keeps the leader epoch, so its record stays); 5 records reach 2.
+const OUT_BUT_CAUGHT_UP: &str =
+    "brokers 1,2,3; create 1,2,3; fetch 2; fetch 3; stall 3; isr 1,2; produce 5; fetch 2; fetch 2";
+
+/// `shouldWaitForReplicaToJoinIsr` (`Partition.maybeIncrementLeaderHW`, KAFKA-15021): a
+/// follower out of the ISR that is caught up (within `replica.lag.time.max.ms`) and
+/// ISR-eligible holds the leader's HW at its end (0, not 5, after 2's fetches). Once it
+/// lags past the limit it no longer does, from the next recomputation on: not on 2's
+/// fetches that move nothing during `time` (`updateFollowerFetchState` recomputes only
+/// when the follower's end moved), on the next append. Without the wait: 5 after the
+/// second fetch of 2.
+#[test]
+fn a_caught_up_follower_out_of_the_isr_holds_the_high_watermark() {
+    assert_eq!(
+        leader_hw_after(&format!("{OUT_BUT_CAUGHT_UP}; time 30001; produce 1")),
+        "0 0 0 0 0 0 0 0 0 5"
+    );
+}
+
+/// Only an ISR-eligible follower is waited for (`isReplicaIsrEligible`): a fenced one is
+/// not, nor one that restarted, whose new broker epoch does not match the one its last
+/// fetch stored (`isBrokerEpochIsrEligible`; the model's `ReplicaState::epoch_current`),
+/// until it fetches again.
+#[test]
+fn an_ineligible_follower_does_not_hold_the_high_watermark() {
+    for ineligible in ["fence 3", "shutdown 3", "restart 3"] {
+        let hws = leader_hw_after(&format!("{OUT_BUT_CAUGHT_UP}; {ineligible}; produce 1"));
+        assert_eq!(hws, "0 0 0 0 0 0 0 0 0 5", "{ineligible}");
+    }
+    let fetched = leader_hw_after(&format!(
+        "{OUT_BUT_CAUGHT_UP}; restart 3; fetch 3; produce 1"
+    ));
+    assert_eq!(fetched, "0 0 0 0 0 0 0 0 0 0 0", "restarted, then fetched");
+}

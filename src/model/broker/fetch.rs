@@ -149,16 +149,19 @@ fn failed_append_check(
     true
 }
 
-/// `Replica.updateFetchStateOrThrow` on the leader, then `maybeIncrementLeaderHW`.
+/// `Replica.updateFetchStateOrThrow` on the leader, then `maybeIncrementLeaderHW` only when
+/// the follower's recorded end moved (`Partition.updateFollowerFetchState` compares it with
+/// the one before): a fetch that changes nothing does not re-judge which followers the HW
+/// waits for, so one that stopped being caught up holds it until the next change.
 fn record_fetch(c: &mut Cluster, p: usize, r: BrokerId, at: i64, leader_leo: i64) {
     let now = c.runtime.now_ms;
     let rt = &mut c.runtime.partitions[p];
-    rt.leader
-        .as_mut()
-        .expect("checked")
-        .rec_mut(r)
-        .update(at, now, leader_leo);
-    maybe_increment_leader_hw(c, p);
+    let rec = rt.leader.as_mut().expect("checked").rec_mut(r);
+    let before = rec.leo;
+    rec.update(at, now, leader_leo);
+    if rec.leo != before {
+        maybe_increment_leader_hw(c, p);
+    }
 }
 
 /// Answers that end the fetch before any record moves: a fetcher of another leader epoch
@@ -464,8 +467,10 @@ fn fetch_request(c: &Cluster, rules: &dyn Rules, p: usize, r: BrokerId) -> Optio
 }
 
 /// `Partition.maybeIncrementLeaderHW` for classic and pending partitions: the smallest
-/// recorded offset over the ISR (the leader counts its own end). Never moves down, and
-/// not at all while the ISR is below the effective min ISR (`isUnderMinIsr`, KAFKA-15583:
+/// recorded offset over the leader's own end and every follower of the assignment
+/// (`remoteReplicasMap`) that is in the ISR or that the leader waits for
+/// ([`waits_for`]); a follower without a record counts as -1. Never moves down, and not at
+/// all while the ISR is below the effective min ISR (`isUnderMinIsr`, KAFKA-15583:
 /// docs/model/brokers.md#high-watermark).
 pub(super) fn maybe_increment_leader_hw(c: &mut Cluster, p: usize) {
     let part = &c.partitions[p];
@@ -482,9 +487,13 @@ pub(super) fn maybe_increment_leader_hw(c: &mut Cluster, p: usize) {
     let Some(lead) = rt.local(state.broker) else {
         return;
     };
-    let mut hw = lead.leo();
-    for &r in part.isr.iter().filter(|&&r| r != state.broker) {
-        hw = hw.min(state.rec(r).map_or(-1, |s| s.leo));
+    let leader_leo = lead.leo();
+    let mut hw = leader_leo;
+    for &r in part.replicas.iter().filter(|&&r| r != state.broker) {
+        let rec = state.rec(r);
+        if part.isr.contains(&r) || rec.is_some_and(|s| waits_for(c, r, s, leader_leo)) {
+            hw = hw.min(rec.map_or(-1, |s| s.leo));
+        }
     }
     let classic = !part.diskless;
     let lead = c.runtime.partitions[p]
@@ -497,6 +506,21 @@ pub(super) fn maybe_increment_leader_hw(c: &mut Cluster, p: usize) {
             super::produce::note_reads(&mut c.ghosts[p], &lead.log, hw);
         }
     }
+}
+
+/// `shouldWaitForReplicaToJoinIsr` in `maybeIncrementLeaderHW`: a follower outside the
+/// ISR still holds the high watermark while it is caught up (`ReplicaState.isCaughtUp`:
+/// at the leader's end, or caught up within `replica.lag.time.max.ms`) and ISR-eligible
+/// (`isReplicaIsrEligible`: not fenced, not in controlled shutdown, and the broker epoch
+/// stored by its fetches is its current one, `isBrokerEpochIsrEligible`). Upstream
+/// core/src/main/scala/kafka/cluster/Partition.scala at confluentinc/kafka `06d492d813`
+/// (the wait came with KAFKA-15021, `8ad0ed3e61`, which stopped bumping the leader epoch
+/// on an ISR shrink). Upstream's reason: a follower catching up to a leader alone in the
+/// ISR would otherwise keep falling behind a HW that follows the leader's end, and never
+/// rejoin. Found by the real brokers of 4.4.0 (`broker:hw`).
+fn waits_for(c: &Cluster, r: BrokerId, s: &ReplicaState, leader_leo: i64) -> bool {
+    let lag = c.runtime.config.replica_lag_time_max_ms;
+    s.is_caught_up(leader_leo, c.runtime.now_ms, lag) && c.is_active(r) && s.epoch_current
 }
 
 /// Generic expansion (`Partition.maybeExpandIsr`, `isFollowerInSync`) or, at the seal with

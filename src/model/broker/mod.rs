@@ -66,6 +66,14 @@ pub struct ReplicaState {
     pub last_fetch_leader_leo: i64,
     pub last_fetch_time_ms: i64,
     pub last_caught_up_time_ms: i64,
+    /// Stands for `brokerEpoch` being present and equal to the follower's current broker
+    /// epoch in the leader's metadata cache (`Partition.isBrokerEpochIsrEligible`). The
+    /// model has no broker epochs; what changes them upstream is modelled: a recorded fetch
+    /// stores the fetching process's epoch (`updateFetchStateOrThrow`), a new-leader reset
+    /// empties it (`resetReplicaState` with `isNewLeader`; a re-elected leader keeps it),
+    /// and a restart registers a new epoch, so the stored one no longer matches until the
+    /// new process fetches (`reset_process` clears it). `leo >= 0` alone would miss the last.
+    pub epoch_current: bool,
 }
 
 impl ReplicaState {
@@ -74,6 +82,7 @@ impl ReplicaState {
         last_fetch_leader_leo: 0,
         last_fetch_time_ms: 0,
         last_caught_up_time_ms: 0,
+        epoch_current: false,
     };
 
     /// `Replica.updateFetchStateOrThrow(o, t, e)`.
@@ -86,6 +95,7 @@ impl ReplicaState {
         self.leo = fetch_offset;
         self.last_fetch_leader_leo = leader_leo.max(self.last_fetch_leader_leo);
         self.last_fetch_time_ms = now_ms;
+        self.epoch_current = true;
     }
 
     /// `Replica.resetReplicaState(now, leaderEpochStartOffset, isNewLeader, inIsr)`.
@@ -101,6 +111,7 @@ impl ReplicaState {
             self.leo = -1;
             self.last_fetch_leader_leo = -1;
             self.last_fetch_time_ms = 0;
+            self.epoch_current = false;
         } else {
             self.last_fetch_leader_leo = leader_epoch_start_offset;
             self.last_fetch_time_ms = if in_isr { now_ms } else { 0 };
@@ -438,6 +449,16 @@ pub fn reset_process(c: &mut Cluster, rules: &dyn Rules, broker: BrokerId, loss:
         let committed = rt.locals.iter().map(|l| l.hw).max().unwrap_or(0);
         if rt.leader.as_ref().is_some_and(|l| l.broker == broker) {
             rt.leader = None;
+        }
+        // The new process registers with a new broker epoch: other leaders' stored one for
+        // it is stale until it fetches again (`isBrokerEpochIsrEligible`).
+        if let Some(rec) = rt.leader.as_mut().and_then(|l| {
+            l.recorded
+                .iter_mut()
+                .find(|(b, _)| *b == broker)
+                .map(|(_, s)| s)
+        }) {
+            rec.epoch_current = false;
         }
         rt.pending_acks.retain(|a| a.leader != broker);
         if let Some(local) = rt.local_mut(broker) {
