@@ -16,6 +16,7 @@ use crate::model::{Acks, BrokerId, Cluster, Survives};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::cell::RefCell;
+use std::fmt::Debug;
 
 /// Fetch rounds a catch-up may take before the judge says the follower did not catch up
 /// (each round moves at least one batch, and histories append a few batches).
@@ -219,8 +220,9 @@ impl Judge for Brokers<'_, '_> {
                 BrokerCall::CatchUp { .. } => CATCH_UP_ROUNDS_MAX,
                 _ => 1,
             };
+            let request = encode(call);
             for _ in 0..rounds {
-                let answer = self.send(&encode(call))?;
+                let answer = self.send(&request)?;
                 out.sent += 1;
                 outstanding
                     .extend(out.proposals.len()..out.proposals.len() + answer.proposals.len());
@@ -353,34 +355,31 @@ pub fn differences(model: &Cluster, calls: &[BrokerCall], real: &BrokerStep) -> 
             let r = (real.replicas.iter())
                 .find(|r| r.broker == l.broker && r.partition == p)
                 .unwrap_or(&empty);
-            let at = format!("p{p}@{}", l.broker);
-            let mut field = |name: &str, a: String, b: String| {
-                if a != b {
-                    out.push(format!("{at}.{name}: {a} vs {b}"));
+            let mut field = |name: &str, a: &dyn Debug, b: &dyn Debug, same: bool| {
+                if !same {
+                    out.push(format!("p{p}@{}.{name}: {a:?} vs {b:?}", l.broker));
                 }
             };
-            field("leo", l.leo().to_string(), r.leo.to_string());
-            field(
-                "log_start",
-                l.log.start().to_string(),
-                r.log_start.to_string(),
-            );
-            field("hw", l.hw.to_string(), r.hw.to_string());
+            let (leo, start) = (l.leo(), l.log.start());
+            field("leo", &leo, &r.leo, leo == r.leo);
+            field("log_start", &start, &r.log_start, start == r.log_start);
+            field("hw", &l.hw, &r.hw, l.hw == r.hw);
             let failed = l.fetchers.classic_failed;
             field(
                 "fetch_failed",
-                failed.to_string(),
-                r.fetch_failed.to_string(),
+                &failed,
+                &r.fetch_failed,
+                failed == r.fetch_failed,
             );
             let epochs: Vec<(i32, i64)> = (l.log.entries().iter())
                 .map(|e| (e.epoch, e.start_offset))
                 .collect();
-            field("epochs", format!("{epochs:?}"), format!("{:?}", r.epochs));
+            field("epochs", &epochs, &r.epochs, epochs == r.epochs);
             let (a, b) = (
                 runs_of_model(&l.log),
                 runs_of_batches(&r.batches, r.log_start),
             );
-            field("records", format!("{a:?}"), format!("{b:?}"));
+            field("records", &a, &b, a == b);
         }
     }
     for r in &real.replicas {

@@ -86,21 +86,7 @@ fn alter_partition(c: &mut Cluster, event: &Event, rules: &dyn Rules, partition:
     if !outcome.is_rejected() {
         broker::caught_up_by_assertion(c, rules, partition, &before, leader_before);
         broker::tell(rules, || {
-            let part = &c.partitions[partition];
-            let requested = match event {
-                Event::AlterPartition { isr, .. } => isr.clone(),
-                _ => Vec::new(),
-            };
-            broker::BrokerCall::AlterAnswer {
-                partition,
-                broker: leader_before,
-                asserted: true,
-                requested,
-                error: "NONE",
-                isr: part.isr.to_vec(),
-                leader_epoch: part.leader_epoch,
-                partition_epoch: part.partition_epoch,
-            }
+            broker::BrokerCall::alter_answer(c, leader_before, true, event, &outcome)
         });
     }
     outcome

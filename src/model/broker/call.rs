@@ -7,7 +7,7 @@
 //! Architecture invariant: like the request tap, calls are observed, never acted on: with
 //! no tap (every search engine) none is built.
 
-use crate::model::{Acks, BrokerId, Rules, Survives};
+use crate::model::{Acks, BrokerId, Cluster, Event, Outcome, Rules, Survives};
 
 /// One call, with what the model knew when it made it.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -80,6 +80,37 @@ pub enum BrokerCall {
         follower: BrokerId,
         leader: BrokerId,
     },
+}
+
+impl BrokerCall {
+    /// The answer to AlterPartition `request` (its ISR is what `broker` asked), read from
+    /// the controller's `outcome` and the registration after it.
+    pub fn alter_answer(
+        c: &Cluster,
+        broker: BrokerId,
+        asserted: bool,
+        request: &Event,
+        outcome: &Outcome,
+    ) -> BrokerCall {
+        let (partition, requested) = match request {
+            Event::AlterPartition { partition, isr, .. } => (*partition, isr.clone()),
+            _ => unreachable!("an AlterPartition's answer"),
+        };
+        let part = &c.partitions[partition];
+        BrokerCall::AlterAnswer {
+            partition,
+            broker,
+            asserted,
+            requested,
+            error: match outcome {
+                Outcome::Rejected { error, .. } => error.name(),
+                Outcome::Accepted { .. } => "NONE",
+            },
+            isr: part.isr.to_vec(),
+            leader_epoch: part.leader_epoch,
+            partition_epoch: part.partition_epoch,
+        }
+    }
 }
 
 /// Hand `call` to the tap, if there is one (built only then).

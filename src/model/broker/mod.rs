@@ -402,26 +402,9 @@ fn alter_isr(c: &mut Cluster, rules: &dyn Rules, p: usize, isr: Vec<BrokerId>) -
         leader_recovery_state: super::LeaderRecoveryState::Recovered,
     };
     let (before, sender) = (part.partition_epoch, part.leader);
-    let requested = match &request {
-        super::Event::AlterPartition { isr, .. } => isr.clone(),
-        _ => unreachable!("built above"),
-    };
     let outcome = super::controller::apply_controller(c, &request, rules);
     tell(rules, || {
-        let part = &c.partitions[p];
-        BrokerCall::AlterAnswer {
-            partition: p,
-            broker: sender,
-            asserted: false,
-            requested,
-            error: match &outcome {
-                super::Outcome::Rejected { error, .. } => error.name(),
-                super::Outcome::Accepted { .. } => "NONE",
-            },
-            isr: part.isr.to_vec(),
-            leader_epoch: part.leader_epoch,
-            partition_epoch: part.partition_epoch,
-        }
+        BrokerCall::alter_answer(c, sender, false, &request, &outcome)
     });
     let changed = c.partitions[p].partition_epoch != before;
     sync(c, rules);

@@ -19,32 +19,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * ConformanceDriverTest, against the Kafka release on the test classpath.
  */
 class BrokerSideTest {
-    private ConformanceDriver driver;
+    private DriverLines lines;
 
     @BeforeEach
     void setUp() {
-        driver = new ConformanceDriver();
+        lines = new DriverLines();
     }
 
     @AfterEach
     void tearDown() {
         // Closes the LogManagers of the last history (the directories go at JVM exit).
-        driver.handle("{\"op\":\"broker_reset\",\"brokers\":[],\"lag_max_ms\":1}");
+        lines.driver.handle("{\"op\":\"broker_reset\",\"brokers\":[],\"lag_max_ms\":1}");
     }
 
-    @SuppressWarnings("unchecked")
-    private Map<String, Object> send(String line) {
-        String answer = driver.handle(line);
-        assertFalse(answer.contains("\n"), answer);
-        return (Map<String, Object>) ConformanceJson.parse(answer);
-    }
 
-    private Map<String, Object> ok(String line) {
-        Map<String, Object> a = send(line);
-        assertEquals("NONE", a.get("error"), () -> line + " -> " + a);
-        assertNull(a.get("fault"), () -> line + " -> " + a);
-        return a;
-    }
 
     @SuppressWarnings("unchecked")
     private static Map<String, Object> replica(Map<String, Object> answer, int broker, int partition) {
@@ -99,13 +87,13 @@ class BrokerSideTest {
     /** Leader epoch 0 on broker 1 with 5 records; follower 2 fetches them; the HW reaches 5 on both. */
     @Test
     void followerFetchesAndTheHighWatermarkAdvances() {
-        ok("{\"op\":\"broker_reset\",\"brokers\":[1,2],\"lag_max_ms\":10000}");
-        Map<String, Object> a = ok(delta(1, "[1,2]", "[1,2]", 1, 0, 0, 0));
+        lines.ok("{\"op\":\"broker_reset\",\"brokers\":[1,2],\"lag_max_ms\":10000}");
+        Map<String, Object> a = lines.ok(delta(1, "[1,2]", "[1,2]", 1, 0, 0, 0));
         Map<String, Object> r1 = replica(a, 1, 0);
         assertEquals(true, r1.get("leader"));
         assertEquals(pairs(0, 0), r1.get("epochs"));
-        ok(delta(2, "[1,2]", "[1,2]", 1, 0, 0, 0));
-        a = ok(produce(1, 5));
+        lines.ok(delta(2, "[1,2]", "[1,2]", 1, 0, 0, 0));
+        a = lines.ok(produce(1, 5));
         @SuppressWarnings("unchecked")
         Map<String, Object> p = (Map<String, Object>) a.get("produce");
         assertEquals("NONE", p.get("error"));
@@ -113,7 +101,7 @@ class BrokerSideTest {
         assertEquals(4L, p.get("last_offset"));
         assertEquals(0L, replica(a, 1, 0).get("hw"));
 
-        a = ok(fetch(2, 1, 10));
+        a = lines.ok(fetch(2, 1, 10));
         Map<String, Object> f = fetch(a);
         assertEquals(true, f.get("sent"));
         assertEquals("NONE", f.get("error"));
@@ -124,10 +112,10 @@ class BrokerSideTest {
 
         // The next fetch tells the leader the follower is at 5: the leader's HW moves to 5,
         // the answer still carries the HW read before that.
-        a = ok(fetch(2, 1, 20));
+        a = lines.ok(fetch(2, 1, 20));
         assertEquals(0L, fetch(a).get("records"));
         assertEquals(5L, replica(a, 1, 0).get("hw"));
-        a = ok(fetch(2, 1, 30));
+        a = lines.ok(fetch(2, 1, 30));
         assertEquals(5L, fetch(a).get("hw"));
         assertEquals(5L, replica(a, 2, 0).get("hw"));
         assertEquals(5L, replica(a, 1, 0).get("hw"));
@@ -145,24 +133,24 @@ class BrokerSideTest {
      */
     @Test
     void divergingEpochTruncatesTheFollower() {
-        ok("{\"op\":\"broker_reset\",\"brokers\":[1,2],\"lag_max_ms\":10000}");
-        ok(delta(1, "[1,2]", "[1,2]", 1, 0, 0, 0));
-        ok(delta(2, "[1,2]", "[1,2]", 1, 0, 0, 0));
-        ok(produce(1, 3));
-        ok(fetch(2, 1, 1));
-        ok(fetch(2, 1, 2));
+        lines.ok("{\"op\":\"broker_reset\",\"brokers\":[1,2],\"lag_max_ms\":10000}");
+        lines.ok(delta(1, "[1,2]", "[1,2]", 1, 0, 0, 0));
+        lines.ok(delta(2, "[1,2]", "[1,2]", 1, 0, 0, 0));
+        lines.ok(produce(1, 3));
+        lines.ok(fetch(2, 1, 1));
+        lines.ok(fetch(2, 1, 2));
         // Three more on the old leader that broker 2 never fetches.
-        Map<String, Object> a = ok(produce(1, 3));
+        Map<String, Object> a = lines.ok(produce(1, 3));
         assertEquals(6L, replica(a, 1, 0).get("leo"));
         // Broker 2 leads epoch 1 from offset 3; broker 1 follows it.
-        a = ok(delta(2, "[1,2]", "[2]", 2, 1, 1, 100));
+        a = lines.ok(delta(2, "[1,2]", "[2]", 2, 1, 1, 100));
         assertEquals(pairs(0, 0, 1, 3), replica(a, 2, 0).get("epochs"));
-        a = ok(delta(1, "[1,2]", "[2]", 2, 1, 1, 100));
+        a = lines.ok(delta(1, "[1,2]", "[2]", 2, 1, 1, 100));
         assertEquals(false, replica(a, 1, 0).get("leader"));
-        a = ok(produce(2, 2));
+        a = lines.ok(produce(2, 2));
         assertEquals(5L, replica(a, 2, 0).get("leo"));
 
-        a = ok(fetch(1, 2, 110));
+        a = lines.ok(fetch(1, 2, 110));
         Map<String, Object> f = fetch(a);
         assertEquals("NONE", f.get("error"));
         assertEquals(0L, f.get("diverging_epoch"));
@@ -172,7 +160,7 @@ class BrokerSideTest {
         assertEquals(pairs(0, 0), r.get("epochs"));
         assertEquals(List.of(ids(0, 2, 0)), r.get("batches"));
 
-        a = ok(fetch(1, 2, 120));
+        a = lines.ok(fetch(1, 2, 120));
         assertEquals(-1L, fetch(a).get("diverging_epoch"));
         assertEquals(2L, fetch(a).get("records"));
         r = replica(a, 1, 0);
@@ -184,15 +172,15 @@ class BrokerSideTest {
     /** Past lag_max_ms without a fetch, expiry proposes the shrunk ISR; the answer commits it. */
     @Test
     void expiryShrinksTheIsrOnceTheAlterPartitionIsAnswered() {
-        ok("{\"op\":\"broker_reset\",\"brokers\":[1,2],\"lag_max_ms\":10000}");
-        ok(delta(1, "[1,2]", "[1,2]", 1, 0, 0, 0));
-        ok(delta(2, "[1,2]", "[1,2]", 1, 0, 0, 0));
-        Map<String, Object> a = ok(produce(1, 2));
+        lines.ok("{\"op\":\"broker_reset\",\"brokers\":[1,2],\"lag_max_ms\":10000}");
+        lines.ok(delta(1, "[1,2]", "[1,2]", 1, 0, 0, 0));
+        lines.ok(delta(2, "[1,2]", "[1,2]", 1, 0, 0, 0));
+        Map<String, Object> a = lines.ok(produce(1, 2));
         assertEquals(0L, replica(a, 1, 0).get("hw"));
 
-        a = ok("{\"op\":\"broker_expire\",\"now_ms\":5000}");
+        a = lines.ok("{\"op\":\"broker_expire\",\"now_ms\":5000}");
         assertTrue(proposals(a).isEmpty(), a.toString());
-        a = ok("{\"op\":\"broker_expire\",\"now_ms\":20000}");
+        a = lines.ok("{\"op\":\"broker_expire\",\"now_ms\":20000}");
         assertEquals(1, proposals(a).size(), a.toString());
         @SuppressWarnings("unchecked")
         Map<String, Object> proposal = (Map<String, Object>) proposals(a).get(0);
@@ -207,17 +195,17 @@ class BrokerSideTest {
         assertEquals(0L, r.get("hw"));
 
         // Nothing new while it is in flight.
-        a = ok("{\"op\":\"broker_expire\",\"now_ms\":30000}");
+        a = lines.ok("{\"op\":\"broker_expire\",\"now_ms\":30000}");
         assertTrue(proposals(a).isEmpty(), a.toString());
 
-        a = ok("{\"op\":\"broker_alter_answer\",\"partition\":0,\"broker\":1,\"error\":\"NONE\",\"isr\":[1],"
+        a = lines.ok("{\"op\":\"broker_alter_answer\",\"partition\":0,\"broker\":1,\"error\":\"NONE\",\"isr\":[1],"
             + "\"leader_epoch\":0,\"partition_epoch\":1,\"leader_recovery_state\":0}");
         r = replica(a, 1, 0);
         assertEquals(ids(1), r.get("isr"));
         assertEquals(ids(1), r.get("maximal_isr"));
         assertEquals(2L, r.get("hw"));
 
-        Map<String, Object> none = send("{\"op\":\"broker_alter_answer\",\"partition\":0,\"broker\":1,"
+        Map<String, Object> none = lines.send("{\"op\":\"broker_alter_answer\",\"partition\":0,\"broker\":1,"
             + "\"error\":\"NONE\",\"isr\":[1],\"leader_epoch\":0,\"partition_epoch\":1,\"leader_recovery_state\":0}");
         assertEquals("DRIVER", none.get("error"));
     }
@@ -225,18 +213,18 @@ class BrokerSideTest {
     /** An unclean restart that keeps the flushed prefix only; a clean one keeps everything. */
     @Test
     void uncleanRestartKeepsOnlyTheFlushedPrefix() {
-        ok("{\"op\":\"broker_reset\",\"brokers\":[1],\"lag_max_ms\":10000}");
-        ok(delta(1, "[1]", "[1]", 1, 0, 0, 0));
-        ok(produce(1, 3));
-        Map<String, Object> a = ok("{\"op\":\"broker_flush\",\"broker\":1}");
+        lines.ok("{\"op\":\"broker_reset\",\"brokers\":[1],\"lag_max_ms\":10000}");
+        lines.ok(delta(1, "[1]", "[1]", 1, 0, 0, 0));
+        lines.ok(produce(1, 3));
+        Map<String, Object> a = lines.ok("{\"op\":\"broker_flush\",\"broker\":1}");
         assertEquals(3L, replica(a, 1, 0).get("recovery_point"));
-        a = ok(produce(1, 2));
+        a = lines.ok(produce(1, 2));
         Map<String, Object> r = replica(a, 1, 0);
         assertEquals(5L, r.get("leo"));
         assertEquals(5L, r.get("hw"));
         assertEquals(3L, r.get("recovery_point"));
 
-        a = ok("{\"op\":\"broker_restart\",\"broker\":1,\"survives\":\"flushed\"}");
+        a = lines.ok("{\"op\":\"broker_restart\",\"broker\":1,\"survives\":\"flushed\"}");
         r = replica(a, 1, 0);
         assertEquals(false, r.get("online"));
         assertEquals(3L, r.get("leo"));
@@ -244,15 +232,15 @@ class BrokerSideTest {
         assertEquals(pairs(0, 0), r.get("epochs"));
 
         // Back as leader of epoch 1: the checkpointed HW (5) is clamped to the log's end.
-        a = ok(delta(1, "[1]", "[1]", 1, 1, 1, 10));
+        a = lines.ok(delta(1, "[1]", "[1]", 1, 1, 1, 10));
         r = replica(a, 1, 0);
         assertEquals(true, r.get("online"));
         assertEquals(true, r.get("leader"));
         assertEquals(3L, r.get("hw"));
         assertEquals(pairs(0, 0, 1, 3), r.get("epochs"));
 
-        ok(produce(1, 2));
-        a = ok("{\"op\":\"broker_restart\",\"broker\":1,\"survives\":\"clean\"}");
+        lines.ok(produce(1, 2));
+        a = lines.ok("{\"op\":\"broker_restart\",\"broker\":1,\"survives\":\"clean\"}");
         r = replica(a, 1, 0);
         assertEquals(5L, r.get("leo"));
         assertEquals(5L, r.get("recovery_point"));
@@ -265,21 +253,21 @@ class BrokerSideTest {
      */
     @Test
     void outOfRangeFollowerStartsAtTheLeadersLogStart() {
-        ok("{\"op\":\"broker_reset\",\"brokers\":[1,2],\"lag_max_ms\":10000}");
-        ok(delta(1, "[1,2]", "[1]", 1, 0, 0, 0));
-        ok(produce(1, 5));
-        Map<String, Object> a = ok("{\"op\":\"broker_delete_records\",\"partition\":0,\"broker\":1,\"offset\":-1}");
+        lines.ok("{\"op\":\"broker_reset\",\"brokers\":[1,2],\"lag_max_ms\":10000}");
+        lines.ok(delta(1, "[1,2]", "[1]", 1, 0, 0, 0));
+        lines.ok(produce(1, 5));
+        Map<String, Object> a = lines.ok("{\"op\":\"broker_delete_records\",\"partition\":0,\"broker\":1,\"offset\":-1}");
         assertEquals(5L, replica(a, 1, 0).get("log_start"));
-        a = ok(delta(2, "[1,2]", "[1]", 1, 0, 0, 0));
+        a = lines.ok(delta(2, "[1,2]", "[1]", 1, 0, 0, 0));
         @SuppressWarnings("unchecked")
         Map<String, Object> st = (Map<String, Object>) replica(a, 2, 0).get("fetch_state");
         assertEquals(true, st.get("truncating"));
-        a = ok(fetch(2, 1, 1));
+        a = lines.ok(fetch(2, 1, 1));
         assertEquals("OFFSET_OUT_OF_RANGE", fetch(a).get("error"));
         Map<String, Object> r = replica(a, 2, 0);
         assertEquals(5L, r.get("log_start"));
         assertEquals(5L, r.get("leo"));
-        a = ok(fetch(2, 1, 2));
+        a = lines.ok(fetch(2, 1, 2));
         assertEquals("NONE", fetch(a).get("error"));
         assertEquals(0L, fetch(a).get("records"));
         // The follower caught up with the HW: the leader proposes it back into the ISR.
@@ -289,31 +277,31 @@ class BrokerSideTest {
     /** Stale and unknown requests: errors the protocol names, never a driver failure. */
     @Test
     void errorsAreAnswered() {
-        assertEquals("DRIVER", send("{\"op\":\"broker_state\"}").get("error"));
-        ok("{\"op\":\"broker_reset\",\"brokers\":[1,2],\"lag_max_ms\":10000}");
-        Map<String, Object> a = send(produce(1, 1));
+        assertEquals("DRIVER", lines.send("{\"op\":\"broker_state\"}").get("error"));
+        lines.ok("{\"op\":\"broker_reset\",\"brokers\":[1,2],\"lag_max_ms\":10000}");
+        Map<String, Object> a = lines.send(produce(1, 1));
         assertEquals("NOT_LEADER_OR_FOLLOWER", a.get("error"));
-        ok(delta(1, "[1,2]", "[1,2]", 1, 0, 0, 0));
-        a = ok(fetch(2, 1, 0));
+        lines.ok(delta(1, "[1,2]", "[1,2]", 1, 0, 0, 0));
+        a = lines.ok(fetch(2, 1, 0));
         assertEquals(false, fetch(a).get("sent"));
-        ok(delta(2, "[1,2]", "[1,2]", 1, 0, 0, 0));
-        ok(produce(1, 1));
+        lines.ok(delta(2, "[1,2]", "[1,2]", 1, 0, 0, 0));
+        lines.ok(produce(1, 1));
         // Broker 1 moves to epoch 2 while broker 2 still fetches with epoch 0: fenced, failed.
-        ok(delta(1, "[1,2]", "[1,2]", 1, 2, 2, 0));
-        a = ok(fetch(2, 1, 1));
+        lines.ok(delta(1, "[1,2]", "[1,2]", 1, 2, 2, 0));
+        a = lines.ok(fetch(2, 1, 1));
         assertEquals("FENCED_LEADER_EPOCH", fetch(a).get("error"));
         assertEquals(true, replica(a, 2, 0).get("fetch_failed"));
-        a = ok(fetch(2, 1, 2));
+        a = lines.ok(fetch(2, 1, 2));
         assertEquals(false, fetch(a).get("sent"));
         // The delta for epoch 2 restarts the fetcher.
-        a = ok(delta(2, "[1,2]", "[1,2]", 1, 2, 2, 3));
+        a = lines.ok(delta(2, "[1,2]", "[1,2]", 1, 2, 2, 3));
         assertEquals(false, replica(a, 2, 0).get("fetch_failed"));
-        a = ok(fetch(2, 1, 4));
+        a = lines.ok(fetch(2, 1, 4));
         assertEquals(1L, fetch(a).get("records"));
-        a = ok("{\"op\":\"broker_remove\",\"broker\":2,\"partition\":0}");
+        a = lines.ok("{\"op\":\"broker_remove\",\"broker\":2,\"partition\":0}");
         for (Object o : (List<?>) a.get("replicas")) {
             assertEquals(1L, ((Map<?, ?>) o).get("broker"), a.toString());
         }
-        assertEquals("DRIVER", send("{\"op\":\"broker_nothing\"}").get("error"));
+        assertEquals("DRIVER", lines.send("{\"op\":\"broker_nothing\"}").get("error"));
     }
 }

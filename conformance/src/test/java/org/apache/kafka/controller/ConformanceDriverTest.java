@@ -18,26 +18,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * one observed on each release, keyed by the release the jars report.
  */
 class ConformanceDriverTest {
-    private ConformanceDriver driver;
+    private DriverLines lines;
 
     @BeforeEach
     void setUp() {
-        driver = new ConformanceDriver();
+        lines = new DriverLines();
     }
 
-    @SuppressWarnings("unchecked")
-    private Map<String, Object> send(String line) {
-        String answer = driver.handle(line);
-        assertFalse(answer.contains("\n"), answer);
-        return (Map<String, Object>) ConformanceJson.parse(answer);
-    }
 
-    private Map<String, Object> ok(String line) {
-        Map<String, Object> a = send(line);
-        assertEquals("NONE", a.get("error"), () -> line + " -> " + a);
-        assertNull(a.get("fault"), () -> line + " -> " + a);
-        return a;
-    }
 
     @SuppressWarnings("unchecked")
     private static Map<String, Object> partition(Map<String, Object> answer, int index) {
@@ -101,22 +89,22 @@ class ConformanceDriverTest {
      */
     @Test
     void elrOutlivesReplicasAfterReassignment() {
-        ok("{\"op\":\"reset\",\"brokers\":[1,2,3],\"elr\":true}");
-        ok("{\"op\":\"create\",\"replicas\":[1,2,3],\"min_isr\":3,\"unclean\":false}");
-        ok("{\"op\":\"register\",\"broker\":1,\"clean\":true}");
-        Map<String, Object> a = ok("{\"op\":\"reassign\",\"partition\":0,\"target\":[2],\"allow_rf_change\":true}");
+        lines.ok("{\"op\":\"reset\",\"brokers\":[1,2,3],\"elr\":true}");
+        lines.ok("{\"op\":\"create\",\"replicas\":[1,2,3],\"min_isr\":3,\"unclean\":false}");
+        lines.ok("{\"op\":\"register\",\"broker\":1,\"clean\":true}");
+        Map<String, Object> a = lines.ok("{\"op\":\"reassign\",\"partition\":0,\"target\":[2],\"allow_rf_change\":true}");
         Map<String, Object> p = partition(a, 0);
         assertEquals(ids(2), p.get("replicas"), p.toString());
         assertEquals(ids(1, 3), p.get("elr"), p.toString());
-        ok("{\"op\":\"controlled_shutdown\",\"broker\":2}");
-        a = send("{\"op\":\"reassign\",\"partition\":0,\"target\":[1,3],\"allow_rf_change\":true}");
+        lines.ok("{\"op\":\"controlled_shutdown\",\"broker\":2}");
+        a = lines.send("{\"op\":\"reassign\",\"partition\":0,\"target\":[1,3],\"allow_rf_change\":true}");
         assertEquals("UNKNOWN_SERVER_ERROR", a.get("error"));
         assertNull(a.get("fault"));
     }
 
     @Test
     void resetRegistersAndUnfencesEveryBroker() {
-        Map<String, Object> a = ok("{\"op\":\"reset\",\"brokers\":[3,1,2],\"elr\":false}");
+        Map<String, Object> a = lines.ok("{\"op\":\"reset\",\"brokers\":[3,1,2],\"elr\":false}");
         assertEquals(release(), a.get("release"));
         assertEquals(List.of(), a.get("partitions"));
         assertEquals(List.of(
@@ -128,12 +116,12 @@ class ConformanceDriverTest {
 
     @Test
     void resetWithElrWorks() {
-        ok("{\"op\":\"reset\",\"brokers\":[1,2,3],\"elr\":true}");
-        ok("{\"op\":\"create\",\"replicas\":[1,2,3],\"min_isr\":2,\"unclean\":false}");
+        lines.ok("{\"op\":\"reset\",\"brokers\":[1,2,3],\"elr\":true}");
+        lines.ok("{\"op\":\"create\",\"replicas\":[1,2,3],\"min_isr\":2,\"unclean\":false}");
         // With ELR on, a fenced ISR member below min ISR goes to the ELR.
-        ok("{\"op\":\"fence\",\"broker\":1}");
-        ok("{\"op\":\"fence\",\"broker\":2}");
-        Map<String, Object> a = ok("{\"op\":\"fence\",\"broker\":3}");
+        lines.ok("{\"op\":\"fence\",\"broker\":1}");
+        lines.ok("{\"op\":\"fence\",\"broker\":2}");
+        Map<String, Object> a = lines.ok("{\"op\":\"fence\",\"broker\":3}");
         Map<String, Object> p = partition(a, 0);
         assertEquals(ids(), p.get("isr"), p.toString());
         assertEquals(-1L, p.get("leader"), p.toString());
@@ -142,62 +130,62 @@ class ConformanceDriverTest {
 
     @Test
     void createThenFence() {
-        ok("{\"op\":\"reset\",\"brokers\":[1,2,3],\"elr\":false}");
-        Map<String, Object> a = ok("{\"op\":\"create\",\"replicas\":[1,2,3],\"min_isr\":1,\"unclean\":false}");
+        lines.ok("{\"op\":\"reset\",\"brokers\":[1,2,3],\"elr\":false}");
+        Map<String, Object> a = lines.ok("{\"op\":\"create\",\"replicas\":[1,2,3],\"min_isr\":1,\"unclean\":false}");
         assertPartition(partition(a, 0), ids(1, 2, 3), ids(1, 2, 3), ids(), ids(), 1, 0, 0);
         assertEquals(0L, partition(a, 0).get("leader_recovery_state"));
         assertEquals(ids(), partition(a, 0).get("elr"));
         assertEquals(ids(), partition(a, 0).get("last_known_elr"));
 
-        a = ok("{\"op\":\"fence\",\"broker\":2}");
+        a = lines.ok("{\"op\":\"fence\",\"broker\":2}");
         assertPartition(partition(a, 0), ids(1, 2, 3), ids(1, 3), ids(), ids(), 1, 0, 1);
         assertEquals(true, broker(a, 2).get("fenced"));
 
         // Fencing the leader elects the next ISR member and bumps the leader epoch.
-        a = ok("{\"op\":\"fence\",\"broker\":1}");
+        a = lines.ok("{\"op\":\"fence\",\"broker\":1}");
         assertPartition(partition(a, 0), ids(1, 2, 3), ids(3), ids(), ids(), 3, 1, 2);
     }
 
     @Test
     void createErrors() {
-        ok("{\"op\":\"reset\",\"brokers\":[1,2,3],\"elr\":false}");
-        Map<String, Object> a = send("{\"op\":\"create\",\"replicas\":[1,1],\"min_isr\":1,\"unclean\":false}");
+        lines.ok("{\"op\":\"reset\",\"brokers\":[1,2,3],\"elr\":false}");
+        Map<String, Object> a = lines.send("{\"op\":\"create\",\"replicas\":[1,1],\"min_isr\":1,\"unclean\":false}");
         assertEquals("INVALID_REPLICA_ASSIGNMENT", a.get("error"));
-        a = send("{\"op\":\"create\",\"replicas\":[1,2],\"min_isr\":0,\"unclean\":false}");
+        a = lines.send("{\"op\":\"create\",\"replicas\":[1,2],\"min_isr\":0,\"unclean\":false}");
         assertEquals("INVALID_CONFIG", a.get("error"));
         assertEquals(List.of(), a.get("partitions"));
         // A failed create does not use up a creation index.
-        a = ok("{\"op\":\"create\",\"replicas\":[2,3],\"min_isr\":1,\"unclean\":false}");
+        a = lines.ok("{\"op\":\"create\",\"replicas\":[2,3],\"min_isr\":1,\"unclean\":false}");
         assertPartition(partition(a, 0), ids(2, 3), ids(2, 3), ids(), ids(), 2, 0, 0);
     }
 
     @Test
     void reassignListCancel() {
-        ok("{\"op\":\"reset\",\"brokers\":[1,2,3,4,5,6],\"elr\":false}");
-        ok("{\"op\":\"create\",\"replicas\":[1,2,3],\"min_isr\":1,\"unclean\":false}");
-        ok("{\"op\":\"create\",\"replicas\":[4,5],\"min_isr\":1,\"unclean\":false}");
-        Map<String, Object> a = ok("{\"op\":\"reassign\",\"partition\":0,\"target\":[4,5,6],\"allow_rf_change\":true}");
+        lines.ok("{\"op\":\"reset\",\"brokers\":[1,2,3,4,5,6],\"elr\":false}");
+        lines.ok("{\"op\":\"create\",\"replicas\":[1,2,3],\"min_isr\":1,\"unclean\":false}");
+        lines.ok("{\"op\":\"create\",\"replicas\":[4,5],\"min_isr\":1,\"unclean\":false}");
+        Map<String, Object> a = lines.ok("{\"op\":\"reassign\",\"partition\":0,\"target\":[4,5,6],\"allow_rf_change\":true}");
         assertPartition(partition(a, 0), ids(4, 5, 6, 1, 2, 3), ids(1, 2, 3), ids(4, 5, 6), ids(1, 2, 3), 1, 0, 1);
 
-        a = ok("{\"op\":\"list\"}");
+        a = lines.ok("{\"op\":\"list\"}");
         assertEquals(ids(0), a.get("listed"));
 
-        a = ok("{\"op\":\"cancel\",\"partition\":0}");
+        a = lines.ok("{\"op\":\"cancel\",\"partition\":0}");
         assertPartition(partition(a, 0), ids(1, 2, 3), ids(1, 2, 3), ids(), ids(), 1, 1, 2);
-        a = ok("{\"op\":\"list\"}");
+        a = lines.ok("{\"op\":\"list\"}");
         assertEquals(ids(), a.get("listed"));
 
-        a = send("{\"op\":\"cancel\",\"partition\":0}");
+        a = lines.send("{\"op\":\"cancel\",\"partition\":0}");
         assertEquals("NO_REASSIGNMENT_IN_PROGRESS", a.get("error"));
-        a = send("{\"op\":\"reassign\",\"partition\":7,\"target\":[1],\"allow_rf_change\":true}");
+        a = lines.send("{\"op\":\"reassign\",\"partition\":7,\"target\":[1],\"allow_rf_change\":true}");
         assertEquals("UNKNOWN_TOPIC_OR_PARTITION", a.get("error"));
     }
 
     @Test
     void replicationFactorChangeFlag() {
-        ok("{\"op\":\"reset\",\"brokers\":[1,2,3,4],\"elr\":false}");
-        ok("{\"op\":\"create\",\"replicas\":[1,2,3],\"min_isr\":1,\"unclean\":false}");
-        Map<String, Object> a = send("{\"op\":\"reassign\",\"partition\":0,\"target\":[1,2,3,4],\"allow_rf_change\":false}");
+        lines.ok("{\"op\":\"reset\",\"brokers\":[1,2,3,4],\"elr\":false}");
+        lines.ok("{\"op\":\"create\",\"replicas\":[1,2,3],\"min_isr\":1,\"unclean\":false}");
+        Map<String, Object> a = lines.send("{\"op\":\"reassign\",\"partition\":0,\"target\":[1,2,3,4],\"allow_rf_change\":false}");
         if (atLeast(4, 1)) {
             assertEquals("INVALID_REPLICATION_FACTOR", a.get("error"));
         } else {
@@ -208,10 +196,10 @@ class ConformanceDriverTest {
 
     @Test
     void reassignmentCompletesThroughAlterPartition() {
-        ok("{\"op\":\"reset\",\"brokers\":[1,2,3,4],\"elr\":false}");
-        ok("{\"op\":\"create\",\"replicas\":[1,2,3],\"min_isr\":1,\"unclean\":false}");
-        ok("{\"op\":\"reassign\",\"partition\":0,\"target\":[1,2,4],\"allow_rf_change\":true}");
-        Map<String, Object> a = ok("{\"op\":\"alter_partition\",\"partition\":0,\"broker\":1,\"leader_epoch\":0,"
+        lines.ok("{\"op\":\"reset\",\"brokers\":[1,2,3,4],\"elr\":false}");
+        lines.ok("{\"op\":\"create\",\"replicas\":[1,2,3],\"min_isr\":1,\"unclean\":false}");
+        lines.ok("{\"op\":\"reassign\",\"partition\":0,\"target\":[1,2,4],\"allow_rf_change\":true}");
+        Map<String, Object> a = lines.ok("{\"op\":\"alter_partition\",\"partition\":0,\"broker\":1,\"leader_epoch\":0,"
             + "\"partition_epoch\":1,\"isr\":[1,2,3,4],\"leader_recovery_state\":0}");
         assertPartition(partition(a, 0), ids(1, 2, 4), ids(1, 2, 4), ids(), ids(), 1, 1, 2);
     }
@@ -223,20 +211,20 @@ class ConformanceDriverTest {
      */
     @Test
     void kafka21419Repro() {
-        ok("{\"op\":\"reset\",\"brokers\":[1,2,3,4,5],\"elr\":false}");
-        ok("{\"op\":\"create\",\"replicas\":[1,2,3],\"min_isr\":1,\"unclean\":false}");
-        Map<String, Object> a = ok("{\"op\":\"reassign\",\"partition\":0,\"target\":[1,2,4],\"allow_rf_change\":true}");
+        lines.ok("{\"op\":\"reset\",\"brokers\":[1,2,3,4,5],\"elr\":false}");
+        lines.ok("{\"op\":\"create\",\"replicas\":[1,2,3],\"min_isr\":1,\"unclean\":false}");
+        Map<String, Object> a = lines.ok("{\"op\":\"reassign\",\"partition\":0,\"target\":[1,2,4],\"allow_rf_change\":true}");
         assertPartition(partition(a, 0), ids(1, 2, 4, 3), ids(1, 2, 3), ids(4), ids(3), 1, 0, 1);
-        a = ok("{\"op\":\"reassign\",\"partition\":0,\"target\":[1,2,4,5],\"allow_rf_change\":true}");
+        a = lines.ok("{\"op\":\"reassign\",\"partition\":0,\"target\":[1,2,4,5],\"allow_rf_change\":true}");
         assertPartition(partition(a, 0), ids(1, 2, 4, 5, 3), ids(1, 2, 3), ids(5), ids(3), 1, 0, 2);
-        a = ok("{\"op\":\"alter_partition\",\"partition\":0,\"broker\":1,\"leader_epoch\":0,"
+        a = lines.ok("{\"op\":\"alter_partition\",\"partition\":0,\"broker\":1,\"leader_epoch\":0,"
             + "\"partition_epoch\":2,\"isr\":[1,2,3,5],\"leader_recovery_state\":0}");
         if (atLeast(4, 3)) {
             assertPartition(partition(a, 0), ids(1, 2, 4, 5), ids(1, 2, 5), ids(), ids(), 1, 1, 3);
-            assertEquals(ids(), ok("{\"op\":\"list\"}").get("listed"));
+            assertEquals(ids(), lines.ok("{\"op\":\"list\"}").get("listed"));
         } else {
             assertPartition(partition(a, 0), ids(1, 2, 4, 5, 3), ids(1, 2, 3, 5), ids(5), ids(3), 1, 0, 3);
-            assertEquals(ids(0), ok("{\"op\":\"list\"}").get("listed"));
+            assertEquals(ids(0), lines.ok("{\"op\":\"list\"}").get("listed"));
         }
     }
 
@@ -248,20 +236,20 @@ class ConformanceDriverTest {
      */
     @Test
     void reassignmentOverAPendingOne() {
-        ok("{\"op\":\"reset\",\"brokers\":[1,2,3,4],\"elr\":false}");
-        ok("{\"op\":\"create\",\"replicas\":[1,2,4],\"min_isr\":1,\"unclean\":false}");
-        Map<String, Object> a = ok("{\"op\":\"reassign\",\"partition\":0,\"target\":[3,1,4],\"allow_rf_change\":true}");
+        lines.ok("{\"op\":\"reset\",\"brokers\":[1,2,3,4],\"elr\":false}");
+        lines.ok("{\"op\":\"create\",\"replicas\":[1,2,4],\"min_isr\":1,\"unclean\":false}");
+        Map<String, Object> a = lines.ok("{\"op\":\"reassign\",\"partition\":0,\"target\":[3,1,4],\"allow_rf_change\":true}");
         assertPartition(partition(a, 0), ids(3, 1, 4, 2), ids(1, 2, 4), ids(3), ids(2), 1, 0, 1);
-        a = ok("{\"op\":\"reassign\",\"partition\":0,\"target\":[4],\"allow_rf_change\":true}");
+        a = lines.ok("{\"op\":\"reassign\",\"partition\":0,\"target\":[4],\"allow_rf_change\":true}");
         if (atLeast(4, 3)) {
             assertPartition(partition(a, 0), ids(4, 1, 2, 3), ids(1, 2, 4), ids(3), ids(1, 2, 3), 1, 0, 2);
-            a = ok("{\"op\":\"alter_partition\",\"partition\":0,\"broker\":1,\"leader_epoch\":0,"
+            a = lines.ok("{\"op\":\"alter_partition\",\"partition\":0,\"broker\":1,\"leader_epoch\":0,"
                 + "\"partition_epoch\":2,\"isr\":[1,2,3,4],\"leader_recovery_state\":0}");
             assertPartition(partition(a, 0), ids(4, 1, 2, 3), ids(1, 2, 3, 4), ids(3), ids(1, 2, 3), 1, 0, 3);
-            assertEquals(ids(0), ok("{\"op\":\"list\"}").get("listed"));
+            assertEquals(ids(0), lines.ok("{\"op\":\"list\"}").get("listed"));
         } else {
             assertPartition(partition(a, 0), ids(4), ids(4), ids(), ids(), 4, 1, 2);
-            assertEquals(ids(), ok("{\"op\":\"list\"}").get("listed"));
+            assertEquals(ids(), lines.ok("{\"op\":\"list\"}").get("listed"));
         }
     }
 
@@ -273,15 +261,15 @@ class ConformanceDriverTest {
      */
     @Test
     void uncleanReRegistrationOfTheLastElrMember() {
-        ok("{\"op\":\"reset\",\"brokers\":[1,2,3,4],\"elr\":true}");
-        ok("{\"op\":\"create\",\"replicas\":[3],\"min_isr\":3,\"unclean\":true}");
-        Map<String, Object> a = ok("{\"op\":\"controlled_shutdown\",\"broker\":3}");
+        lines.ok("{\"op\":\"reset\",\"brokers\":[1,2,3,4],\"elr\":true}");
+        lines.ok("{\"op\":\"create\",\"replicas\":[3],\"min_isr\":3,\"unclean\":true}");
+        Map<String, Object> a = lines.ok("{\"op\":\"controlled_shutdown\",\"broker\":3}");
         Map<String, Object> p = partition(a, 0);
         assertEquals(-1L, p.get("leader"), p.toString());
         assertEquals(ids(3), p.get("elr"), p.toString());
         assertEquals(ids(3), p.get("last_known_elr"), p.toString());
         assertEquals(true, broker(a, 3).get("in_controlled_shutdown"));
-        a = ok("{\"op\":\"register\",\"broker\":3,\"clean\":false}");
+        a = lines.ok("{\"op\":\"register\",\"broker\":3,\"clean\":false}");
         p = partition(a, 0);
         assertEquals(true, broker(a, 3).get("fenced"));
         if (atLeast(4, 1)) {
@@ -298,78 +286,78 @@ class ConformanceDriverTest {
 
     @Test
     void alterPartitionErrors() {
-        ok("{\"op\":\"reset\",\"brokers\":[1,2,3],\"elr\":false}");
-        ok("{\"op\":\"create\",\"replicas\":[1,2,3],\"min_isr\":1,\"unclean\":false}");
+        lines.ok("{\"op\":\"reset\",\"brokers\":[1,2,3],\"elr\":false}");
+        lines.ok("{\"op\":\"create\",\"replicas\":[1,2,3],\"min_isr\":1,\"unclean\":false}");
         // Not the leader.
-        Map<String, Object> a = send("{\"op\":\"alter_partition\",\"partition\":0,\"broker\":2,\"leader_epoch\":0,"
+        Map<String, Object> a = lines.send("{\"op\":\"alter_partition\",\"partition\":0,\"broker\":2,\"leader_epoch\":0,"
             + "\"partition_epoch\":0,\"isr\":[1,2],\"leader_recovery_state\":0}");
         assertEquals("INVALID_REQUEST", a.get("error"));
         // An unregistered sender has no broker epoch.
-        a = send("{\"op\":\"alter_partition\",\"partition\":0,\"broker\":9,\"leader_epoch\":0,"
+        a = lines.send("{\"op\":\"alter_partition\",\"partition\":0,\"broker\":9,\"leader_epoch\":0,"
             + "\"partition_epoch\":0,\"isr\":[1,2],\"leader_recovery_state\":0}");
         assertEquals("STALE_BROKER_EPOCH", a.get("error"));
         // A stale partition epoch.
-        ok("{\"op\":\"alter_partition\",\"partition\":0,\"broker\":1,\"leader_epoch\":0,"
+        lines.ok("{\"op\":\"alter_partition\",\"partition\":0,\"broker\":1,\"leader_epoch\":0,"
             + "\"partition_epoch\":0,\"isr\":[1,2],\"leader_recovery_state\":0}");
-        a = send("{\"op\":\"alter_partition\",\"partition\":0,\"broker\":1,\"leader_epoch\":0,"
+        a = lines.send("{\"op\":\"alter_partition\",\"partition\":0,\"broker\":1,\"leader_epoch\":0,"
             + "\"partition_epoch\":0,\"isr\":[1],\"leader_recovery_state\":0}");
         assertEquals("INVALID_UPDATE_VERSION", a.get("error"));
         // A fenced broker cannot join the ISR.
-        ok("{\"op\":\"fence\",\"broker\":3}");
-        a = send("{\"op\":\"alter_partition\",\"partition\":0,\"broker\":1,\"leader_epoch\":0,"
+        lines.ok("{\"op\":\"fence\",\"broker\":3}");
+        a = lines.send("{\"op\":\"alter_partition\",\"partition\":0,\"broker\":1,\"leader_epoch\":0,"
             + "\"partition_epoch\":1,\"isr\":[1,2,3],\"leader_recovery_state\":0}");
         assertEquals("INELIGIBLE_REPLICA", a.get("error"));
     }
 
     @Test
     void registerAndUnfence() {
-        ok("{\"op\":\"reset\",\"brokers\":[1,2,3],\"elr\":false}");
-        ok("{\"op\":\"create\",\"replicas\":[1,2,3],\"min_isr\":1,\"unclean\":false}");
+        lines.ok("{\"op\":\"reset\",\"brokers\":[1,2,3],\"elr\":false}");
+        lines.ok("{\"op\":\"create\",\"replicas\":[1,2,3],\"min_isr\":1,\"unclean\":false}");
         // A new incarnation: the old one leaves the ISR, the broker comes back fenced.
-        Map<String, Object> a = ok("{\"op\":\"register\",\"broker\":2,\"clean\":true}");
+        Map<String, Object> a = lines.ok("{\"op\":\"register\",\"broker\":2,\"clean\":true}");
         assertPartition(partition(a, 0), ids(1, 2, 3), ids(1, 3), ids(), ids(), 1, 0, 1);
         assertEquals(true, broker(a, 2).get("fenced"));
-        a = ok("{\"op\":\"unfence\",\"broker\":2}");
+        a = lines.ok("{\"op\":\"unfence\",\"broker\":2}");
         assertEquals(false, broker(a, 2).get("fenced"));
-        a = ok("{\"op\":\"register\",\"broker\":3,\"clean\":false}");
+        a = lines.ok("{\"op\":\"register\",\"broker\":3,\"clean\":false}");
         assertPartition(partition(a, 0), ids(1, 2, 3), ids(1), ids(), ids(), 1, 0, 2);
-        ok("{\"op\":\"unfence\",\"broker\":3}");
+        lines.ok("{\"op\":\"unfence\",\"broker\":3}");
         // An unregistered broker's heartbeat.
-        a = send("{\"op\":\"unfence\",\"broker\":9}");
+        a = lines.send("{\"op\":\"unfence\",\"broker\":9}");
         assertEquals("STALE_BROKER_EPOCH", a.get("error"));
         // A broker new to the cluster registers fenced.
-        a = ok("{\"op\":\"register\",\"broker\":9,\"clean\":false}");
+        a = lines.ok("{\"op\":\"register\",\"broker\":9,\"clean\":false}");
         assertEquals(true, broker(a, 9).get("fenced"));
-        a = ok("{\"op\":\"unfence\",\"broker\":9}");
+        a = lines.ok("{\"op\":\"unfence\",\"broker\":9}");
         assertEquals(false, broker(a, 9).get("fenced"));
     }
 
     @Test
     void uncleanShutdownWithElr() {
-        ok("{\"op\":\"reset\",\"brokers\":[1,2,3],\"elr\":true}");
-        ok("{\"op\":\"create\",\"replicas\":[1,2,3],\"min_isr\":3,\"unclean\":false}");
-        Map<String, Object> a = ok("{\"op\":\"fence\",\"broker\":3}");
+        lines.ok("{\"op\":\"reset\",\"brokers\":[1,2,3],\"elr\":true}");
+        lines.ok("{\"op\":\"create\",\"replicas\":[1,2,3],\"min_isr\":3,\"unclean\":false}");
+        Map<String, Object> a = lines.ok("{\"op\":\"fence\",\"broker\":3}");
         Map<String, Object> p = partition(a, 0);
         assertEquals(ids(1, 2), p.get("isr"), p.toString());
         assertEquals(ids(3), p.get("elr"), p.toString());
         // Re-registering after an unclean shutdown removes the broker from the ELR.
-        a = ok("{\"op\":\"register\",\"broker\":3,\"clean\":false}");
+        a = lines.ok("{\"op\":\"register\",\"broker\":3,\"clean\":false}");
         p = partition(a, 0);
         assertEquals(ids(), p.get("elr"), p.toString());
     }
 
     @Test
     void controlledShutdown() {
-        ok("{\"op\":\"reset\",\"brokers\":[1,2,3],\"elr\":false}");
-        ok("{\"op\":\"create\",\"replicas\":[1,2,3],\"min_isr\":1,\"unclean\":false}");
+        lines.ok("{\"op\":\"reset\",\"brokers\":[1,2,3],\"elr\":false}");
+        lines.ok("{\"op\":\"create\",\"replicas\":[1,2,3],\"min_isr\":1,\"unclean\":false}");
         // The leader enters controlled shutdown: it leaves the ISR and the leadership.
-        Map<String, Object> a = ok("{\"op\":\"controlled_shutdown\",\"broker\":1}");
+        Map<String, Object> a = lines.ok("{\"op\":\"controlled_shutdown\",\"broker\":1}");
         assertPartition(partition(a, 0), ids(1, 2, 3), ids(2, 3), ids(), ids(), 2, 1, 1);
         assertEquals(true, broker(a, 1).get("in_controlled_shutdown"));
         assertEquals(false, broker(a, 1).get("fenced"));
         // A broker leading nothing is told to shut down at once (SHUTDOWN_NOW): it is fenced,
         // never in controlled shutdown.
-        a = ok("{\"op\":\"controlled_shutdown\",\"broker\":3}");
+        a = lines.ok("{\"op\":\"controlled_shutdown\",\"broker\":3}");
         assertPartition(partition(a, 0), ids(1, 2, 3), ids(2), ids(), ids(), 2, 1, 2);
         assertEquals(false, broker(a, 3).get("in_controlled_shutdown"));
         assertEquals(true, broker(a, 3).get("fenced"));
@@ -377,35 +365,35 @@ class ConformanceDriverTest {
 
     @Test
     void elections() {
-        ok("{\"op\":\"reset\",\"brokers\":[1,2,3],\"elr\":false}");
-        ok("{\"op\":\"create\",\"replicas\":[1,2,3],\"min_isr\":1,\"unclean\":false}");
+        lines.ok("{\"op\":\"reset\",\"brokers\":[1,2,3],\"elr\":false}");
+        lines.ok("{\"op\":\"create\",\"replicas\":[1,2,3],\"min_isr\":1,\"unclean\":false}");
         assertEquals("ELECTION_NOT_NEEDED",
-            send("{\"op\":\"elect\",\"partition\":0,\"election\":\"preferred\"}").get("error"));
-        ok("{\"op\":\"fence\",\"broker\":1}");
+            lines.send("{\"op\":\"elect\",\"partition\":0,\"election\":\"preferred\"}").get("error"));
+        lines.ok("{\"op\":\"fence\",\"broker\":1}");
         assertEquals("PREFERRED_LEADER_NOT_AVAILABLE",
-            send("{\"op\":\"elect\",\"partition\":0,\"election\":\"preferred\"}").get("error"));
-        ok("{\"op\":\"unfence\",\"broker\":1}");
+            lines.send("{\"op\":\"elect\",\"partition\":0,\"election\":\"preferred\"}").get("error"));
+        lines.ok("{\"op\":\"unfence\",\"broker\":1}");
         // Broker 1 is back but out of the ISR: still not electable.
         assertEquals("PREFERRED_LEADER_NOT_AVAILABLE",
-            send("{\"op\":\"elect\",\"partition\":0,\"election\":\"preferred\"}").get("error"));
-        ok("{\"op\":\"alter_partition\",\"partition\":0,\"broker\":2,\"leader_epoch\":1,"
+            lines.send("{\"op\":\"elect\",\"partition\":0,\"election\":\"preferred\"}").get("error"));
+        lines.ok("{\"op\":\"alter_partition\",\"partition\":0,\"broker\":2,\"leader_epoch\":1,"
             + "\"partition_epoch\":1,\"isr\":[1,2,3],\"leader_recovery_state\":0}");
-        Map<String, Object> a = ok("{\"op\":\"elect\",\"partition\":0,\"election\":\"preferred\"}");
+        Map<String, Object> a = lines.ok("{\"op\":\"elect\",\"partition\":0,\"election\":\"preferred\"}");
         assertEquals(1L, partition(a, 0).get("leader"));
         assertEquals("UNKNOWN_TOPIC_OR_PARTITION",
-            send("{\"op\":\"elect\",\"partition\":3,\"election\":\"unclean\"}").get("error"));
+            lines.send("{\"op\":\"elect\",\"partition\":3,\"election\":\"unclean\"}").get("error"));
     }
 
     @Test
     void uncleanElection() {
-        ok("{\"op\":\"reset\",\"brokers\":[1,2],\"elr\":false}");
-        ok("{\"op\":\"create\",\"replicas\":[1,2],\"min_isr\":1,\"unclean\":false}");
-        ok("{\"op\":\"fence\",\"broker\":2}");
-        ok("{\"op\":\"fence\",\"broker\":1}");
-        ok("{\"op\":\"register\",\"broker\":2,\"clean\":false}");
-        Map<String, Object> a = ok("{\"op\":\"unfence\",\"broker\":2}");
+        lines.ok("{\"op\":\"reset\",\"brokers\":[1,2],\"elr\":false}");
+        lines.ok("{\"op\":\"create\",\"replicas\":[1,2],\"min_isr\":1,\"unclean\":false}");
+        lines.ok("{\"op\":\"fence\",\"broker\":2}");
+        lines.ok("{\"op\":\"fence\",\"broker\":1}");
+        lines.ok("{\"op\":\"register\",\"broker\":2,\"clean\":false}");
+        Map<String, Object> a = lines.ok("{\"op\":\"unfence\",\"broker\":2}");
         assertEquals(-1L, partition(a, 0).get("leader"));
-        a = ok("{\"op\":\"elect\",\"partition\":0,\"election\":\"unclean\"}");
+        a = lines.ok("{\"op\":\"elect\",\"partition\":0,\"election\":\"unclean\"}");
         Map<String, Object> p = partition(a, 0);
         assertEquals(2L, p.get("leader"), p.toString());
         assertEquals(1L, p.get("leader_recovery_state"), p.toString());
@@ -413,29 +401,29 @@ class ConformanceDriverTest {
 
     @Test
     void badInputKeepsServing() {
-        Map<String, Object> a = send("this is not json");
+        Map<String, Object> a = lines.send("this is not json");
         assertEquals("DRIVER", a.get("error"));
         assertNotNull(a.get("fault"));
-        a = send("{\"op\":\"create\",\"replicas\":[1],\"min_isr\":1,\"unclean\":false}");
+        a = lines.send("{\"op\":\"create\",\"replicas\":[1],\"min_isr\":1,\"unclean\":false}");
         assertEquals("DRIVER", a.get("error"));
-        ok("{\"op\":\"reset\",\"brokers\":[1],\"elr\":false}");
-        assertEquals("DRIVER", send("{\"op\":\"nope\"}").get("error"));
-        assertEquals("DRIVER", send("{\"op\":\"create\",\"replicas\":\"x\"}").get("error"));
-        assertEquals("DRIVER", send("[1,2]").get("error"));
-        assertEquals("DRIVER", send("{\"op\":\"elect\",\"partition\":0,\"election\":\"other\"}").get("error"));
-        Map<String, Object> b = ok("{\"op\":\"create\",\"replicas\":[1],\"min_isr\":1,\"unclean\":true}");
+        lines.ok("{\"op\":\"reset\",\"brokers\":[1],\"elr\":false}");
+        assertEquals("DRIVER", lines.send("{\"op\":\"nope\"}").get("error"));
+        assertEquals("DRIVER", lines.send("{\"op\":\"create\",\"replicas\":\"x\"}").get("error"));
+        assertEquals("DRIVER", lines.send("[1,2]").get("error"));
+        assertEquals("DRIVER", lines.send("{\"op\":\"elect\",\"partition\":0,\"election\":\"other\"}").get("error"));
+        Map<String, Object> b = lines.ok("{\"op\":\"create\",\"replicas\":[1],\"min_isr\":1,\"unclean\":true}");
         assertTrue(((List<?>) b.get("partitions")).size() == 1);
     }
 
     @Test
     void resetStartsAFreshHistory() {
-        ok("{\"op\":\"reset\",\"brokers\":[1,2],\"elr\":false}");
-        ok("{\"op\":\"create\",\"replicas\":[1,2],\"min_isr\":1,\"unclean\":false}");
-        ok("{\"op\":\"fence\",\"broker\":2}");
-        Map<String, Object> a = ok("{\"op\":\"reset\",\"brokers\":[1,2],\"elr\":false}");
+        lines.ok("{\"op\":\"reset\",\"brokers\":[1,2],\"elr\":false}");
+        lines.ok("{\"op\":\"create\",\"replicas\":[1,2],\"min_isr\":1,\"unclean\":false}");
+        lines.ok("{\"op\":\"fence\",\"broker\":2}");
+        Map<String, Object> a = lines.ok("{\"op\":\"reset\",\"brokers\":[1,2],\"elr\":false}");
         assertEquals(List.of(), a.get("partitions"));
         assertEquals(false, broker(a, 2).get("fenced"));
-        a = ok("{\"op\":\"create\",\"replicas\":[2,1],\"min_isr\":1,\"unclean\":false}");
+        a = lines.ok("{\"op\":\"create\",\"replicas\":[2,1],\"min_isr\":1,\"unclean\":false}");
         assertPartition(partition(a, 0), ids(2, 1), ids(2, 1), ids(), ids(), 2, 0, 0);
     }
 }
