@@ -218,6 +218,7 @@ impl<'r> ModelJudge<'r> {
                 rules,
                 log: tap.then(|| RefCell::new(Vec::new())),
                 calls: RefCell::new(Vec::new()),
+                image: RefCell::new(BrokerCall::EVERY_BROKER_UP),
             },
             state: Cluster::default(),
             prev: keep_prev.then(Cluster::default),
@@ -249,6 +250,7 @@ impl Judge for ModelJudge<'_> {
         if let Some(prev) = &mut self.prev {
             prev.clone_from(&self.state);
         }
+        self.rules.image.replace(BrokerCall::EVERY_BROKER_UP);
         Ok(())
     }
 
@@ -277,6 +279,10 @@ struct Tapped<'a> {
     log: Option<RefCell<Vec<Exchange>>>,
     /// Filled only when tapped (`log` there): untapped, no call is built.
     calls: RefCell<Vec<BrokerCall>>,
+    /// The last metadata image kept: the broker side tells one before every event's
+    /// deltas, and only a change reaches the judges (a history starts with every broker
+    /// registered and unfenced, as the real brokers' reset does).
+    image: RefCell<BrokerCall>,
 }
 
 impl RequestTap for Tapped<'_> {
@@ -286,6 +292,12 @@ impl RequestTap for Tapped<'_> {
         }
     }
     fn broker_call(&self, call: BrokerCall) {
+        if matches!(call, BrokerCall::Image { .. }) {
+            if *self.image.borrow() == call {
+                return;
+            }
+            self.image.replace(call.clone());
+        }
         self.calls.borrow_mut().push(call);
     }
 }

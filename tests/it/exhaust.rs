@@ -40,16 +40,16 @@ fn trunk_from_the_spec_start() {
         "trunk",
         3,
         expect![[r#"
-        transitions=30754 states=11736 depth=3
-        S1 shortest=2
-        G7 shortest=2
-        E1 shortest=2
-        G1 shortest=2
-        G2 shortest=2
-        G4 shortest=3
-        G6 shortest=3
-        G5 shortest=3
-    "#]],
+            transitions=30824 states=12270 depth=3
+            S1 shortest=2
+            G7 shortest=2
+            E1 shortest=2
+            G1 shortest=2
+            G2 shortest=2
+            G4 shortest=3
+            G6 shortest=3
+            G5 shortest=3
+        "#]],
     );
 }
 
@@ -60,8 +60,8 @@ fn complete_holds_to_depth_3() {
         "complete",
         3,
         expect![[r#"
-        transitions=24968 states=6719 depth=3
-    "#]],
+            transitions=25038 states=7257 depth=3
+        "#]],
     );
 }
 
@@ -72,11 +72,11 @@ fn proposed_fix_needs_four_operations() {
         "kafka-21419-always-write",
         4,
         expect![[r#"
-        transitions=277874 states=50412 depth=4
-        G2 shortest=3
-        G6 shortest=3
-        G5 shortest=4
-    "#]],
+            transitions=301591 states=61835 depth=4
+            G2 shortest=3
+            G6 shortest=3
+            G5 shortest=4
+        "#]],
     );
 }
 
@@ -87,7 +87,7 @@ fn switched_start_under_pr756_and_complete() {
         "pr756",
         3,
         expect![[r#"
-            transitions=3332 states=1402 depth=3
+            transitions=3332 states=1405 depth=3
             INV-5 shortest=1
             INV-2 shortest=2
             E2 shortest=2
@@ -101,7 +101,7 @@ fn switched_start_under_pr756_and_complete() {
         "complete",
         3,
         expect![[r#"
-            transitions=3652 states=1644 depth=3
+            transitions=3652 states=1647 depth=3
             INV-9 shortest=3
             E2 shortest=3
         "#]],
@@ -165,10 +165,10 @@ fn elr_on_from_the_spec_start() {
         "complete",
         3,
         expect![[r#"
-        transitions=25163 states=7176 depth=3
-        ELR1 shortest=1
-        ELR3 shortest=1
-    "#]],
+            transitions=25233 states=7696 depth=3
+            ELR1 shortest=1
+            ELR3 shortest=1
+        "#]],
     );
     check_mode(
         "kraft",
@@ -177,8 +177,8 @@ fn elr_on_from_the_spec_start() {
         "complete",
         3,
         expect![[r#"
-        transitions=24968 states=6719 depth=3
-    "#]],
+            transitions=25038 states=7257 depth=3
+        "#]],
     );
     check_mode(
         "kraft",
@@ -187,7 +187,7 @@ fn elr_on_from_the_spec_start() {
         "complete",
         3,
         expect![[r#"
-        transitions=24968 states=6719 depth=3
-    "#]],
+            transitions=25038 states=7257 depth=3
+        "#]],
     );
 }

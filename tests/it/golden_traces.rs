@@ -485,14 +485,15 @@ fn the_high_watermark_advances_while_the_seal_is_pending() {
     );
 }
 
-/// Broker 4 enters the ISR by an explicit AlterPartition without ever having fetched: the
-/// leader has no record of it, so the high watermark cannot pass it (the answers say HW
-/// 0) until the ISR-expiration task removes it.
+/// Broker 4 enters the ISR by an explicit AlterPartition, which says the leader saw it
+/// caught up (recorded at offset 0, time 0), then stops fetching: the high watermark cannot
+/// pass it (the answers say HW 0) until the ISR-expiration task removes it, once its last
+/// catch-up is more than `replica.lag.time.max.ms` (30 s) old.
 #[test]
-fn an_isr_member_never_heard_from_holds_the_high_watermark() {
+fn an_isr_member_that_stops_fetching_holds_the_high_watermark() {
     check(
         "brokers 1,2,3,4; create 1,2,3; reassign 1,2,3,4; stall 4; isr 1,2,3,4; produce 5; \
-         time 15000",
+         time 45000",
         &["complete"],
         expect![[r#"
             rules: complete
@@ -502,14 +503,22 @@ fn an_isr_member_never_heard_from_holds_the_high_watermark() {
                2  stall 4                            ok                       
                3  alter_partition p0 isr=[1,2,3,4]   ok, completed            p0 [1,2,3,4]     [1,2,3,4]   []        []          1   0   2  
                4  produce p0 +5                      ok                       p0 [1,2,3,4]     [1,2,3,4]   []        []          1   0   2  
-                                                                              classic seal=-1 t=0ms | 1*: 5/0 | 2: 0/0 c rec -1@0 | 3: 0/0 c rec -1@0 | 4: 0/0 c stalled
-               5  time +15000ms                      ok                       p0 [1,2,3,4]     [1,2,3]     []        []          1   0   3  
-                                                                              classic seal=-1 t=15000ms | 1*: 5/5 | 2: 5/5 c rec 5@15000 | 3: 5/5 c rec 5@15000 | 4: 0/0 c stalled
+                                                                              classic seal=-1 t=0ms | 1*: 5/0 | 2: 0/0 c rec -1@0 | 3: 0/0 c rec -1@0 | 4: 0/0 c stalled rec 0@0
+               5  time +45000ms                      ok                       p0 [1,2,3,4]     [1,2,3]     []        []          1   0   3  
+                                                                              classic seal=-1 t=45000ms | 1*: 5/5 | 2: 5/5 c rec 5@45000 | 3: 5/5 c rec 5@45000 | 4: 0/0 c stalled rec 0@0
                                                        fetch p0 by 2 at 0: 5 records, HW 0 (local log)
                                                        fetch p0 by 3 at 0: 5 records, HW 0 (local log)
                                                        fetch p0 by 2 at 5: 0 records, HW 0 (local log)
                                                        fetch p0 by 3 at 5: 0 records, HW 0 (local log)
-                                                       isr-expiration on 1: p0 shrinks 4 (rec -1)
+                                                       fetch p0 by 2 at 5: 0 records, HW 0 (local log)
+                                                       fetch p0 by 3 at 5: 0 records, HW 0 (local log)
+                                                       fetch p0 by 2 at 5: 0 records, HW 0 (local log)
+                                                       fetch p0 by 3 at 5: 0 records, HW 0 (local log)
+                                                       fetch p0 by 2 at 5: 0 records, HW 0 (local log)
+                                                       fetch p0 by 3 at 5: 0 records, HW 0 (local log)
+                                                       fetch p0 by 2 at 5: 0 records, HW 0 (local log)
+                                                       fetch p0 by 3 at 5: 0 records, HW 0 (local log)
+                                                       isr-expiration on 1: p0 shrinks 4 (rec 0)
                                                        fetch p0 by 2 at 5: 0 records, HW 5 (local log)
                                                        fetch p0 by 3 at 5: 0 records, HW 5 (local log)
                                                        fetch p0 by 2 at 5: 0 records, HW 5 (local log)

@@ -25,6 +25,15 @@ pub enum BrokerCall {
         min_insync_replicas: i32,
         now_ms: i64,
     },
+    /// The brokers' registrations in the metadata image every broker reads (its
+    /// `KRaftMetadataCache`, set before a delta is applied, as `BrokerMetadataPublisher`
+    /// does): who is fenced and who is in controlled shutdown, which the leaders' ISR
+    /// eligibility checks read (`Partition.isReplicaIsrEligible`). Told before the deltas
+    /// of each event; a tap may drop one equal to the last it kept.
+    Image {
+        fenced: Vec<BrokerId>,
+        shutting_down: Vec<BrokerId>,
+    },
     /// `broker` is no longer a replica: its fetch state and log go.
     Remove { broker: BrokerId, partition: usize },
     /// `Partition.appendRecordsToLeader` of one batch on `broker`.
@@ -83,6 +92,12 @@ pub enum BrokerCall {
 }
 
 impl BrokerCall {
+    /// The image of a history's start: every broker registered, unfenced.
+    pub const EVERY_BROKER_UP: BrokerCall = BrokerCall::Image {
+        fenced: Vec::new(),
+        shutting_down: Vec::new(),
+    };
+
     /// The answer to AlterPartition `request` (its ISR is what `broker` asked), read from
     /// the controller's `outcome` and the registration after it.
     pub fn alter_answer(

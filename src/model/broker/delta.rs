@@ -16,10 +16,26 @@ pub fn sync(c: &mut Cluster, rules: &dyn Rules) {
     }
     // One broker-side entry per partition, never more: the two sides compare runtimes.
     assert_eq!(c.runtime.partitions.len(), c.partitions.len());
+    super::tell(rules, || image(c));
     for p in 0..c.partitions.len() {
         sync_partition(c, rules, p);
     }
     refresh_in_sync(c);
+}
+
+/// The registrations as the brokers' metadata image holds them now.
+fn image(c: &Cluster) -> super::BrokerCall {
+    let with = |state: BrokerState| -> Vec<BrokerId> {
+        c.brokers
+            .iter()
+            .filter(|&&(_, s)| s == state)
+            .map(|&(b, _)| b)
+            .collect()
+    };
+    super::BrokerCall::Image {
+        fenced: with(BrokerState::Fenced),
+        shutting_down: with(BrokerState::ControlledShutdown),
+    }
 }
 
 fn sync_partition(c: &mut Cluster, rules: &dyn Rules, p: usize) {
@@ -101,11 +117,16 @@ fn reshape_locals(c: &mut Cluster, rules: &dyn Rules, p: usize, now: i64) {
         }
     }
     rt.locals.sort_unstable_by_key(|l| l.broker);
-    if rt
-        .leader
-        .as_ref()
-        .is_some_and(|l| l.broker != leader || !part.replicas.contains(&l.broker))
-    {
+    // A registration with no leader takes the slot from nobody: the old leader keeps its
+    // state until it applies a delta itself (a fenced one applies none until it is back,
+    // and then, leading again, is no new leader and keeps what it recorded of each
+    // follower: `Partition.makeLeader`, `isNewLeader` false). Found by the real brokers of
+    // 4.4.0 (`broker:hw`). An old leader a registration replaced by another broker loses
+    // it here: the model keeps one leader state per partition.
+    let replaced = |l: &LeaderState| {
+        (leader != NO_LEADER && l.broker != leader) || !part.replicas.contains(&l.broker)
+    };
+    if rt.leader.as_ref().is_some_and(replaced) {
         rt.leader = None;
     }
 }

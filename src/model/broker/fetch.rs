@@ -153,7 +153,7 @@ fn failed_append_check(
 /// the follower's recorded end moved (`Partition.updateFollowerFetchState` compares it with
 /// the one before): a fetch that changes nothing does not re-judge which followers the HW
 /// waits for, so one that stopped being caught up holds it until the next change.
-fn record_fetch(c: &mut Cluster, p: usize, r: BrokerId, at: i64, leader_leo: i64) {
+pub(super) fn record_fetch(c: &mut Cluster, p: usize, r: BrokerId, at: i64, leader_leo: i64) {
     let now = c.runtime.now_ms;
     let rt = &mut c.runtime.partitions[p];
     let rec = rt.leader.as_mut().expect("checked").rec_mut(r);

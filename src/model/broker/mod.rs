@@ -16,6 +16,7 @@
 //! `isr-expiration` task. Every rule decision is a `Rules` call, answered in `src/rules/`.
 
 mod call;
+mod catch_up;
 mod delta;
 mod expiration;
 mod fetch;
@@ -23,6 +24,7 @@ mod local;
 mod produce;
 
 pub use call::{tell, BrokerCall};
+pub use catch_up::caught_up_by_assertion;
 pub use delta::sync;
 pub use expiration::{advance_time, NOTES_KEPT_MAX, NOTES_MAX};
 pub use fetch::follower_fetch;
@@ -32,7 +34,7 @@ pub use produce::{
     append, complete_pending, delete_records, flush_broker, PendingAck, PENDING_MAX,
 };
 
-use super::log::{FetchPosition, Log};
+use super::log::Log;
 use super::{BrokerId, Cluster, Partition, Rules, Survives};
 
 /// Fixed for a history (the history header's `broker_config`).
@@ -472,104 +474,4 @@ pub fn reset_process(c: &mut Cluster, rules: &dyn Rules, broker: BrokerId, loss:
         }
     }
     c.runtime.stalled.retain(|&b| b != broker);
-}
-
-/// Where a follower's log ends after it reconciled with `leader` by fetching (rule
-/// `truncation`): the fetch-path check until the leader answers no diverging epoch, or the
-/// Truncating state's cut. Bounded: each round cuts the log.
-fn reconciled_end(rules: &dyn Rules, log: &Log, hw: i64, leader: &Log) -> i64 {
-    const ROUNDS_MAX: usize = 64;
-    let mut log = log.clone();
-    for _ in 0..ROUNDS_MAX {
-        let Some(to) = rules.diverging_fetch(&log, hw, FetchPosition::end_of(&log), leader) else {
-            break;
-        };
-        // A cut at the end still drops an epoch assigned there: progress either way.
-        let before = log.clone();
-        log.truncate_to(to);
-        if log == before {
-            break;
-        }
-    }
-    if rules.truncates_before_fetch(true, true) {
-        let to = rules.truncate_before_fetch(&log, hw, leader);
-        log.truncate_to(to);
-    }
-    log.end()
-}
-
-/// An explicit `alter_partition` event is the history asserting that the leader saw the
-/// added followers caught up (it is how controller-only histories move replicas into the
-/// ISR). Make the broker side agree: each added follower's log reaches the leader's end.
-/// Expansions the broker side earns itself (fetch → `maybe_expand_isr`) do not come here.
-/// The records come from the leader that sent the request (`leader_before`): a completion
-/// in the same record may already have moved leadership to an added follower.
-pub fn caught_up_by_assertion(
-    c: &mut Cluster,
-    rules: &dyn Rules,
-    p: usize,
-    isr_before: &[BrokerId],
-    leader_before: BrokerId,
-) {
-    let part = &c.partitions[p];
-    let Some(rt) = c.runtime.partitions.get_mut(p) else {
-        return;
-    };
-    let leader_log = rt
-        .local(leader_before)
-        .map(|l| l.log.clone())
-        .unwrap_or_default();
-    let leader_hw = rt.local(leader_before).map(|l| l.hw);
-    let target = leader_log.end().max(part.seal);
-    for &r in part.isr.iter().filter(|r| !isr_before.contains(r)) {
-        if let Some(l) = rt.local_mut(r) {
-            tell(rules, || BrokerCall::CatchUp {
-                partition: p,
-                follower: r,
-                leader: leader_before,
-            });
-            // Caught up means the follower fetched until it had the leader's end: on a
-            // classic topic it truncated on the way as its generation does (rule
-            // `truncation`; before KIP-101 a diverged tail stays).
-            if !part.diskless {
-                let to = reconciled_end(rules, &l.log, l.hw, &leader_log);
-                l.log.truncate_to(to);
-                l.hw = l.hw.min(l.leo());
-            } else {
-                // An epoch it assigned at its end as leader and never wrote in goes first:
-                // its first fetch names that epoch, the leader cannot place it and the
-                // answer truncates to the end, which drops such an entry. Kept, the
-                // leader's older-epoch records would be appended after it and the cache
-                // would drop the entries below them (`LeaderEpochFileCache.assign`),
-                // leaving records with no epoch.
-                let end = l.leo();
-                l.log.truncate_to(end);
-            }
-            l.log.copy_from(&leader_log, target);
-            // Its fetches also brought the leader's log start (`processPartitionData`), which
-            // deletes any diverged records still below it; the high watermark is raised to
-            // the start if below (`UnifiedLog.updateLogStartOffset`).
-            l.log.increment_start(leader_log.start());
-            l.hw = l.hw.max(l.log.start());
-            if let (false, Some(hw)) = (part.diskless, leader_hw) {
-                // The last of those fetches carried the leader's high watermark, which the
-                // follower takes, clamped to its log (`processPartitionData`, as a fetch
-                // step's `take_watermarks`): found by the real brokers of 4.0.2 and 4.4.0,
-                // where a follower caught up this way knows the leader's high watermark.
-                l.hw = hw.clamp(l.log.start(), l.leo());
-            }
-            if l.leo() < target {
-                // Classic records below the seal that the leader lost: they come back the
-                // way a consolidating leader rebuilds them, stamped E_d (never a later epoch:
-                // the prefix predates the seal, and a consolidation append of E_d would drop
-                // a later epoch's entry and leave these records with none,
-                // docs/model/brokers.md#asserted-catch-up).
-                append_diskless(&mut l.log, diskless_epoch(part), target);
-            }
-            // The records came by the follower's own fetches (and rebuild): its fetchers
-            // continue from the end, as after their own appends.
-            l.fetchers_follow_cut();
-            l.in_sync_ms = c.runtime.now_ms;
-        }
-    }
 }

@@ -346,11 +346,15 @@ final class BrokerShims {
     private static final IdleFuture IDLE = new IdleFuture();
 
     /**
-     * The LogManager's and the logs' scheduler: it takes every task and runs none (log
-     * retention, flushes, checkpoints, segment deletion and producer expiry never run), so
-     * nothing changes between two ops.
+     * The LogManager's and the logs' scheduler: it runs no delayed or periodic task (log
+     * retention, background flushes, checkpoints, segment deletion and producer expiry never
+     * run), so nothing changes between two ops; one-shot tasks with no delay run at the end
+     * of the op that scheduled them ({@link #runDue}).
      */
     static final class IdleScheduler implements Scheduler {
+        /** One-shot tasks with no delay, not run yet (see {@link #runDue}). */
+        private final ArrayDeque<Runnable> due = new ArrayDeque<>();
+
         @Override
         public void startup() {
         }
@@ -361,7 +365,28 @@ final class BrokerShims {
 
         @Override
         public ScheduledFuture<?> schedule(String name, Runnable task, long delayMs, long periodMs) {
+            if (delayMs <= 0 && periodMs <= 0) due.add(task);
             return IDLE;
+        }
+
+        /**
+         * Runs the one-shot tasks scheduled with no delay, in order (upstream's scheduler
+         * thread runs them at once: the leader-epoch cache's checkpoint flush after a
+         * truncation, {@code LeaderEpochFileCache.truncateFromEndAsyncFlush}). Called after
+         * each op, so each op's background work is done before the next; a broker that
+         * restarts drops the ones its process had not run. What a task throws is returned.
+         */
+        List<Throwable> runDue() {
+            List<Throwable> thrown = new ArrayList<>();
+            Runnable task;
+            while ((task = due.poll()) != null) {
+                try {
+                    task.run();
+                } catch (Throwable t) {
+                    thrown.add(t);
+                }
+            }
+            return thrown;
         }
 
         @Override
@@ -470,23 +495,27 @@ final class BrokerShims {
         }
     }
 
+    /** One broker's registration in the image. */
+    record Registration(int id, long epoch, boolean fenced, boolean inControlledShutdown) {
+    }
+
     /**
      * Gives the cache an image with the release's latest production metadata.version and
-     * every broker registered, unfenced, not in controlled shutdown, at its epoch (the
+     * every broker registered at its epoch, fenced or in controlled shutdown as given (the
      * records replayed into a {@code MetadataDelta} over the empty image, as a broker's
      * metadata publisher does).
      */
-    static void setImage(Object cache, Map<Integer, Long> brokerEpochs) {
+    static void setImage(Object cache, List<Registration> registrations) {
         MetadataDelta delta = new MetadataDelta.Builder().setImage(MetadataImage.EMPTY).build();
         delta.replay(new FeatureLevelRecord().setName(MetadataVersion.FEATURE_NAME)
             .setFeatureLevel(MetadataVersion.latestProduction().featureLevel()));
-        for (Map.Entry<Integer, Long> e : brokerEpochs.entrySet()) {
+        for (Registration r : registrations) {
             delta.replay(new RegisterBrokerRecord()
-                .setBrokerId(e.getKey())
-                .setBrokerEpoch(e.getValue())
-                .setIncarnationId(new Uuid(0x1AC0000000000000L | (e.getKey() & 0xffffffffL), e.getValue()))
-                .setFenced(false)
-                .setInControlledShutdown(false));
+                .setBrokerId(r.id())
+                .setBrokerEpoch(r.epoch())
+                .setIncarnationId(new Uuid(0x1AC0000000000000L | (r.id() & 0xffffffffL), r.epoch()))
+                .setFenced(r.fenced())
+                .setInControlledShutdown(r.inControlledShutdown()));
         }
         call(cache, "setImage", delta.apply(MetadataProvenance.EMPTY));
     }

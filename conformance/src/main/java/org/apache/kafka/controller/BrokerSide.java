@@ -65,6 +65,8 @@ final class BrokerSide {
         long epoch = 1;
         final File dir;
         Object logManager;
+        /** The LogManager's scheduler: runs only one-shot tasks with no delay, after each op. */
+        BrokerShims.IdleScheduler scheduler;
         BrokerTopicStats stats;
         Object alterManager;
         OffsetCheckpoints checkpoints;
@@ -72,6 +74,9 @@ final class BrokerSide {
         final TreeMap<Integer, BrokerFetcher.FetchState> fetches = new TreeMap<>();
         final TreeSet<Integer> failed = new TreeSet<>();
         final Map<Integer, ArrayDeque<CompletableFuture<LeaderAndIsr>>> alters = new HashMap<>();
+        /** In the metadata image: fenced, or in controlled shutdown (both not ISR-eligible). */
+        boolean fenced;
+        boolean shuttingDown;
         /** The replication-offset-checkpoint stand-in: each log's high watermark at the last stop. */
         final Map<Integer, Long> hwCheckpoint = new HashMap<>();
 
@@ -166,6 +171,9 @@ final class BrokerSide {
         try {
             if (req.containsKey("now_ms")) clock.moveTo(longField(req, "now_ms"));
             dispatch(op, req, o);
+            for (Broker b : brokers.values()) {
+                for (Throwable t : b.scheduler.runDue()) o.fault(t);
+            }
         } catch (ConformanceDriver.DriverException e) {
             throw e;
         } catch (Throwable t) {
@@ -183,6 +191,9 @@ final class BrokerSide {
                 return;
             case "broker_delta":
                 delta(req, o);
+                return;
+            case "broker_image":
+                image(intList(req, "fenced"), intList(req, "shutting_down"));
                 return;
             case "broker_remove":
                 remove(broker(integer(req, "broker")), integer(req, "partition"));
@@ -269,11 +280,28 @@ final class BrokerSide {
         publishBrokers();
     }
 
-    /** The metadata image every Partition sees: each broker registered, unfenced, at its epoch. */
+    /**
+     * The brokers' registrations change (`broker_image`): who is fenced and who is in
+     * controlled shutdown. Upstream's metadata publisher sets the cache's image before the
+     * replica manager applies the same image's partition changes.
+     */
+    private void image(List<Integer> fenced, List<Integer> shuttingDown) {
+        for (int id : fenced) broker(id);
+        for (int id : shuttingDown) broker(id);
+        for (Broker b : brokers.values()) {
+            b.fenced = fenced.contains(b.id);
+            b.shuttingDown = shuttingDown.contains(b.id);
+        }
+        publishBrokers();
+    }
+
+    /** The metadata image every Partition sees: each broker registered at its epoch, with its state. */
     private void publishBrokers() {
-        Map<Integer, Long> epochs = new TreeMap<>();
-        for (Broker b : brokers.values()) epochs.put(b.id, b.epoch);
-        BrokerShims.setImage(metadataCache, epochs);
+        List<BrokerShims.Registration> registrations = new ArrayList<>();
+        for (Broker b : brokers.values()) {
+            registrations.add(new BrokerShims.Registration(b.id, b.epoch, b.fenced, b.shuttingDown));
+        }
+        BrokerShims.setImage(metadataCache, registrations);
     }
 
     /** A broker process starts: a LogManager over its directory loads (and recovers) its logs. */
@@ -282,7 +310,8 @@ final class BrokerSide {
         b.alterManager = BrokerShims.alterPartitionManager(BrokerShims.ALTER_MANAGER_TYPE,
             (tip, lai) -> submit(b, (TopicIdPartition) tip, (LeaderAndIsr) lai));
         b.checkpoints = (logDir, tp) -> Optional.ofNullable(b.hwCheckpoint.get(topicIndex(tp.topic())));
-        Object lm = BrokerShims.newLogManager(b.dir, configRepository, new BrokerShims.IdleScheduler(), b.stats,
+        b.scheduler = new BrokerShims.IdleScheduler();
+        Object lm = BrokerShims.newLogManager(b.dir, configRepository, b.scheduler, b.stats,
             new LogDirFailureChannel(1), clock);
         Set<String> topics = new TreeSet<>();
         for (int index : known) topics.add(topicPartition(index).topic());
@@ -537,11 +566,23 @@ final class BrokerSide {
         if (!survives.equals("clean") && !survives.equals("flushed") && !survives.equals("hw")) {
             throw new ConformanceDriver.DriverException("survives " + survives);
         }
+        // The high-watermark checkpoint holds what the Partitions had: a log this process
+        // loaded and never got a Partition for (it was down: fenced, not applying deltas)
+        // keeps the entry its previous process wrote (upstream writes the checkpoint from
+        // the online Partitions, `ReplicaManager.checkpointHighWatermarks`).
+        Map<Integer, Long> previous = new HashMap<>(b.hwCheckpoint);
         b.hwCheckpoint.clear();
+        if (!survives.equals("clean")) {
+            // The log-start checkpoint as its periodic task last wrote it: taken to have run
+            // since the last change (LogManager's `kafka-log-start-offset-checkpoint`; a
+            // DeleteRecords is not lost by a power loss after it, as in the model).
+            call(b.logManager, "checkpointLogStartOffsets");
+        }
         for (Object log : BrokerShims.allLogs(b.logManager)) {
             int index = topicIndex(((TopicPartition) call(log, "topicPartition")).topic());
             long hw = getLong(log, "highWatermark");
-            b.hwCheckpoint.put(index, hw);
+            boolean hosted = b.partitions.containsKey(index);
+            b.hwCheckpoint.put(index, hosted || !previous.containsKey(index) ? hw : previous.get(index));
             if (survives.equals("clean")) continue;
             long recoveryPoint = getLong(log, "recoveryPoint");
             long keep = survives.equals("hw") ? Math.max(hw, recoveryPoint) : recoveryPoint;
