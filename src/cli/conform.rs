@@ -482,6 +482,7 @@ impl Run<'_> {
             "skipped": t.skipped.values().sum::<u64>(),
             "skipped_by_reason": t.skipped,
             "disagreements": t.by_class,
+            "stopped_by_reason": t.stopped,
             "shown": t.shown_by_invariant(),
             "shown_new": t.shown.new_count(),
             "shown_by_history": t.by_history,
@@ -524,6 +525,9 @@ impl Run<'_> {
         }
         for (class, n) in &t.by_class {
             println!("  disagreement {class}: {n}");
+        }
+        for (reason, n) in &t.stopped {
+            println!("  stopped at a step beyond the model, the steps before it compared ({reason}): {n}");
         }
         if !t.shown.rows.is_empty() {
             println!("shown by Apache Kafka {}:", self.release.version);

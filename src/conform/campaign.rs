@@ -34,6 +34,8 @@ pub struct Tally {
     pub broker_calls: u64,
     /// Disagreements by class (`isr+partition_epoch`).
     pub by_class: BTreeMap<String, u64>,
+    /// Histories judged only up to a step beyond the model, by reason.
+    pub stopped: BTreeMap<String, u64>,
     /// Control-plane violations the real controller showed: per (rule set, invariant) and
     /// class, as every engine's summary.
     pub shown: Summary,
@@ -51,6 +53,9 @@ impl Tally {
         self.broker_calls += c.broker_calls as u64;
         if let Some(d) = &c.disagreement {
             *self.by_class.entry(d.class.clone()).or_default() += 1;
+        }
+        if let Some(reason) = c.stopped {
+            *self.stopped.entry(reason.to_string()).or_default() += 1;
         }
     }
 

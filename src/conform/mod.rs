@@ -19,6 +19,7 @@ pub mod protocol;
 pub mod release;
 pub mod render;
 pub mod replay;
+pub mod replicas;
 
 pub use driver::Driver;
 pub use release::{Release, RELEASES};

@@ -75,6 +75,10 @@ pub struct Conformance {
     pub not_upstream: usize,
     /// Calls performed on the real brokers (when they are judged).
     pub broker_calls: usize,
+    /// Why the judging stopped before the history's end without a disagreement: a step
+    /// asked the real brokers for something the model leaves out (the steps before it were
+    /// compared).
+    pub stopped: Option<&'static str>,
     pub disagreement: Option<Disagreement>,
     /// Control-plane violations on the real controller's states: (invariant, step, detail),
     /// the first of each invariant.
@@ -265,7 +269,10 @@ pub fn conform_history(
     let ended = if brokers {
         let mut judges = Pair {
             first: pair,
-            second: Brokers { driver: &driver },
+            second: Brokers {
+                driver: &driver,
+                last: Vec::new(),
+            },
         };
         drive(
             history,
@@ -273,6 +280,10 @@ pub fn conform_history(
             |judges, ask, ((model, real), real_brokers)| {
                 result.broker_calls += real_brokers.sent;
                 let state = judges.first.first.state();
+                if let Some(reason) = real_brokers.beyond_model {
+                    result.stopped = Some(reason);
+                    return ControlFlow::Break(());
+                }
                 let differences = broker_differences(state, &model.calls, &real_brokers);
                 // While the real replicas are the model's, a data-plane violation on them
                 // is one the real brokers show.

@@ -76,15 +76,17 @@ pub fn apply(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
 
 /// An explicit AlterPartition, then the broker side made to agree with it.
 fn alter_partition(c: &mut Cluster, event: &Event, rules: &dyn Rules, partition: usize) -> Outcome {
-    let (before, leader_before) = c
-        .partitions
-        .get(partition)
-        .map_or((super::IdList::EMPTY, super::NO_LEADER), |p| {
-            (p.isr, p.leader)
-        });
+    let empty = (super::IdList::EMPTY, super::IdList::EMPTY, super::NO_LEADER);
+    let (replicas_before, before, leader_before) =
+        (c.partitions.get(partition)).map_or(empty, |p| (p.replicas, p.isr, p.leader));
     let outcome = apply_controller(c, event, rules);
     if !outcome.is_rejected() {
-        broker::caught_up_by_assertion(c, rules, partition, &before, leader_before);
+        let applied = broker::Applied {
+            replicas: &replicas_before,
+            isr: &before,
+            leader: leader_before,
+        };
+        broker::caught_up_by_assertion(c, rules, partition, applied);
         broker::tell(rules, || {
             broker::BrokerCall::alter_answer(c, leader_before, true, event, &outcome)
         });

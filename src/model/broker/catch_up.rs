@@ -1,6 +1,7 @@
 //! The history's own AlterPartition expansions, made true on the broker side: each added
 //! follower fetched until it had the leader's end, and the leader recorded it there.
 
+use super::Local;
 use super::{append_diskless, diskless_epoch, fetch, tell, BrokerCall};
 use crate::model::log::{FetchPosition, Log};
 use crate::model::{BrokerId, Cluster, Rules};
@@ -31,112 +32,131 @@ fn reconciled(rules: &dyn Rules, log: &Log, hw: i64, leader: &Log) -> Log {
     log
 }
 
+/// The registration the sender of a history's AlterPartition had applied when it sent it.
+#[derive(Clone, Copy)]
+pub struct Applied<'a> {
+    pub replicas: &'a [BrokerId],
+    pub isr: &'a [BrokerId],
+    pub leader: BrokerId,
+}
+
 /// An explicit `alter_partition` event is the history asserting that the leader saw the
 /// added followers caught up (it is how controller-only histories move replicas into the
-/// ISR). Make the broker side agree: each added follower's log reaches the leader's end.
+/// ISR). Make the broker side agree: each added follower, in the request's order, fetched
+/// until it had the leader's end, and the leader recorded it there.
 /// Expansions the broker side earns itself (fetch → `maybe_expand_isr`) do not come here.
 /// The records come from the leader that sent the request (`leader_before`): a completion
 /// in the same record may already have moved leadership to an added follower.
-pub fn caught_up_by_assertion(
-    c: &mut Cluster,
-    rules: &dyn Rules,
-    p: usize,
-    isr_before: &[BrokerId],
-    leader_before: BrokerId,
-) {
-    let part = &c.partitions[p];
-    let Some(rt) = c.runtime.partitions.get_mut(p) else {
+pub fn caught_up_by_assertion(c: &mut Cluster, rules: &dyn Rules, p: usize, before: Applied) {
+    let (isr_before, leader_before) = (before.isr, before.leader);
+    let Some(part) = c.partitions.get(p) else {
         return;
     };
-    let leader_log = rt
-        .local(leader_before)
-        .map(|l| l.log.clone())
-        .unwrap_or_default();
-    let leader_hw = rt.local(leader_before).map(|l| l.hw);
-    let target = leader_log.end().max(part.seal);
-    for &r in part.isr.iter().filter(|r| !isr_before.contains(r)) {
-        if let Some(l) = rt.local_mut(r) {
+    let added: Vec<BrokerId> = (part.isr.iter().copied())
+        .filter(|r| !isr_before.contains(r))
+        .collect();
+    for r in added {
+        let hosted = (c.runtime.partitions.get(p)).is_some_and(|rt| rt.local(r).is_some());
+        if hosted {
             tell(rules, || BrokerCall::CatchUp {
                 partition: p,
                 follower: r,
                 leader: leader_before,
             });
-            // Caught up means the follower fetched until it had the leader's end: on a
-            // classic topic it truncated on the way as its generation does (rule
-            // `truncation`; before KIP-101 a diverged tail stays).
-            if !part.diskless {
-                l.log = reconciled(rules, &l.log, l.hw, &leader_log);
-                l.hw = l.hw.min(l.leo());
-            } else {
-                // An epoch it assigned at its end as leader and never wrote in goes first:
-                // its first fetch names that epoch, the leader cannot place it and the
-                // answer truncates to the end, which drops such an entry. Kept, the
-                // leader's older-epoch records would be appended after it and the cache
-                // would drop the entries below them (`LeaderEpochFileCache.assign`),
-                // leaving records with no epoch.
-                let end = l.leo();
-                l.log.truncate_to(end);
-            }
-            l.log.copy_from(&leader_log, target);
-            // Its fetches also brought the leader's log start (`processPartitionData`), which
-            // deletes any diverged records still below it; the high watermark is raised to
-            // the start if below (`UnifiedLog.updateLogStartOffset`).
-            l.log.increment_start(leader_log.start());
-            l.hw = l.hw.max(l.log.start());
-            if let (false, Some(hw)) = (part.diskless, leader_hw) {
-                // The last of those fetches carried the leader's high watermark, which the
-                // follower takes, clamped to its log (`processPartitionData`, as a fetch
-                // step's `take_watermarks`): found by the real brokers of 4.0.2 and 4.4.0,
-                // where a follower caught up this way knows the leader's high watermark.
-                l.hw = hw.clamp(l.log.start(), l.leo());
-            }
-            if l.leo() < target {
-                // Classic records below the seal that the leader lost: they come back the
-                // way a consolidating leader rebuilds them, stamped E_d (never a later epoch:
-                // the prefix predates the seal, and a consolidation append of E_d would drop
-                // a later epoch's entry and leave these records with none,
-                // docs/model/brokers.md#asserted-catch-up).
-                append_diskless(&mut l.log, diskless_epoch(part), target);
-            }
-            // The records came by the follower's own fetches (and rebuild): its fetchers
-            // continue from the end, as after their own appends.
-            l.fetchers_follow_cut();
-            l.in_sync_ms = c.runtime.now_ms;
+            catch_up(c, rules, p, r, &before);
         }
     }
-    record_catch_up(c, p, isr_before, leader_before);
 }
 
-/// The catch-up's fetches reached the leader that answered them: its last one, at the
-/// leader's end, is recorded on the leader's state of the follower (`Replica.updateFetchStateOrThrow`
-/// via `Partition.fetchRecords`), which makes the follower caught up now, its broker epoch
-/// current, and may move the high watermark. Found by the real brokers of 4.4.0: the
-/// leader, recording none, stopped waiting for a follower the real leader still counted as
-/// caught up after a later shrink (`broker:hw`, `broker:fault+proposals`). Classic
-/// partitions only: a diskless replica's records come from the shared log, not the leader.
-fn record_catch_up(c: &mut Cluster, p: usize, isr_before: &[BrokerId], leader_before: BrokerId) {
+/// One added follower's catch-up from `leader`.
+fn catch_up(c: &mut Cluster, rules: &dyn Rules, p: usize, r: BrokerId, before: &Applied) {
+    let leader = before.leader;
     let part = &c.partitions[p];
-    let answered = c.runtime.partitions[p]
-        .leader
-        .as_ref()
-        .is_some_and(|l| l.broker == leader_before);
+    let rt = &c.runtime.partitions[p];
+    let leader_log = rt.local(leader).map(|l| l.log.clone()).unwrap_or_default();
+    let target = leader_log.end().max(part.seal);
+    let (diskless, seal_epoch) = (part.diskless, diskless_epoch(part));
+    if !diskless {
+        // Caught up means the follower fetched until it had the leader's end: on a classic
+        // topic it truncated on the way as its generation does (rule `truncation`; before
+        // KIP-101 a diverged tail stays). Its first fetch after that, at its end (or, out of
+        // range, at the leader's log start), is recorded by the leader.
+        let l = c.runtime.partitions[p].local_mut(r).expect("hosted");
+        l.log = reconciled(rules, &l.log, l.hw, &leader_log);
+        l.hw = l.hw.min(l.leo());
+        let at = l.leo().max(leader_log.start());
+        if at < leader_log.end() {
+            record(c, p, r, at, before);
+        }
+    }
+    // The answer to its last fetch carries the leader's high watermark as it was before
+    // that fetch was recorded.
+    let leader_hw = c.runtime.partitions[p].local(leader).map(|l| l.hw);
+    let l = c.runtime.partitions[p].local_mut(r).expect("hosted");
+    if diskless {
+        // An epoch it assigned at its end as leader and never wrote in goes first: its
+        // first fetch names that epoch, the leader cannot place it and the answer truncates
+        // to the end, which drops such an entry. Kept, the leader's older-epoch records
+        // would be appended after it and the cache would drop the entries below them
+        // (`LeaderEpochFileCache.assign`), leaving records with no epoch.
+        let end = l.leo();
+        l.log.truncate_to(end);
+    }
+    l.log.copy_from(&leader_log, target);
+    // Its fetches also brought the leader's log start (`processPartitionData`), which
+    // deletes any diverged records still below it; the high watermark is raised to the
+    // start if below (`UnifiedLog.updateLogStartOffset`).
+    l.log.increment_start(leader_log.start());
+    l.hw = l.hw.max(l.log.start());
+    if let (false, Some(hw)) = (diskless, leader_hw) {
+        // The follower takes it, clamped to its log (`processPartitionData`, as a fetch
+        // step's `take_watermarks`): found by the real brokers of 4.0.2 and 4.4.0.
+        l.hw = hw.clamp(l.log.start(), l.leo());
+    }
+    if l.leo() < target {
+        // Classic records below the seal that the leader lost: they come back the way a
+        // consolidating leader rebuilds them, stamped E_d (never a later epoch: the prefix
+        // predates the seal, and a consolidation append of E_d would drop a later epoch's
+        // entry and leave these records with none, docs/model/brokers.md#asserted-catch-up).
+        append_diskless(&mut l.log, seal_epoch, target);
+    }
+    // The records came by the follower's own fetches (and rebuild): its fetchers continue
+    // from the end, as after their own appends.
+    l.fetchers_follow_cut();
+    l.in_sync_ms = c.runtime.now_ms;
+    if !diskless {
+        let end = l.leo();
+        record(c, p, r, end, before);
+    }
+}
+
+/// A catch-up fetch at `at` reached the leader that answered it, and is recorded on the
+/// leader's state of the follower (`Replica.updateFetchStateOrThrow` via
+/// `Partition.fetchRecords`): the last one, at the leader's end, makes the follower caught
+/// up now and its broker epoch current, and either may move the high watermark, over the ISR
+/// the leader has before the request's answer. Found by the real brokers of 4.4.0: the
+/// leader, recording none, stopped waiting for a follower the real leader still counted as
+/// caught up after a later shrink (`broker:hw`, `broker:fault+proposals`), and the next
+/// added follower took a high watermark the first one's catch-up had not moved. Classic
+/// partitions only: a diskless replica's records come from the shared log.
+fn record(c: &mut Cluster, p: usize, r: BrokerId, at: i64, before: &Applied) {
+    let leader = before.leader;
+    let rt = &c.runtime.partitions[p];
+    let answered = rt.leader.as_ref().is_some_and(|l| l.broker == leader);
     // A leader the same request replaced (a completion) loses its state at the next delta:
     // its high watermark is not raised on the registration that replaced it.
-    if part.diskless || !answered || part.leader != leader_before {
+    if !answered || c.partitions[p].leader != leader {
         return;
     }
-    let added: Vec<BrokerId> = part
-        .isr
-        .iter()
-        .copied()
-        .filter(|r| !isr_before.contains(r))
-        .collect();
-    for r in added {
-        let rt = &c.runtime.partitions[p];
-        let (Some(f), Some(lead)) = (rt.local(r), rt.local(leader_before)) else {
-            continue;
-        };
-        let (at, leader_leo) = (f.leo(), lead.leo());
-        fetch::record_fetch(c, p, r, at, leader_leo);
+    let Some(leader_leo) = rt.local(leader).map(Local::leo) else {
+        return;
+    };
+    let now = c.runtime.now_ms;
+    let state = c.runtime.partitions[p].leader.as_mut().expect("answered");
+    let rec = state.rec_mut(r);
+    let was = rec.leo;
+    rec.update(at, now, leader_leo);
+    if rec.leo != was {
+        fetch::maybe_increment_leader_hw_in(c, p, before.replicas, before.isr);
     }
 }

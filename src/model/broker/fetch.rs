@@ -153,7 +153,7 @@ fn failed_append_check(
 /// the follower's recorded end moved (`Partition.updateFollowerFetchState` compares it with
 /// the one before): a fetch that changes nothing does not re-judge which followers the HW
 /// waits for, so one that stopped being caught up holds it until the next change.
-pub(super) fn record_fetch(c: &mut Cluster, p: usize, r: BrokerId, at: i64, leader_leo: i64) {
+fn record_fetch(c: &mut Cluster, p: usize, r: BrokerId, at: i64, leader_leo: i64) {
     let now = c.runtime.now_ms;
     let rt = &mut c.runtime.partitions[p];
     let rec = rt.leader.as_mut().expect("checked").rec_mut(r);
@@ -473,11 +473,27 @@ fn fetch_request(c: &Cluster, rules: &dyn Rules, p: usize, r: BrokerId) -> Optio
 /// all while the ISR is below the effective min ISR (`isUnderMinIsr`, KAFKA-15583:
 /// docs/model/brokers.md#high-watermark).
 pub(super) fn maybe_increment_leader_hw(c: &mut Cluster, p: usize) {
+    let (replicas, isr) = (c.partitions[p].replicas, c.partitions[p].isr);
+    maybe_increment_leader_hw_in(c, p, &replicas, &isr);
+}
+
+/// [`maybe_increment_leader_hw`] over the assignment and ISR the leader has applied, when
+/// those are not the registration's yet (a history's AlterPartition, before the leader has
+/// its answer: a completion in it may already have dropped a replica that holds the high
+/// watermark on the leader).
+pub(super) fn maybe_increment_leader_hw_in(
+    c: &mut Cluster,
+    p: usize,
+    replicas: &[BrokerId],
+    isr: &[BrokerId],
+) {
     let part = &c.partitions[p];
     if part.diskless && part.seal != -2 {
         return; // switched: the seal and consolidation own the high watermark
     }
-    if (part.isr.len() as i64) < crate::model::builder::effective_min_isr(part) {
+    // `effectiveMinIsr`: min.insync.replicas capped at the replication factor.
+    let min_isr = i64::from(part.min_insync_replicas).min(replicas.len() as i64);
+    if (isr.len() as i64) < min_isr {
         return;
     }
     let rt = &c.runtime.partitions[p];
@@ -489,9 +505,9 @@ pub(super) fn maybe_increment_leader_hw(c: &mut Cluster, p: usize) {
     };
     let leader_leo = lead.leo();
     let mut hw = leader_leo;
-    for &r in part.replicas.iter().filter(|&&r| r != state.broker) {
+    for &r in replicas.iter().filter(|&&r| r != state.broker) {
         let rec = state.rec(r);
-        if part.isr.contains(&r) || rec.is_some_and(|s| waits_for(c, r, s, leader_leo)) {
+        if isr.contains(&r) || rec.is_some_and(|s| waits_for(c, r, s, leader_leo)) {
             hw = hw.min(rec.map_or(-1, |s| s.leo));
         }
     }

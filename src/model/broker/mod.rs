@@ -24,7 +24,7 @@ mod local;
 mod produce;
 
 pub use call::{tell, BrokerCall};
-pub use catch_up::caught_up_by_assertion;
+pub use catch_up::{caught_up_by_assertion, Applied};
 pub use delta::sync;
 pub use expiration::{advance_time, NOTES_KEPT_MAX, NOTES_MAX};
 pub use fetch::follower_fetch;
