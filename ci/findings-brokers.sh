@@ -40,7 +40,9 @@ for f in "${files[@]}"; do
     python3 - "$work/r.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-if r.get("error"):
+if r.get("error") and "Inkless-only" in r["error"]:
+    cell = "not expressible (Inkless-only events)"
+elif r.get("error"):
     cell = "error: " + r["error"]
 elif r["skipped"]:
     cell = "not expressible (" + ", ".join(sorted(r["skipped_by_reason"])) + ")"
@@ -52,7 +54,7 @@ elif r["shown"]:
     cell = "shows " + ", ".join(sorted(r["shown"]))
 else:
     cell = "agrees, nothing violated"
-print(f" {cell} ({r['broker_calls']} calls) |", end="")
+print(f" {cell} ({r.get('broker_calls', 0)} calls) |", end="")
 PY
   done
   echo
