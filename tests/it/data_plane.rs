@@ -201,29 +201,18 @@ fn deleted_acknowledged_records_are_not_lost() {
 /// same leader commits at once. The effective min ISR is capped at the replication factor.
 #[test]
 fn the_high_watermark_stays_while_the_isr_is_below_min_isr() {
-    let hw_after = |text: &str| {
-        let h = common::parse(text);
-        let v = oracle::run(&h, &[RuleSet::complete()], true);
-        let hws: Vec<String> = v.sides[0]
-            .steps
-            .iter()
-            .map(|s| {
-                let p = &s.state.partitions[0];
-                let rt = &s.state.runtime.partitions[0];
-                rt.local(p.leader).map_or(-1, |l| l.hw).to_string()
-            })
-            .collect();
-        hws.join(" ")
-    };
     let below = "brokers 1,2; create 1,2 min.isr=2; isr 1; produce 5; isr 1,2; fetch 2; fetch 2";
     // The follower's catch-up, which the AlterPartition asserts, is recorded by the leader:
     // the high watermark moves at the step it rejoins.
-    assert_eq!(hw_after(below), "0 0 0 5 5 5");
+    assert_eq!(leader_hw_after(below), "0 0 0 5 5 5");
     assert_eq!(
-        hw_after(&below.replace("min.isr=2", "min.isr=1")),
+        leader_hw_after(&below.replace("min.isr=2", "min.isr=1")),
         "0 0 5 5 5 5"
     );
-    assert_eq!(hw_after("brokers 1; create 1 min.isr=3; produce 5"), "0 5");
+    assert_eq!(
+        leader_hw_after("brokers 1; create 1 min.isr=3; produce 5"),
+        "0 5"
+    );
 }
 
 /// The leader's HW after each step of `text` under `complete`.
