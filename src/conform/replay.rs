@@ -269,10 +269,7 @@ pub fn conform_history(
     let ended = if brokers {
         let mut judges = Pair {
             first: pair,
-            second: Brokers {
-                driver: &driver,
-                last: Vec::new(),
-            },
+            second: Brokers { driver: &driver },
         };
         drive(
             history,
