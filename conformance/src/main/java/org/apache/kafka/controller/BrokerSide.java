@@ -10,6 +10,7 @@ import org.apache.kafka.metadata.LeaderAndIsr;
 import org.apache.kafka.metadata.LeaderRecoveryState;
 import org.apache.kafka.metadata.PartitionRegistration;
 import org.apache.kafka.server.common.TopicIdPartition;
+import org.apache.kafka.server.metrics.KafkaYammerMetrics;
 import org.apache.kafka.storage.internals.checkpoint.OffsetCheckpoints;
 import org.apache.kafka.storage.internals.log.LogConfig;
 import org.apache.kafka.storage.internals.log.LogDirFailureChannel;
@@ -137,6 +138,11 @@ final class BrokerSide {
     private long serial;
 
     BrokerSide() {
+        // No JMX: every log and Partition registers its gauges as MBeans, and each history
+        // made and removed hundreds. Only their publication is filtered (the metrics stay
+        // in the registry, as upstream's `metrics.jmx.exclude` leaves them); no replication
+        // decision reads a metric.
+        KafkaYammerMetrics.INSTANCE.reconfigure(Map.of("metrics.jmx.exclude", ".*"));
         configRepository = BrokerShims.configRepository(BrokerShims.CONFIG_REPOSITORY_TYPE, this::topicProps);
         metadataCache = BrokerShims.newMetadataCache();
         listener = BrokerShims.alterPartitionListener(BrokerShims.LISTENER_TYPE);
