@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 use std::cell::RefCell;
 
 pub use super::replicas::{
-    class_of, differences, BrokerStep, Proposal, RealReplica, MID_BATCH_DELETE,
+    class_of, differences, BrokerStep, Proposal, RealReplica, MID_BATCH_DELETE, MID_BATCH_FETCH,
 };
 
 /// The leader's answer to one fetch round, and the follower after it.
@@ -213,6 +213,7 @@ impl Judge for Brokers<'_, '_> {
         let beyond_model = match batch.beyond_model.as_deref() {
             None => None,
             Some("mid_batch_delete") => Some(MID_BATCH_DELETE),
+            Some("mid_batch_fetch") => Some(MID_BATCH_FETCH),
             Some(other) => {
                 return Err(Error::Harness(format!(
                     "the brokers' driver stopped a step for a reason isrfuzz does not know: {other}"

@@ -66,6 +66,14 @@ pub struct BrokerStep {
 /// conformance/BROKERS.md); the steps before it were compared.
 pub const MID_BATCH_DELETE: &str = "DeleteRecords inside a record batch (the model has no batches)";
 
+/// The same mechanism met by a fetch: the leader answers a follower with a batch that
+/// starts below the follower's fetch offset (after an unclean election the new leader's
+/// batches need not end where the follower's log start is), and the follower applies it
+/// whole (an empty log restarts at the batch's base offset). The driver stops the step
+/// after that fetch; the steps before it were compared.
+pub const MID_BATCH_FETCH: &str =
+    "a fetch answered from inside a record batch (the model has no batches)";
+
 /// A replica's records as runs of one epoch: (epoch, first offset, end offset).
 type Runs = Vec<(i32, i64, i64)>;
 

@@ -15,7 +15,8 @@ import static org.apache.kafka.controller.BrokerShims.getLong;
  * state: an AlterPartition answer the history asserted goes to the proposal of this step
  * that it answers (and is not sent when no Partition made one); a catch-up fetches round
  * after round until the follower is at the leader's end; a DeleteRecords whose start
- * would fall inside a record batch ends the step unperformed (the model has no batches).
+ * would fall inside a record batch ends the step unperformed, and a fetch answered with a
+ * batch that starts below its offset ends the step after it (the model has no batches).
  * One request per step instead of one per call: the answer's rendering of every replica
  * was most of the driver's time.
  */
@@ -32,6 +33,8 @@ final class BrokerBatch {
     static final int CALLS_MAX = 10_000;
     /** The reason a step is stopped before a DeleteRecords inside a batch. */
     static final String MID_BATCH_DELETE = "mid_batch_delete";
+    /** The reason a step is stopped after a fetch answered from inside a batch. */
+    static final String MID_BATCH_FETCH = "mid_batch_fetch";
 
     static void run(BrokerSide side, Map<String, Object> req, StringBuilder out) {
         Object field = req.get("calls");
@@ -78,8 +81,10 @@ final class BrokerBatch {
                     fault = f;
                     faultAt = i;
                 }
-                if (!catchUp || caughtUp(side, call, o)) break;
+                if (o != null && o.fromInsideABatch) beyond = MID_BATCH_FETCH;
+                if (beyond != null || !catchUp || caughtUp(side, call, o)) break;
             }
+            if (beyond != null) break;
         }
         BrokerSide.Outcome last = new BrokerSide.Outcome();
         StringBuilder replicas = new StringBuilder();

@@ -109,6 +109,8 @@ final class BrokerSide {
         long baseOffset = -1;
         long lastOffset = -1;
         final List<Proposal> proposals = new ArrayList<>();
+        /** A fetch was answered with a batch that starts below its fetch offset. */
+        boolean fromInsideABatch;
 
         /** The first thing a real class threw that upstream would catch and log. */
         void fault(Throwable t) {
