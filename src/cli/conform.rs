@@ -12,7 +12,7 @@ use isrfuzz::conform::junit::{junit_reproducer, Finding};
 use isrfuzz::conform::junit_files::write_reproducer;
 use isrfuzz::conform::jvm::ANSWER_TIMEOUT_MS;
 use isrfuzz::conform::render::describe;
-use isrfuzz::conform::replay::check_expressible;
+use isrfuzz::conform::replay::{check_expressible, judged_part};
 use isrfuzz::conform::{conform_history, Conformance, Driver, Release};
 use isrfuzz::error::{inert, inert_json, Error};
 use isrfuzz::findings::finding::Sink;
@@ -267,7 +267,7 @@ fn refuse_if_none_expressible(
     }
     let mut why = None;
     for (path, h) in histories {
-        match check_expressible(h, release) {
+        match check_expressible(&judged_part(h).0, release) {
             Ok(()) => return Ok(()),
             Err(skip) => why = why.or(Some((path, skip.0))),
         }
@@ -485,6 +485,7 @@ impl Run<'_> {
             "skipped_by_reason": t.skipped,
             "disagreements": t.by_class,
             "stopped_by_reason": t.stopped,
+            "unjudged_steps_by_reason": t.unjudged_steps,
             "shown": t.shown_by_invariant(),
             "shown_new": t.shown.new_count(),
             "shown_by_history": t.by_history,
@@ -525,6 +526,9 @@ impl Run<'_> {
         }
         for (reason, n) in &t.skipped {
             println!("  skipped ({reason}): {n}");
+        }
+        for (reason, n) in &t.unjudged_steps {
+            println!("  steps not judged ({reason}): {n}");
         }
         for (class, n) in &t.by_class {
             println!("  disagreement {class}: {n}");

@@ -45,6 +45,8 @@ pub struct Tally {
     pub by_class: BTreeMap<String, u64>,
     /// Histories judged only up to a step beyond the model, by reason.
     pub stopped: BTreeMap<String, u64>,
+    /// Steps of Inkless histories not judged, by reason.
+    pub unjudged_steps: BTreeMap<String, u64>,
     /// Control-plane violations the real controller showed: per (rule set, invariant) and
     /// class, as every engine's summary.
     pub shown: Summary,
@@ -63,6 +65,9 @@ impl Tally {
         self.broker_steps += c.broker_steps as u64;
         if let Some(d) = &c.disagreement {
             *self.by_class.entry(d.class.clone()).or_default() += 1;
+        }
+        for why in &c.unjudged {
+            *self.unjudged_steps.entry(why.clone()).or_default() += 1;
         }
         if let Some(reason) = c.stopped {
             *self.stopped.entry(reason.to_string()).or_default() += 1;

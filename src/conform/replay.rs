@@ -85,6 +85,9 @@ pub struct Conformance {
     /// Control-plane violations on the real controller's states: (invariant, step, detail),
     /// the first of each invariant.
     pub shown: Vec<(&'static str, usize, String)>,
+    /// Steps of an Inkless history not judged (from its first Inkless-only step on), each
+    /// as its one-line reason.
+    pub unjudged: Vec<String>,
 }
 
 /// An event only Inkless has: a switch, or a diskless or remote-storage topic.
@@ -100,6 +103,26 @@ fn is_inkless(e: &Event) -> bool {
         | Event::AlterDisklessSwitch { .. } => true,
         _ => false,
     }
+}
+
+/// The part of `history` a release judges, and why each step after it is not: an Inkless
+/// history is judged up to its first Inkless-only step (a switch, a seal, a diskless or
+/// remote-storage topic). From there the model's state has no Apache Kafka counterpart,
+/// so the classic steps after it are not judged either. A history that starts with one
+/// is not cut (nothing would be judged): it is skipped whole, as before.
+pub fn judged_part(history: &History) -> (std::borrow::Cow<'_, History>, Vec<String>) {
+    let Some(i) = (history.events.iter().position(is_inkless)).filter(|&i| i > 0) else {
+        return (std::borrow::Cow::Borrowed(history), Vec::new());
+    };
+    let mut h = history.clone();
+    let rest = h.events.split_off(i);
+    let first = rest[0].op();
+    let why = |e: &Event| match is_inkless(e) {
+        true => format!("{}: Inkless-only, no Apache Kafka release has it", e.op()),
+        false => format!("{}: after an Inkless-only step ({first})", e.op()),
+    };
+    let reasons = rest.iter().map(why).collect();
+    (std::borrow::Cow::Owned(h), reasons)
 }
 
 /// Every event of `history` is one the release's controller can take (or the model's
@@ -262,6 +285,8 @@ pub fn conform_history(
     driver: &mut Driver,
     brokers: bool,
 ) -> Result<Result<Conformance, Skip>, Error> {
+    let (judged, unjudged) = judged_part(history);
+    let history: &History = &judged;
     let driver = RefCell::new(driver);
     let pair = Pair {
         first: ModelJudge::new(rules, true, true),
@@ -314,7 +339,7 @@ pub fn conform_history(
     };
     match ended {
         Ended::CannotExpress { why, .. } => Ok(Err(Skip(why))),
-        Ended::Ran { .. } => Ok(Ok(result)),
+        Ended::Ran { .. } => Ok(Ok(Conformance { unjudged, ..result })),
     }
 }
 
@@ -414,6 +439,37 @@ fn set_registration(p: &mut Partition, r: &Registration) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An Inkless history is judged up to its first Inkless-only step; every step from
+    /// there is counted with its reason. One that starts Inkless is not cut.
+    #[test]
+    fn an_inkless_history_is_judged_up_to_its_first_inkless_step() {
+        let switch: Event = serde_json::from_str(r#"{"op":"switch_start"}"#).expect("event");
+        let h = History::new(
+            vec![1, 2, 3],
+            vec![
+                Event::create_classic(vec![1, 2, 3]),
+                Event::AdvanceTime { ms: 1_000 },
+                switch.clone(),
+                Event::FenceBroker { broker: 2 },
+            ],
+        );
+        let (judged, unjudged) = judged_part(&h);
+        assert_eq!(judged.events, h.events[..2]);
+        assert_eq!(
+            unjudged,
+            [
+                "switch_start: Inkless-only, no Apache Kafka release has it",
+                "fence_broker: after an Inkless-only step (switch_start)"
+            ]
+        );
+        let starts_inkless = History::new(vec![1], vec![switch]);
+        let (judged, unjudged) = judged_part(&starts_inkless);
+        assert_eq!(judged.events, starts_inkless.events);
+        assert!(unjudged.is_empty());
+        let classic = History::new(vec![1], vec![Event::create_classic(vec![1])]);
+        assert_eq!(judged_part(&classic).0.events, classic.events);
+    }
 
     #[test]
     fn skips_are_counted_by_their_reason_not_their_step() {
