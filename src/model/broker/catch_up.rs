@@ -151,12 +151,24 @@ fn record(c: &mut Cluster, p: usize, r: BrokerId, at: i64, before: &Applied) {
     let Some(leader_leo) = rt.local(leader).map(Local::leo) else {
         return;
     };
+    let leader_hw = rt.local(leader).map_or(0, |l| l.hw);
     let now = c.runtime.now_ms;
     let state = c.runtime.partitions[p].leader.as_mut().expect("answered");
+    let epoch_start = state.leader_epoch_start_offset;
     let rec = state.rec_mut(r);
     let was = rec.leo;
     rec.update(at, now, leader_leo);
+    // The leader sends the expansion the history asserts on the first recorded fetch that
+    // finds the follower in sync (`isFollowerInSync`: at or past the high watermark and
+    // the leader epoch's start, not at the leader's end), and from then waits for it
+    // (`maximalIsr`) before the answer comes. Found by the real brokers of 4.4.0: a
+    // follower recorded at the high watermark 0 of a 100-record log held the high
+    // watermark until the expansion completed, where the model raised it at once.
+    let mut maximal = before.isr.to_vec();
+    if at >= leader_hw && at >= epoch_start && !maximal.contains(&r) {
+        maximal.push(r);
+    }
     if rec.leo != was {
-        fetch::maybe_increment_leader_hw_in(c, p, before.replicas, before.isr);
+        fetch::maybe_increment_leader_hw_in(c, p, before.replicas, before.isr, &maximal);
     }
 }

@@ -467,25 +467,24 @@ fn fetch_request(c: &Cluster, rules: &dyn Rules, p: usize, r: BrokerId) -> Optio
 }
 
 /// `Partition.maybeIncrementLeaderHW` for classic and pending partitions: the smallest
-/// recorded offset over the leader's own end and every follower of the assignment
-/// (`remoteReplicasMap`) that is in the ISR or that the leader waits for
-/// ([`waits_for`]); a follower without a record counts as -1. Never moves down, and not at
-/// all while the ISR is below the effective min ISR (`isUnderMinIsr`, KAFKA-15583:
-/// docs/model/brokers.md#high-watermark).
+/// recorded offset over the leader's end and every follower of the assignment in the ISR
+/// or waited for ([`waits_for`]); no record counts as -1. Never moves down, and not at all
+/// under the effective min ISR (`isUnderMinIsr`, docs/model/brokers.md#high-watermark).
 pub(super) fn maybe_increment_leader_hw(c: &mut Cluster, p: usize) {
     let (replicas, isr) = (c.partitions[p].replicas, c.partitions[p].isr);
-    maybe_increment_leader_hw_in(c, p, &replicas, &isr);
+    maybe_increment_leader_hw_in(c, p, &replicas, &isr, &isr);
 }
 
-/// [`maybe_increment_leader_hw`] over the assignment and ISR the leader has applied, when
-/// those are not the registration's yet (a history's AlterPartition, before the leader has
-/// its answer: a completion in it may already have dropped a replica that holds the high
-/// watermark on the leader).
+/// [`maybe_increment_leader_hw`] over the assignment and ISR the leader has applied (a
+/// history's AlterPartition, before the leader has its answer: a completion in it may have
+/// dropped a replica that holds the high watermark), waiting for `maximal` (`maximalIsr`:
+/// with an expansion sent and not answered); the min-ISR check reads the committed `isr`.
 pub(super) fn maybe_increment_leader_hw_in(
     c: &mut Cluster,
     p: usize,
     replicas: &[BrokerId],
     isr: &[BrokerId],
+    maximal: &[BrokerId],
 ) {
     let part = &c.partitions[p];
     if part.diskless && part.seal != -2 {
@@ -507,7 +506,7 @@ pub(super) fn maybe_increment_leader_hw_in(
     let mut hw = leader_leo;
     for &r in replicas.iter().filter(|&&r| r != state.broker) {
         let rec = state.rec(r);
-        if isr.contains(&r) || rec.is_some_and(|s| waits_for(c, r, s, leader_leo)) {
+        if maximal.contains(&r) || rec.is_some_and(|s| waits_for(c, r, s, leader_leo)) {
             hw = hw.min(rec.map_or(-1, |s| s.leo));
         }
     }
