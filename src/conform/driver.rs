@@ -50,7 +50,7 @@ fn require(program: &str, what: &str) -> Result<(), Error> {
         Ok(())
     } else {
         Err(Error::Usage(format!(
-            "conform needs {what} (`{program}` not found or failing on PATH); the model's own commands do not"
+            "conform and cluster need {what} (`{program}` not found or failing on PATH); the model's own commands do not"
         )))
     }
 }

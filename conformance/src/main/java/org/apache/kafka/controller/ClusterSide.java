@@ -108,7 +108,7 @@ final class ClusterSide {
             case "cluster_produce": produce(req, answer); break;
             case "cluster_read": answer.put("read", read(ClusterJson.text(req, "topic"))); break;
             case "cluster_delete_records": deleteRecords(req); break;
-            case "cluster_elr_feature": elrFeature(); break;
+            case "cluster_elr_feature": elrFeature(ClusterJson.integer(req, "level")); break;
             case "cluster_stop_broker": stopBroker(ClusterJson.integer(req, "broker"), answer); break;
             case "cluster_start_broker": startBroker(ClusterJson.integer(req, "broker"), answer); break;
             case "cluster_clean": clean(ClusterJson.text(req, "topic"), answer); break;
@@ -138,18 +138,24 @@ final class ClusterSide {
             return;
         }
         Object nb = nodesBuilder.getConstructor().newInstance();
-        nodesBuilder.getMethod("setNumBrokerNodes", int.class).invoke(nb, count);
-        nodesBuilder.getMethod("setNumControllerNodes", int.class).invoke(nb, 1);
-        Object nodes = nodesBuilder.getMethod("build").invoke(nb);
+        call(nodesBuilder.getMethod("setNumBrokerNodes", int.class), nb, count);
+        call(nodesBuilder.getMethod("setNumControllerNodes", int.class), nb, 1);
+        // The kit formats at the newest metadata version, testing ones included: the
+        // release's latest production level is what its users run (and what conform uses).
+        Class<?> mv = Class.forName("org.apache.kafka.server.common.MetadataVersion");
+        Object production = call(mv.getMethod("latestProduction"), null);
+        call(nodesBuilder.getMethod("setBootstrapMetadataVersion", mv), nb, production);
+        Object nodes = call(nodesBuilder.getMethod("build"), nb);
         Class<?> kitBuilder = Class.forName(KIT + "$Builder");
         Object kb = kitBuilder.getConstructor(Class.forName(NODES)).newInstance(nodes);
         Method set = kitBuilder.getMethod("setConfigProp", String.class, Object.class);
-        for (Map.Entry<String, String> e : configs.entrySet()) set.invoke(kb, e.getKey(), e.getValue());
-        kit = kitBuilder.getMethod("build").invoke(kb);
+        for (Map.Entry<String, String> e : configs.entrySet()) call(set, kb, e.getKey(), e.getValue());
+        kit = call(kitBuilder.getMethod("build"), kb);
         Class<?> k = kit.getClass();
-        k.getMethod("format").invoke(kit);
-        k.getMethod("startup").invoke(kit);
-        k.getMethod("waitForReadyBrokers").invoke(kit);
+        call(k.getMethod("format"), kit);
+        call(k.getMethod("startup"), kit);
+        call(k.getMethod("waitForReadyBrokers"), kit);
+        answer.put("metadata_version", String.valueOf(production));
         bootstrap = (String) k.getMethod("bootstrapServers").invoke(kit);
         brokers = new HashMap<>((Map<Integer, BrokerServer>) k.getMethod("brokers").invoke(kit));
         Properties p = new Properties();
@@ -159,6 +165,18 @@ final class ClusterSide {
         admin = Admin.create(p);
         answer.put("brokers", new ArrayList<>(new TreeSet<>(brokers.keySet())));
         answer.put("start_ms", (System.nanoTime() - t0) / 1_000_000);
+    }
+
+    /** A reflective call, with what the method threw rethrown as itself. */
+    private static Object call(Method m, Object target, Object... args) throws Exception {
+        try {
+            return m.invoke(target, args);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof Exception) throw (Exception) cause;
+            if (cause instanceof Error) throw (Error) cause;
+            throw e;
+        }
     }
 
     /** Closes the Admin client and the cluster (its temporary directories go with it). */
@@ -279,9 +297,20 @@ final class ClusterSide {
             .get(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS);
     }
 
-    private void elrFeature() throws Exception {
-        FeatureUpdate u = new FeatureUpdate((short) 1, FeatureUpdate.UpgradeType.UPGRADE);
-        admin.updateFeatures(Map.of("eligible.leader.replicas.version", u), new UpdateFeaturesOptions())
+    /**
+     * Sets {@code eligible.leader.replicas.version} to {@code level} (an upgrade to 1, a safe
+     * downgrade to 0) unless it is there already.
+     */
+    private void elrFeature(int level) throws Exception {
+        String name = "eligible.leader.replicas.version";
+        org.apache.kafka.clients.admin.FinalizedVersionRange now = admin.describeFeatures()
+            .featureMetadata().get(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+            .finalizedFeatures().get(name);
+        int current = now == null ? 0 : now.maxVersionLevel();
+        if (current == level) return;
+        FeatureUpdate u = new FeatureUpdate((short) level, level > current
+            ? FeatureUpdate.UpgradeType.UPGRADE : FeatureUpdate.UpgradeType.SAFE_DOWNGRADE);
+        admin.updateFeatures(Map.of(name, u), new UpdateFeaturesOptions())
             .all().get(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS);
     }
 
