@@ -196,7 +196,12 @@ fn run_all(
                     bounds,
                 )?
             }
-            (None, None) => unreachable!("a cluster runs whenever a plan can run"),
+            (None, None) => {
+                return Err(Error::Harness(format!(
+                    "{}: no cluster to run it on (harness bug)",
+                    inert(&job.file)
+                )))
+            }
         };
         if !args.json {
             println!("{}", r.line());

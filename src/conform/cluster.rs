@@ -12,8 +12,10 @@ use serde_json::{json, Value};
 use std::path::Path;
 use std::time::Duration;
 
-/// The pom's profile that adds kafka-test-common-runtime.
+/// The pom's profile that adds kafka-test-common-runtime, and with it the one that adds
+/// the test classes a release's kit needs and the release does not publish.
 const PROFILE: &str = "cluster";
+const PROFILE_SSL_HELPERS: &str = "cluster,cluster-ssl-helpers";
 /// The wait for one answer: the slowest op is a broker's start (about 10 s) or a
 /// produce of 4 MB; every Admin call in the JVM is bounded by 30 s, a read-back by 60 s.
 const ANSWER_TIMEOUT_MS: u64 = 120_000;
@@ -61,7 +63,12 @@ impl Cluster {
         brokers: usize,
         configs: &[(String, String)],
     ) -> Result<Cluster, StartError> {
-        let classpath = build_with(dir, &release, Some(PROFILE)).map_err(|e| {
+        let profile = if release.kit_ssl_helpers {
+            PROFILE_SSL_HELPERS
+        } else {
+            PROFILE
+        };
+        let classpath = build_with(dir, &release, Some(profile)).map_err(|e| {
             let text = e.to_string();
             if text.contains("kafka-test-common-runtime") {
                 StartError::Usage(Error::Usage(format!(
@@ -207,22 +214,34 @@ impl Ids {
     }
 }
 
-/// Whether the cluster shows `expect` (history ids): leader, replicas and ISR as
-/// describeTopics gives them, the adding and removing replicas as the listing gives them
+/// Whether the cluster shows `expect` (history ids): leader, replicas and ISR (as a set)
+/// as describeTopics gives them, the adding and removing replicas as the listing gives them
 /// (listed exactly while the model has a reassignment), the two agreeing on the replicas,
 /// and the ELR lists when they count.
 pub fn shows(s: &Shown, expect: &Partition, elr: bool) -> bool {
     let moving = !expect.adding_replicas.is_empty() || !expect.removing_replicas.is_empty();
     s.leader == expect.leader
         && s.replicas == expect.replicas.as_slice()
-        && s.isr == expect.isr.as_slice()
+        && same_set(&s.isr, &expect.isr)
         && s.listed == moving
         && (!s.listed || s.listed_replicas == s.replicas)
         && s.adding == expect.adding_replicas.as_slice()
         && s.removing == expect.removing_replicas.as_slice()
         && (!elr
-            || (s.elr == expect.elr.as_slice()
-                && s.last_known_elr == expect.last_known_elr.as_slice()))
+            || (same_set(&s.elr, &expect.elr)
+                && same_set(&s.last_known_elr, &expect.last_known_elr)))
+}
+
+/// The ISR and the ELR lists are sets: their order is the order of the AlterPartition
+/// that wrote them, which a real leader chooses (the replicas' order is the assignment's,
+/// the preferred leader first, and counts).
+fn same_set(a: &[BrokerId], b: &[BrokerId]) -> bool {
+    let sorted = |v: &[BrokerId]| {
+        let mut v = v.to_vec();
+        v.sort_unstable();
+        v
+    };
+    sorted(a) == sorted(b)
 }
 
 fn csv(ids: &[BrokerId]) -> String {
@@ -283,4 +302,86 @@ pub fn describe_expected(p: usize, e: &Partition, elr: bool) -> String {
         &e.last_known_elr,
     ];
     describe(p, e.leader, lists, elr)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::history::History;
+    use crate::check::oracle;
+    use crate::rules::RuleSet;
+
+    #[test]
+    fn history_ids_map_onto_the_kit_and_back() {
+        let ids = Ids::new(&[5, 1, 4, 2, 3]);
+        assert_eq!(ids.count(), 5);
+        assert_eq!(ids.kits(&[1, 2, 4, 5]), [0, 1, 3, 4]);
+        assert_eq!(ids.kit(9), -1);
+        assert_eq!(
+            (ids.history(3), ids.history(-1), ids.history(7)),
+            (4, -1, -1)
+        );
+    }
+
+    /// KAFKA-21419's state after step 2 under trunk: replicas [1,2,4,5,3], ISR [1,2,3],
+    /// adding [5], removing [3].
+    fn step_2() -> Partition {
+        let dir = env!("CARGO_MANIFEST_DIR");
+        let h = History::load(Path::new(&format!(
+            "{dir}/corpus/regressions/kafka-21419-repro.json"
+        )))
+        .unwrap();
+        let side = oracle::run(&h, &[RuleSet::parse("trunk").unwrap()], true)
+            .sides
+            .remove(0);
+        side.steps[2].state.partitions[0].clone()
+    }
+
+    #[test]
+    fn a_state_is_shown_with_the_isr_as_a_set_and_the_listing_agreeing() {
+        let p = step_2();
+        let kit = Shown {
+            partition: 0,
+            leader: 0,
+            replicas: vec![0, 1, 3, 4, 2],
+            isr: vec![2, 0, 1],
+            elr: vec![],
+            last_known_elr: vec![],
+            listed: true,
+            listed_replicas: vec![0, 1, 3, 4, 2],
+            adding: vec![4],
+            removing: vec![2],
+        };
+        let s = Ids::new(&[1, 2, 3, 4, 5]).shown(&kit);
+        assert!(shows(&s, &p, false), "{s:?}");
+        let unlisted = Shown {
+            listed: false,
+            ..s.clone()
+        };
+        assert!(
+            !shows(&unlisted, &p, false),
+            "a reassignment must be listed"
+        );
+        let disagreeing = Shown {
+            listed_replicas: vec![1, 2, 4, 5],
+            ..s.clone()
+        };
+        assert!(
+            !shows(&disagreeing, &p, false),
+            "describe and the listing must agree"
+        );
+        let both = Shown {
+            adding: vec![4, 5],
+            ..s.clone()
+        };
+        assert!(
+            !shows(&both, &p, false),
+            "the fixed listing is another state"
+        );
+        assert_eq!(
+            describe_shown(&s, false),
+            "Partition: 0 Leader: 1 Replicas: 1,2,4,5,3 Isr: 3,1,2 Adding Replicas: 5 Removing Replicas: 3"
+        );
+        assert!(describe_expected(0, &p, true).ends_with("Elr:  LastKnownElr: "));
+    }
 }

@@ -13,6 +13,9 @@ pub struct Consequence {
     pub invariant: String,
     pub step: usize,
     pub confirmed: bool,
+    /// The invariant is judged on what describeTopics and the listing show (not, say, an
+    /// exception inside the controller or a partition epoch, which no client sees).
+    pub observable: bool,
 }
 
 /// The verdict on one history.
@@ -40,9 +43,17 @@ pub struct HistoryResult {
     pub consequences: Vec<Consequence>,
     /// Wall time of the history on the cluster (0 when nothing ran).
     pub seconds: f64,
-    /// Records acknowledged by the producers, and read back at the end (`None`: no record
-    /// was produced, or the read-back did not run).
-    pub records: Option<(u64, u64)>,
+    /// The records at the end (`None`: none was produced, or the read-back did not run).
+    pub records: Option<Records>,
+}
+
+/// The records of a history: acknowledged with acks=all, read back from each partition's
+/// start to its end, and the end offsets' sum (what the leaders hold).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Records {
+    pub acknowledged: u64,
+    pub read: u64,
+    pub end: u64,
 }
 
 impl HistoryResult {
@@ -59,6 +70,16 @@ impl HistoryResult {
         let file = inert(&self.file);
         let what = match &self.verdict {
             Verdict::Confirmed => format!("confirmed in {:.1} s", self.seconds),
+            // No expectation: nothing the cluster shows could confirm it (said in `shown`).
+            Verdict::NotConfirmed {
+                step,
+                expected,
+                shown,
+            } if expected.is_empty() => format!(
+                "not confirmed at step {step} ({:.1} s): {}",
+                self.seconds,
+                inert(shown)
+            ),
             Verdict::NotConfirmed {
                 step,
                 expected,
@@ -93,8 +114,11 @@ impl HistoryResult {
                 .collect();
             out.push_str(&format!("; {}", each.join(", ")));
         }
-        if let Some((acked, read)) = self.records {
-            out.push_str(&format!("; records acknowledged {acked}, read back {read}"));
+        if let Some(r) = self.records {
+            out.push_str(&format!(
+                "; records acknowledged {}, read back {} (end offsets {})",
+                r.acknowledged, r.read, r.end
+            ));
         }
         out
     }
@@ -106,6 +130,7 @@ impl HistoryResult {
             "seconds": (self.seconds * 10.0).round() / 10.0,
             "consequences": self.consequences.iter().map(|c| json!({
                 "invariant": c.invariant, "step": c.step, "confirmed": c.confirmed,
+                "observable": c.observable,
             })).collect::<Vec<_>>(),
         });
         match &self.verdict {
@@ -124,9 +149,10 @@ impl HistoryResult {
                 v["events"] = json!(count);
             }
         }
-        if let Some((acked, read)) = self.records {
-            v["records_acknowledged"] = json!(acked);
-            v["records_read"] = json!(read);
+        if let Some(r) = self.records {
+            v["records_acknowledged"] = json!(r.acknowledged);
+            v["records_read"] = json!(r.read);
+            v["records_end"] = json!(r.end);
         }
         v
     }
@@ -158,11 +184,13 @@ mod tests {
                     invariant: "G2".into(),
                     step: 2,
                     confirmed: true,
+                    observable: true,
                 },
                 Consequence {
                     invariant: "G5".into(),
                     step: 3,
                     confirmed: false,
+                    observable: true,
                 },
             ],
             seconds: 71.04,

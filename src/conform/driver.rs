@@ -72,7 +72,11 @@ pub fn build_with(dir: &Path, release: &Release, profile: Option<&str>) -> Resul
     }
     require("java", "a Java runtime (17 or newer)")?;
     let name = match profile {
-        Some(p) => format!("target/classpath-{p}-{}.txt", release.version),
+        Some(p) => format!(
+            "target/classpath-{}-{}.txt",
+            p.replace(',', "+"),
+            release.version
+        ),
         None => format!("target/classpath-{}.txt", release.version),
     };
     let classpath = dir.join(name);

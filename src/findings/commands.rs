@@ -74,29 +74,18 @@ pub fn describe_regex(i: usize, p: &Partition, elr: bool) -> String {
     text
 }
 
-/// Step `i`, creating a partition (`event`): the topic with its configs for the first,
-/// more partitions after; its title first.
-pub fn create_lines(i: usize, event: &Event, before: Option<&Cluster>) -> Vec<Line> {
+/// The topic configs of a create (`event`), as name and value.
+fn topic_configs(event: &Event) -> Vec<(String, String)> {
     let Event::CreatePartition {
-        replicas,
         unclean_leader_election_enable,
         min_insync_replicas,
         diskless,
         remote_storage,
+        ..
     } = event
     else {
         return Vec::new();
     };
-    let n = before.map_or(0, |c| c.partitions.len());
-    let on = if replicas.len() == 1 {
-        "broker"
-    } else {
-        "brokers"
-    };
-    let mut out = vec![Line::note(format!(
-        "# step {i}: create partition {n} of {TOPIC} on {on} {}",
-        list(replicas)
-    ))];
     let mut configs: Vec<(String, String)> = Vec::new();
     let mut config = |k: &str, v: String| configs.push((k.to_string(), v));
     if *unclean_leader_election_enable {
@@ -112,6 +101,26 @@ pub fn create_lines(i: usize, event: &Event, before: Option<&Cluster>) -> Vec<Li
     if *remote_storage {
         config("remote.storage.enable", "true".into());
     }
+    configs
+}
+
+/// Step `i`, creating a partition (`event`): the topic with its configs for the first,
+/// more partitions after; its title first.
+pub fn create_lines(i: usize, event: &Event, before: Option<&Cluster>) -> Vec<Line> {
+    let Event::CreatePartition { replicas, .. } = event else {
+        return Vec::new();
+    };
+    let n = before.map_or(0, |c| c.partitions.len());
+    let on = if replicas.len() == 1 {
+        "broker"
+    } else {
+        "brokers"
+    };
+    let mut out = vec![Line::note(format!(
+        "# step {i}: create partition {n} of {TOPIC} on {on} {}",
+        list(replicas)
+    ))];
+    let configs = topic_configs(event);
     let pairs: Vec<String> = configs.iter().map(|(k, v)| format!("{k}={v}")).collect();
     let assignment = |ids: &[BrokerId]| csv(ids).replace(',', ":");
     if n == 0 {

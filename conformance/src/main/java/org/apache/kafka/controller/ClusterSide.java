@@ -106,7 +106,7 @@ final class ClusterSide {
             case "cluster_elect": elect(req); break;
             case "cluster_state": state(ClusterJson.text(req, "topic"), answer); break;
             case "cluster_produce": produce(req, answer); break;
-            case "cluster_read": answer.put("read", read(ClusterJson.text(req, "topic"))); break;
+            case "cluster_read": read(ClusterJson.text(req, "topic"), answer); break;
             case "cluster_delete_records": deleteRecords(req); break;
             case "cluster_elr_feature": elrFeature(ClusterJson.integer(req, "level")); break;
             case "cluster_stop_broker": stopBroker(ClusterJson.integer(req, "broker"), answer); break;
@@ -394,8 +394,11 @@ final class ClusterSide {
         answer.put("first_error", firstError.get());
     }
 
-    /** The records of every partition of {@code topic} read from its start to its end. */
-    private long read(String topic) throws Exception {
+    /**
+     * The records of every partition of {@code topic} read from its start to its end:
+     * answers {@code read} and {@code end}, the sum of the end offsets the leaders gave.
+     */
+    private void read(String topic, Map<String, Object> answer) throws Exception {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
@@ -411,6 +414,9 @@ final class ClusterSide {
             c.assign(tps);
             c.seekToBeginning(tps);
             Map<TopicPartition, Long> end = c.endOffsets(tps);
+            long total = 0;
+            for (Long e : end.values()) total += e;
+            answer.put("end", total);
             while (System.nanoTime() < deadline) {
                 boolean done = true;
                 for (TopicPartition tp : tps) done &= c.position(tp) >= end.get(tp);
@@ -419,6 +425,6 @@ final class ClusterSide {
                 count += rs.count();
             }
         }
-        return count;
+        answer.put("read", count);
     }
 }
