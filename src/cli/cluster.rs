@@ -99,15 +99,25 @@ pub fn run(args: ClusterArgs) -> Result<ExitCode, Error> {
         };
         start_ms = Some(cluster.start_ms);
         let ran = run_all(Some(&mut cluster), &jobs, &args, &mut results);
-        // Closed on every path; a JVM already failed is killed when dropped.
-        let closed = if ran.is_ok() {
-            cluster.close().map(drop)
-        } else {
-            Ok(())
+        // Closed on every path: here after a full run; after a stop, by the quit request
+        // the JVM gets when dropped (a close here would be cut short by the stop itself);
+        // a JVM that died or stalled is killed when dropped.
+        let closed = match &ran {
+            Ok(()) => cluster.close().map(drop),
+            Err(_) => Ok(()),
         };
         ran.and(closed)
     };
     print(&args, release, brokers, start_ms, &results);
+    if let Err(Error::Stopped(why)) = &outcome {
+        // The results so far stand; the histories not run are not judged.
+        eprintln!(
+            "cluster: {why}; {} of {} histories judged",
+            results.len(),
+            jobs.len()
+        );
+        return Ok(ExitCode::from(1));
+    }
     outcome?;
     let [confirmed, ..] = tally(&results);
     Ok(if confirmed == results.len() {

@@ -232,6 +232,7 @@ impl Runner<'_> {
             } => return self.config_is(*broker, name, value),
             Act::Sleep { ms } => {
                 pause(*ms);
+                stopped()?;
                 return Ok(None);
             }
             Act::Hand(manual) => return self.by_hand(manual),
@@ -354,7 +355,8 @@ impl Runner<'_> {
         let deadline = Instant::now() + Duration::from_millis(CONFIG_DEADLINE_MS);
         let request = json!({"op": "cluster_broker_config_get", "broker": self.ids.kit(broker), "name": name});
         let mut last = String::new();
-        while Instant::now() < deadline && !stop::requested() {
+        while Instant::now() < deadline {
+            stopped()?;
             let answer = self.cluster.call(request.clone())?;
             last = answer["value"]
                 .as_str()
@@ -401,7 +403,8 @@ impl Runner<'_> {
                 }
                 Err(e) => last = e,
             }
-            if Instant::now() >= deadline || stop::requested() {
+            stopped()?;
+            if Instant::now() >= deadline {
                 self.seen.remove(&step);
                 return Ok(Some(Miss {
                     step,
@@ -411,6 +414,15 @@ impl Runner<'_> {
             }
             pause(self.bounds.poll_ms);
         }
+    }
+}
+
+/// A stop request (SIGINT, SIGTERM) ends the run, not the history with a verdict: what
+/// the cluster shows at that moment proves nothing.
+fn stopped() -> Result<(), Error> {
+    match stop::stopped_by() {
+        Some(signal) => Err(Error::Stopped(format!("stopped by {signal}"))),
+        None => Ok(()),
     }
 }
 
