@@ -41,7 +41,13 @@ h = json.load(open(sys.argv[1]))["histories"][0]
 print(" ".join(f'{c["invariant"]}@{c["step"]}={str(c["confirmed"]).lower()}' for c in h["consequences"]))
 PY
 )
-line=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); h=d["histories"][0]; print(f"{h[\"verdict\"]} in {h[\"seconds\"]} s; cluster started in {d[\"start_seconds\"]} s")' "$work/out.json")
+line=$(python3 - "$work/out.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+h = d["histories"][0]
+print(f'{h["verdict"]} in {h["seconds"]} s; cluster started in {d["start_seconds"]} s')
+PY
+)
 if [ "$got" = "$want" ]; then
   echo "cluster: Kafka $version shows KAFKA-21419 as expected ($got): $line; ${elapsed} s in all"
 else
