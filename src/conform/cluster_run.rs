@@ -39,13 +39,13 @@ pub fn beyond(plan: &[Line]) -> Option<(String, usize)> {
     events.first().map(|e| (e.to_string(), events.len()))
 }
 
-/// The invariants a state seen through the Admin API decides: replicas, ISR, leader, the
-/// listed reassignment, the ELR lists. Not the others: a controller's exception (S4), the
-/// partition epoch (S3), what holds once every broker is back (E1, E2), records (D*), the
-/// Inkless fetchers and seals (INV-*).
-const OBSERVABLE: [&str; 16] = [
-    "S0", "S1", "S2", "G1", "G2", "G3", "G4", "G5", "G6", "G7", "G8", "G9", "ELR1", "ELR2", "ELR3",
-    "ELR5",
+/// The invariants a client sees: replicas, ISR, leader, the listed reassignment and the
+/// ELR lists in a state, and a controller's exception (S4) as the command's
+/// UNKNOWN_SERVER_ERROR. Not the others: the partition epoch (S3), what holds once every
+/// broker is back (E1, E2), records (D*), the Inkless fetchers and seals (INV-*).
+const OBSERVABLE: [&str; 17] = [
+    "S0", "S1", "S2", "S4", "G1", "G2", "G3", "G4", "G5", "G6", "G7", "G8", "G9", "ELR1", "ELR2",
+    "ELR3", "ELR5",
 ];
 
 /// The violations `side` claims, none confirmed yet.
@@ -88,8 +88,11 @@ struct Runner<'a> {
     bounds: Bounds,
     /// The step the commands now belong to (the one after the last checked).
     step: usize,
-    /// Steps with a check seen, and steps with a check missed.
+    /// Steps with a check seen.
     seen: BTreeSet<usize>,
+    /// Steps whose command failed with the error the model answers (S4's evidence: the
+    /// controller threw, the client got UNKNOWN_SERVER_ERROR).
+    failed_as_expected: BTreeSet<usize>,
     /// Records acknowledged with acks=all, and whether anything was produced.
     acked: u64,
     produced: bool,
@@ -117,6 +120,7 @@ pub fn run(
         bounds,
         step: 0,
         seen: BTreeSet::new(),
+        failed_as_expected: BTreeSet::new(),
         acked: 0,
         produced: false,
     };
@@ -138,7 +142,8 @@ pub fn run(
     let seconds = started.elapsed().as_secs_f64();
     let mut consequences = claimed(side);
     for c in &mut consequences {
-        c.confirmed = c.observable && r.seen.contains(&c.step);
+        let failed = c.invariant != "S4" || r.failed_as_expected.contains(&c.step);
+        c.confirmed = c.observable && r.seen.contains(&c.step) && failed;
     }
     let verdict = verdict(miss, &consequences);
     Ok(HistoryResult {
@@ -165,6 +170,11 @@ fn verdict(miss: Option<Miss>, consequences: &[Consequence]) -> Verdict {
             step: c.step,
             expected: String::new(),
             shown: format!("{} is not observable through the Admin API (the states before it were seen)", c.invariant),
+        },
+        Some(c) if c.invariant == "S4" => Verdict::NotConfirmed {
+            step: c.step,
+            expected: String::new(),
+            shown: "S4: the command of this step did not fail as the model's controller did (the states were seen)".to_string(),
         },
         Some(c) => Verdict::NotConfirmed {
             step: c.step,
@@ -313,13 +323,18 @@ impl Runner<'_> {
 
     /// A command's answer: a failure the model did not have at this step stops the
     /// history (the cluster has left the plan); one it had is what the plan expects.
-    fn judge_answer(&self, answer: &Value) -> Option<Miss> {
+    fn judge_answer(&mut self, answer: &Value) -> Option<Miss> {
         if answer["error"] == "NONE" {
             return None;
         }
-        let rejected = (self.side.steps.get(self.step))
-            .is_some_and(|s| matches!(s.outcome, Outcome::Rejected { .. }));
-        (!rejected).then(|| Miss {
+        let expected = match self.side.steps.get(self.step).map(|s| &s.outcome) {
+            Some(Outcome::Rejected { error, .. }) => Some(error.name()),
+            _ => None,
+        };
+        if expected.is_some_and(|e| answer["error"] == e) {
+            self.failed_as_expected.insert(self.step);
+        }
+        expected.is_none().then(|| Miss {
             step: self.step,
             expected: "the command succeeds".to_string(),
             shown: failure(answer),
