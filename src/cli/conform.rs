@@ -358,6 +358,7 @@ impl Run<'_> {
             }
         };
         self.tally.add(&c);
+        self.tally.mark(self.started.elapsed());
         let shown = triage_shown(&self.sink, h, self.rules, &c);
         let at = self.started.elapsed();
         self.tally.count_shown(*self.rules, &shown, at);
@@ -479,6 +480,7 @@ impl Run<'_> {
             "requests": t.requests,
             "not_upstream": t.not_upstream,
             "broker_calls": t.broker_calls,
+            "broker_steps": t.broker_steps,
             "skipped": t.skipped.values().sum::<u64>(),
             "skipped_by_reason": t.skipped,
             "disagreements": t.by_class,
@@ -488,6 +490,7 @@ impl Run<'_> {
             "shown_by_history": t.by_history,
             "seconds": t.elapsed.as_secs_f64(),
             "jvm_seconds": waited,
+            "warm_histories_per_second": t.warm_rate(),
             "stopped_by": stop::stopped_by(),
         });
         if let Some(seed) = self.seed {
@@ -516,8 +519,8 @@ impl Run<'_> {
         );
         if self.args.brokers {
             println!(
-                "  real brokers: {} calls performed and every replica compared after each step",
-                t.broker_calls
+                "  real brokers: {} calls performed, every replica compared after each of {} steps",
+                t.broker_calls, t.broker_steps
             );
         }
         for (reason, n) in &t.skipped {

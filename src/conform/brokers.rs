@@ -18,12 +18,8 @@ use serde_json::{json, Value};
 use std::cell::RefCell;
 
 pub use super::replicas::{
-    class_of, differences, inside_a_batch, BrokerStep, Proposal, RealReplica, MID_BATCH_DELETE,
+    class_of, differences, BrokerStep, Proposal, RealReplica, MID_BATCH_DELETE, MID_BATCH_FETCH,
 };
-
-/// Fetch rounds a catch-up may take before the judge says the follower did not catch up
-/// (each round moves at least one batch, and histories append a few batches).
-const CATCH_UP_ROUNDS_MAX: usize = 64;
 
 /// The leader's answer to one fetch round, and the follower after it.
 #[derive(Clone, PartialEq, Eq, Debug, Deserialize)]
@@ -48,9 +44,27 @@ pub struct BrokerAnswer {
     pub proposals: Vec<Proposal>,
     #[serde(default)]
     pub replicas: Vec<RealReplica>,
+    /// A `broker_batch`'s step.
+    #[serde(default)]
+    pub batch: Option<BatchAnswer>,
 }
 
-/// The driver's JSON line for one call; a catch-up is sent as fetch rounds.
+/// What the driver did with one step's calls (`broker_batch`).
+#[derive(Clone, Debug, Deserialize)]
+pub struct BatchAnswer {
+    /// Calls performed (a catch-up counts its rounds).
+    pub sent: usize,
+    pub proposals: Vec<Proposal>,
+    /// Of those, the ones a history's own AlterPartition answered.
+    pub asserted: Vec<Proposal>,
+    /// The first call a real class threw on (its index in the step; -1: none).
+    pub fault_at: i64,
+    pub fault_text: Option<String>,
+    pub beyond_model: Option<String>,
+}
+
+/// The driver's JSON for one call; a catch-up is a fetch the driver repeats until the
+/// follower is at the leader's end (`catch_up`).
 pub fn encode(call: &BrokerCall) -> Value {
     match call {
         BrokerCall::Delta {
@@ -79,11 +93,8 @@ pub fn encode(call: &BrokerCall) -> Value {
             records,
             acks,
             min_insync_replicas,
-        } => {
-            let acks = if *acks == Acks::All { -1 } else { 1 };
-            json!({"op":"broker_produce","partition":partition,"broker":broker,
-                "records":records,"acks":acks,"min_isr":min_insync_replicas})
-        }
+        } => json!({"op":"broker_produce","partition":partition,"broker":broker,
+            "records":records,"acks":acks_code(*acks),"min_isr":min_insync_replicas}),
         BrokerCall::Fetch {
             partition,
             follower,
@@ -105,10 +116,11 @@ pub fn encode(call: &BrokerCall) -> Value {
             isr,
             leader_epoch,
             partition_epoch,
+            asserted,
             ..
         } => json!({"op":"broker_alter_answer","partition":partition,"broker":broker,
             "error":error,"isr":isr,"leader_epoch":leader_epoch,
-            "partition_epoch":partition_epoch,"leader_recovery_state":0}),
+            "partition_epoch":partition_epoch,"leader_recovery_state":0,"asserted":asserted}),
         BrokerCall::Restart { broker, survives } => {
             json!({"op":"broker_restart","broker":broker,"survives":survives_name(*survives)})
         }
@@ -119,6 +131,15 @@ pub fn encode(call: &BrokerCall) -> Value {
             offset,
         } => json!({"op":"broker_delete_records","partition":partition,"broker":broker,
             "offset":offset}),
+    }
+}
+
+/// The produce request's `acks`: -1 for all, else 1.
+fn acks_code(acks: Acks) -> i32 {
+    if acks == Acks::All {
+        -1
+    } else {
+        1
     }
 }
 
@@ -134,8 +155,11 @@ fn survives_name(survives: Option<Survives>) -> &'static str {
 fn fetch(partition: usize, follower: BrokerId, leader: BrokerId, now_ms: Option<i64>) -> Value {
     let mut v = json!({"op":"broker_fetch","partition":partition,"follower":follower,
         "leader":leader});
-    if let Some(now) = now_ms {
-        v["now_ms"] = json!(now);
+    match now_ms {
+        Some(now) => v["now_ms"] = json!(now),
+        // A catch-up: no time passes, and the driver fetches until the follower is at the
+        // leader's end.
+        None => v["catch_up"] = json!(true),
     }
     v
 }
@@ -143,8 +167,6 @@ fn fetch(partition: usize, follower: BrokerId, leader: BrokerId, now_ms: Option<
 /// The real brokers, sharing the driver's JVM with the controller judge.
 pub struct Brokers<'a, 'd> {
     pub driver: &'a RefCell<&'d mut Driver>,
-    /// The replicas as the last answer had them.
-    pub last: Vec<RealReplica>,
 }
 
 impl Brokers<'_, '_> {
@@ -174,121 +196,40 @@ impl Judge for Brokers<'_, '_> {
         )))
     }
 
+    /// The step's calls as one `broker_batch`: the driver performs them in order as the
+    /// single ops do, decides what depends on the state between them (which proposal an
+    /// asserted AlterPartition answers, when a catch-up is over, a DeleteRecords inside a
+    /// batch), and renders the replicas once, after the step.
     fn step(&mut self, ask: &Ask) -> Result<BrokerStep, Error> {
-        let mut out = BrokerStep::default();
-        let mut last: Option<Vec<RealReplica>> = None;
-        // The proposals of this step not answered yet, by index into `out.proposals`.
-        let mut outstanding: Vec<usize> = Vec::new();
-        for (i, call) in ask.calls.iter().enumerate() {
-            if !match_answer(call, &mut out, &mut outstanding) {
-                continue;
-            }
-            if let BrokerCall::DeleteRecords {
-                partition,
-                broker,
-                offset,
-            } = *call
-            {
-                let now = last.as_deref().unwrap_or(&self.last);
-                if inside_a_batch(now, partition, broker, offset) {
-                    out.beyond_model = Some(MID_BATCH_DELETE);
-                    out.replicas = now.to_vec();
-                    return Ok(out);
-                }
-            }
-            let rounds = match call {
-                BrokerCall::CatchUp { .. } => CATCH_UP_ROUNDS_MAX,
-                _ => 1,
-            };
-            let request = encode(call);
-            for _ in 0..rounds {
-                let answer = self.send(&request)?;
-                out.sent += 1;
-                outstanding
-                    .extend(out.proposals.len()..out.proposals.len() + answer.proposals.len());
-                out.proposals.extend(answer.proposals.iter().cloned());
-                // A request the driver could not take is a fault too: the model asked for
-                // something the real brokers' state does not allow.
-                let fault = match (answer.error.as_str(), &answer.fault) {
-                    ("DRIVER", f) => Some(format!("DRIVER {}", f.clone().unwrap_or_default())),
-                    (_, f) => f.clone(),
-                };
-                if let (None, Some(fault)) = (&out.fault, fault) {
-                    out.fault = Some((i, fault));
-                }
-                let done = caught_up(call, &answer);
-                last = Some(answer.replicas);
-                if done {
-                    break;
-                }
-            }
-        }
-        out.replicas = match last {
-            Some(r) => r,
-            None => self.send(&json!({"op":"broker_state"}))?.replicas,
+        let calls: Vec<Value> = ask.calls.iter().map(encode).collect();
+        let answer = self.send(&json!({"op":"broker_batch","calls":calls}))?;
+        let Some(batch) = answer.batch else {
+            return Err(Error::Harness(format!(
+                "the brokers' driver did not take a step: {} {}",
+                answer.error,
+                answer.fault.unwrap_or_default()
+            )));
         };
-        self.last.clone_from(&out.replicas);
-        Ok(out)
-    }
-}
-
-/// Before an AlterPartition's answer is sent: take the outstanding proposal it answers.
-/// False when the call is not to be sent: a history's own AlterPartition that no real
-/// Partition proposed has no future to complete.
-fn match_answer(call: &BrokerCall, out: &mut BrokerStep, outstanding: &mut Vec<usize>) -> bool {
-    let BrokerCall::AlterAnswer {
-        partition,
-        broker,
-        asserted,
-        ..
-    } = call
-    else {
-        return true;
-    };
-    let at = (outstanding.iter()).position(|&k| {
-        let p = &out.proposals[k];
-        p.partition == *partition && p.broker == *broker
-    });
-    match at {
-        Some(at) => {
-            let k = outstanding.remove(at);
-            if *asserted {
-                // The history's own AlterPartition: what the real Partition proposed on the
-                // catch-up is that request, not one of its own.
-                out.asserted.push(out.proposals[k].clone());
+        let beyond_model = match batch.beyond_model.as_deref() {
+            None => None,
+            Some("mid_batch_delete") => Some(MID_BATCH_DELETE),
+            Some("mid_batch_fetch") => Some(MID_BATCH_FETCH),
+            Some(other) => {
+                return Err(Error::Harness(format!(
+                    "the brokers' driver stopped a step for a reason isrfuzz does not know: {other}"
+                )))
             }
-            true
-        }
-        None => !*asserted,
+        };
+        let fault = (batch.fault_text).map(|f| (batch.fault_at.max(0) as usize, f));
+        Ok(BrokerStep {
+            sent: batch.sent,
+            proposals: batch.proposals,
+            asserted: batch.asserted,
+            fault,
+            replicas: answer.replicas,
+            beyond_model,
+        })
     }
-}
-
-/// Whether a call's rounds are over: every call but a catch-up takes one; a catch-up ends
-/// once a round fetched at the leader's end (the follower's log reaches it and the answer
-/// moved no record: the leader has recorded the follower there, as it had when it sent the
-/// expansion the history asserts), or a round gets an error it does not fetch on from.
-fn caught_up(call: &BrokerCall, answer: &BrokerAnswer) -> bool {
-    let BrokerCall::CatchUp {
-        partition,
-        follower,
-        leader,
-    } = call
-    else {
-        return true;
-    };
-    let leo = |b: BrokerId| {
-        (answer.replicas.iter())
-            .find(|r| r.broker == b && r.partition == *partition)
-            .map_or(0, |r| r.leo)
-    };
-    // OFFSET_OUT_OF_RANGE is not the end: the fetcher has reset its offset and fetches on
-    // (`fetchOffsetAndTruncate`). A diverging epoch is not recorded by the leader
-    // (`Partition.fetchRecords` updates the follower's state only without one).
-    let stuck = (answer.fetch.as_ref())
-        .is_none_or(|f| f.error != "NONE" && f.error != "OFFSET_OUT_OF_RANGE");
-    let at_end = (answer.fetch.as_ref())
-        .is_some_and(|f| f.error == "NONE" && f.records == 0 && f.diverging_epoch < 0);
-    (leo(*follower) >= leo(*leader) && at_end) || stuck
 }
 
 #[cfg(test)]

@@ -22,6 +22,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+/// How often [`Tally::mark`] keeps a mark, and how many it keeps (a day's run).
+const MARK_EVERY: Duration = Duration::from_secs(1);
+const MARKS_MAX: usize = 100_000;
+
 /// What a run did, for its closing lines.
 #[derive(Default, Debug)]
 pub struct Tally {
@@ -32,6 +36,11 @@ pub struct Tally {
     pub not_upstream: u64,
     /// Calls performed on the real brokers (`--brokers`).
     pub broker_calls: u64,
+    /// Steps after which every real replica was compared with the model's (`--brokers`).
+    pub broker_steps: u64,
+    /// (time into the run, histories by then), at most one a second: the rate once the
+    /// JVM is warm.
+    pub marks: Vec<(Duration, u64)>,
     /// Disagreements by class (`isr+partition_epoch`).
     pub by_class: BTreeMap<String, u64>,
     /// Histories judged only up to a step beyond the model, by reason.
@@ -51,12 +60,30 @@ impl Tally {
         self.requests += c.requests as u64;
         self.not_upstream += c.not_upstream as u64;
         self.broker_calls += c.broker_calls as u64;
+        self.broker_steps += c.broker_steps as u64;
         if let Some(d) = &c.disagreement {
             *self.by_class.entry(d.class.clone()).or_default() += 1;
         }
         if let Some(reason) = c.stopped {
             *self.stopped.entry(reason.to_string()).or_default() += 1;
         }
+    }
+
+    /// Note the histories done `at` into the run (kept when a second passed since the last).
+    pub fn mark(&mut self, at: Duration) {
+        let due = (self.marks.last()).is_none_or(|(t, _)| at >= *t + MARK_EVERY);
+        if due && self.marks.len() < MARKS_MAX {
+            self.marks.push((at, self.histories));
+        }
+    }
+
+    /// Histories per second over the second half of the run (the JIT compiles the real
+    /// classes for tens of seconds after the JVM starts); None for a run under 2 marks.
+    pub fn warm_rate(&self) -> Option<f64> {
+        let half = self.elapsed / 2;
+        let &(t, n) = self.marks.iter().find(|(t, _)| *t >= half)?;
+        let secs = (self.elapsed.checked_sub(t)?).as_secs_f64();
+        (secs >= 1.0).then(|| (self.histories - n) as f64 / secs)
     }
 
     /// Count what [`triage_shown`] made of one history's violations, met `at` into the run.

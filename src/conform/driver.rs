@@ -15,6 +15,13 @@ use std::time::{Duration, Instant};
 /// The driver's main class (conformance/src/main/java).
 const MAIN_CLASS: &str = "org.apache.kafka.controller.ConformanceDriver";
 
+/// The driver JVM's options; `ISRFUZZ_JVM_OPTIONS` (split at whitespace) adds to them,
+/// later ones winning. One thread does the work: the serial collector and C1 alone keep
+/// the core for it. Each history reaches new paths through the release's classes, and
+/// C2 was still compiling half the JVM's CPU a minute in; C1 alone was about 1.4x the
+/// histories per second on one core (docs/benchmarks.md).
+const JVM_OPTIONS: &[&str] = &["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss4m"];
+
 /// One running JVM with one release's jars.
 pub struct Driver {
     pub release: Release,
@@ -171,11 +178,14 @@ impl Driver {
         (classpath_file, log_name): (PathBuf, String),
         quit_wait_ms: u64,
     ) -> Result<Driver, Error> {
+        let extra = std::env::var("ISRFUZZ_JVM_OPTIONS").unwrap_or_default();
+        let mut options = JVM_OPTIONS.to_vec();
+        options.extend(extra.split_whitespace());
         let launch = Launch {
             dir,
             classpath_file: &classpath_file,
             main_class: MAIN_CLASS,
-            options: &["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=4", "-Xss4m"],
+            options: &options,
             log_name,
             quit: Some("{\"op\":\"quit\"}"),
             quit_wait_ms,

@@ -75,6 +75,8 @@ pub struct Conformance {
     pub not_upstream: usize,
     /// Calls performed on the real brokers (when they are judged).
     pub broker_calls: usize,
+    /// Steps after which the real replicas were compared with the model's.
+    pub broker_steps: usize,
     /// Why the judging stopped before the history's end without a disagreement: a step
     /// asked the real brokers for something the model leaves out (the steps before it were
     /// compared).
@@ -269,10 +271,7 @@ pub fn conform_history(
     let ended = if brokers {
         let mut judges = Pair {
             first: pair,
-            second: Brokers {
-                driver: &driver,
-                last: Vec::new(),
-            },
+            second: Brokers { driver: &driver },
         };
         drive(
             history,
@@ -285,6 +284,7 @@ pub fn conform_history(
                     return ControlFlow::Break(());
                 }
                 let differences = broker_differences(state, &model.calls, &real_brokers);
+                result.broker_steps += 1;
                 // While the real replicas are the model's, a data-plane violation on them
                 // is one the real brokers show.
                 let planes = if differences.is_empty() {

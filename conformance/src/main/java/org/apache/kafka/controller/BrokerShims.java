@@ -186,18 +186,47 @@ final class BrokerShims {
         }
     }
 
+    /**
+     * Accessors found by {@link #get}, per class and name: a Method or a Field. Looked up
+     * once (the lookup and {@code setAccessible} were a fifth of the driver's own time).
+     */
+    private static final ClassValue<Map<String, Object>> ACCESSORS = new ClassValue<>() {
+        @Override
+        protected Map<String, Object> computeValue(Class<?> type) {
+            return new ConcurrentHashMap<>();
+        }
+    };
+
     /** A value by its accessor (records, Scala vals) or, failing that, its public field. */
     static Object get(Object target, String name) {
+        Map<String, Object> known = ACCESSORS.get(target.getClass());
+        Object accessor = known.get(name);
+        if (accessor == null) {
+            accessor = accessor(target.getClass(), name);
+            known.put(name, accessor);
+        }
+        if (accessor instanceof Method) return invoke((Method) accessor, target);
         try {
-            Method m = target.getClass().getMethod(name);
-            m.setAccessible(true);
-            return invoke(m, target);
+            return ((Field) accessor).get(target);
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Object accessor(Class<?> c, String name) {
+        try {
+            Method m = c.getMethod(name);
+            try {
+                m.setAccessible(true);
+            } catch (RuntimeException e) {
+                // public through its declaring class: fine as is
+            }
+            return m;
         } catch (NoSuchMethodException e) {
             try {
-                Field f = target.getClass().getField(name);
-                return f.get(target);
-            } catch (ReflectiveOperationException e2) {
-                throw new IllegalStateException("no " + name + " on " + target.getClass().getName());
+                return c.getField(name);
+            } catch (NoSuchFieldException e2) {
+                throw new IllegalStateException("no " + name + " on " + c.getName());
             }
         }
     }

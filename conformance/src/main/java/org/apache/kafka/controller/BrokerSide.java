@@ -10,6 +10,7 @@ import org.apache.kafka.metadata.LeaderAndIsr;
 import org.apache.kafka.metadata.LeaderRecoveryState;
 import org.apache.kafka.metadata.PartitionRegistration;
 import org.apache.kafka.server.common.TopicIdPartition;
+import org.apache.kafka.server.metrics.KafkaYammerMetrics;
 import org.apache.kafka.storage.internals.checkpoint.OffsetCheckpoints;
 import org.apache.kafka.storage.internals.log.LogConfig;
 import org.apache.kafka.storage.internals.log.LogDirFailureChannel;
@@ -86,6 +87,19 @@ final class BrokerSide {
         }
     }
 
+    /** An AlterPartition a Partition sent: whose, and its JSON as the answer carries it. */
+    static final class Proposal {
+        final int partition;
+        final int broker;
+        final String json;
+
+        Proposal(int partition, int broker, String json) {
+            this.partition = partition;
+            this.broker = broker;
+            this.json = json;
+        }
+    }
+
     /** One op's outcome, before it is rendered. */
     static final class Outcome {
         String error = "NONE";
@@ -94,7 +108,9 @@ final class BrokerSide {
         String produceError;
         long baseOffset = -1;
         long lastOffset = -1;
-        final List<String> proposals = new ArrayList<>();
+        final List<Proposal> proposals = new ArrayList<>();
+        /** A fetch was answered with a batch that starts below its fetch offset. */
+        boolean fromInsideABatch;
 
         /** The first thing a real class threw that upstream would catch and log. */
         void fault(Throwable t) {
@@ -124,6 +140,11 @@ final class BrokerSide {
     private long serial;
 
     BrokerSide() {
+        // No JMX: every log and Partition registers its gauges as MBeans, and each history
+        // made and removed hundreds. Only their publication is filtered (the metrics stay
+        // in the registry, as upstream's `metrics.jmx.exclude` leaves them); no replication
+        // decision reads a metric.
+        KafkaYammerMetrics.INSTANCE.reconfigure(Map.of("metrics.jmx.exclude", ".*"));
         configRepository = BrokerShims.configRepository(BrokerShims.CONFIG_REPOSITORY_TYPE, this::topicProps);
         metadataCache = BrokerShims.newMetadataCache();
         listener = BrokerShims.alterPartitionListener(BrokerShims.LISTENER_TYPE);
@@ -153,6 +174,16 @@ final class BrokerSide {
         return p;
     }
 
+    /** The broker with this id, or null. */
+    Broker find(int id) {
+        return brokers.get(id);
+    }
+
+    /** Every broker's id, ascending. */
+    Set<Integer> brokerIds() {
+        return brokers.keySet();
+    }
+
     private Broker broker(int id) {
         Broker b = brokers.get(id);
         if (b == null) throw new ConformanceDriver.DriverException("unknown broker " + id);
@@ -163,6 +194,16 @@ final class BrokerSide {
 
     /** Answers one {@code broker_*} request into {@code out}. */
     void handle(String op, Map<String, Object> req, StringBuilder out) {
+        if (op.equals("broker_batch")) {
+            if (root == null) throw new ConformanceDriver.DriverException("no broker_reset before " + op);
+            BrokerBatch.run(this, req, out);
+            return;
+        }
+        render(perform(op, req), out);
+    }
+
+    /** Performs one {@code broker_*} request; a request the driver cannot take throws. */
+    Outcome perform(String op, Map<String, Object> req) {
         if (!op.equals("broker_reset") && root == null) {
             throw new ConformanceDriver.DriverException("no broker_reset before " + op);
         }
@@ -181,7 +222,7 @@ final class BrokerSide {
         } finally {
             current = null;
         }
-        render(o, out);
+        return o;
     }
 
     private void dispatch(String op, Map<String, Object> req, Outcome o) throws IOException {
@@ -256,7 +297,7 @@ final class BrokerSide {
     private void reset(List<Integer> ids, long lagMax) throws IOException {
         closeAll();
         if (root == null) {
-            root = Files.createTempDirectory("isrfuzz-brokers-");
+            root = Files.createTempDirectory(scratchParent(), "isrfuzz-brokers-");
             ROOTS.add(root);
         } else {
             try (Stream<Path> children = Files.list(root)) {
@@ -336,6 +377,20 @@ final class BrokerSide {
         brokers.clear();
     }
 
+    /**
+     * Where the brokers' directories go: a RAM-backed tmpfs when the machine has one (the
+     * logs of a history are a few kilobytes, and each history creates, fsyncs and deletes
+     * dozens of files: on a disk the fsyncs dominate the driver's time), else the JVM's
+     * temporary directory. `ISRFUZZ_BROKER_DIR` chooses another.
+     */
+    static Path scratchParent() {
+        String chosen = System.getenv("ISRFUZZ_BROKER_DIR");
+        if (chosen != null && !chosen.isEmpty()) return Path.of(chosen);
+        Path shm = Path.of("/dev/shm");
+        if (Files.isDirectory(shm) && Files.isWritable(shm)) return shm;
+        return Path.of(System.getProperty("java.io.tmpdir"));
+    }
+
     private static void deleteTree(Path path) {
         if (!Files.exists(path)) return;
         try (Stream<Path> walk = Files.walk(path)) {
@@ -363,7 +418,7 @@ final class BrokerSide {
         s.append("],\"leader_epoch\":").append(lai.leaderEpoch())
             .append(",\"partition_epoch\":").append(lai.partitionEpoch())
             .append(",\"leader_recovery_state\":").append(lai.leaderRecoveryState().value()).append('}');
-        if (current != null) current.proposals.add(s.toString());
+        if (current != null) current.proposals.add(new Proposal(index, b.id, s.toString()));
         return future;
     }
 
@@ -633,7 +688,16 @@ final class BrokerSide {
             out.append(",\"base_offset\":").append(o.baseOffset)
                 .append(",\"last_offset\":").append(o.lastOffset).append('}');
         }
-        out.append(",\"proposals\":[").append(String.join(",", o.proposals)).append("],\"replicas\":[");
+        out.append(",\"proposals\":[");
+        for (int i = 0; i < o.proposals.size(); i++) out.append(i > 0 ? "," : "").append(o.proposals.get(i).json);
+        out.append("],");
+        replicas(out, o);
+        out.append('}');
+    }
+
+    /** {@code "replicas":[...]}: every replica any broker holds (a log, a Partition or both). */
+    void replicas(StringBuilder out, Outcome o) {
+        out.append("\"replicas\":[");
         boolean first = true;
         for (Broker b : brokers.values()) {
             TreeMap<Integer, Object> logs = new TreeMap<>();
@@ -653,7 +717,7 @@ final class BrokerSide {
                 replica(out, b, index, logs.get(index));
             }
         }
-        out.append("]}");
+        out.append(']');
     }
 
     private void replica(StringBuilder out, Broker b, int index, Object log) {
@@ -719,7 +783,7 @@ final class BrokerSide {
         return v;
     }
 
-    private static long longField(Map<String, Object> req, String name) {
+    static long longField(Map<String, Object> req, String name) {
         Object v = field(req, name);
         if (!(v instanceof Long)) throw new ConformanceDriver.DriverException("field " + name + " is not an integer");
         return (Long) v;
@@ -733,11 +797,11 @@ final class BrokerSide {
         throw new ConformanceDriver.DriverException("field " + name + " is not an int");
     }
 
-    private static int integer(Map<String, Object> req, String name) {
+    static int integer(Map<String, Object> req, String name) {
         return toInt(field(req, name), name);
     }
 
-    private static String text(Map<String, Object> req, String name) {
+    static String text(Map<String, Object> req, String name) {
         Object v = field(req, name);
         if (!(v instanceof String)) throw new ConformanceDriver.DriverException("field " + name + " is not a string");
         return (String) v;
