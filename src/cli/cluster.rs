@@ -158,7 +158,7 @@ fn jobs(args: &ClusterArgs) -> Result<Vec<Job>, Error> {
 /// static broker config), and the fetch size a throttle needs to hold a follower long.
 fn cluster_configs(jobs: &[&Job]) -> Result<Vec<(String, String)>, Error> {
     let mut lags: Vec<i64> = (jobs.iter())
-        .map(|j| j.history.broker_config.replica_lag_time_max_ms as i64)
+        .map(|j| j.history.broker_config.replica_lag_time_max_ms)
         .collect();
     lags.sort_unstable();
     lags.dedup();
