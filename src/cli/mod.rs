@@ -6,9 +6,12 @@
 //! found before is printed first), 6 `promote` wrote nothing because every violation is an
 //! expected or known finding (each named; `--known none` promotes them). `promote` exits 0
 //! when it wrote (or found already there) a regression and 1 when nothing violated.
+//! `cluster` exits 0 when every history was confirmed, 1 when one was not confirmed or
+//! not expressible in-process, 3 when the cluster failed to start.
 
 mod bench;
 mod bench_report;
+mod cluster;
 mod conform;
 mod exhaust;
 mod hunt;
@@ -45,6 +48,10 @@ enum Command {
     /// Replay histories against Apache Kafka's real controller (one release per run) and
     /// compare every controller request's answer with the model's (needs Java and Maven).
     Conform(conform::ConformArgs),
+    /// Run histories' operator plans on a real in-process cluster of one Apache Kafka
+    /// release (its test kit; needs Java and Maven): each confirmed, not confirmed or not
+    /// expressible in-process.
+    Cluster(cluster::ClusterArgs),
     /// Turn fuzzer artifacts or histories into minimized regression histories.
     Promote(promote::PromoteArgs),
     /// Planted-bug benchmark, in-process part: model throughput per family, and time to
@@ -106,6 +113,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Exhaust(args) => exhaust::run(args),
         Command::Promote(args) => promote::run(args),
         Command::Conform(args) => conform::run(args),
+        Command::Cluster(args) => cluster::run(args),
         Command::Bench(args) => bench::run(args),
         Command::BenchReport(args) => bench_report::run(args),
         Command::SpeedReport(args) => speed_report::run(args),

@@ -4,7 +4,7 @@
 //! that fails (bad usage, exit 2); a JVM that dies, stalls or answers what cannot be read
 //! (a harness failure, exit 5).
 
-use super::jvm::{Jvm, Launch};
+use super::jvm::{Jvm, Launch, QUIT_WAIT_MS};
 use super::protocol::Answer;
 use super::release::Release;
 use crate::error::Error;
@@ -57,7 +57,7 @@ fn require(program: &str, what: &str) -> Result<(), Error> {
         Ok(())
     } else {
         Err(Error::Usage(format!(
-            "conform needs {what} (`{program}` not found or failing on PATH); the model's own commands do not"
+            "conform and cluster need {what} (`{program}` not found or failing on PATH); the model's own commands do not"
         )))
     }
 }
@@ -65,6 +65,12 @@ fn require(program: &str, what: &str) -> Result<(), Error> {
 /// Build the driver and resolve the release's classpath unless both are cached; the
 /// classpath file's path. Maven downloads the release's jars the first time.
 pub fn build(dir: &Path, release: &Release) -> Result<PathBuf, Error> {
+    build_with(dir, release, None)
+}
+
+/// [`build`] with a Maven profile of the pom (`cluster`: the test kit too), its classpath
+/// in `classpath-<profile>-<version>.txt`.
+pub fn build_with(dir: &Path, release: &Release, profile: Option<&str>) -> Result<PathBuf, Error> {
     if !dir.join("pom.xml").is_file() {
         return Err(Error::Usage(format!(
             "{}: no conformance driver here (pom.xml missing; pass --driver DIR)",
@@ -72,7 +78,15 @@ pub fn build(dir: &Path, release: &Release) -> Result<PathBuf, Error> {
         )));
     }
     require("java", "a Java runtime (17 or newer)")?;
-    let classpath = dir.join(format!("target/classpath-{}.txt", release.version));
+    let name = match profile {
+        Some(p) => format!(
+            "target/classpath-{}-{}.txt",
+            p.replace(',', "+"),
+            release.version
+        ),
+        None => format!("target/classpath-{}.txt", release.version),
+    };
+    let classpath = dir.join(name);
     let classes = dir.join("target/classes/org/apache/kafka/controller/ConformanceDriver.class");
     // The classpath file is per release and the classes are shared: a pom changed after
     // this release's classpath was resolved (a dependency added) resolves it again.
@@ -81,7 +95,11 @@ pub fn build(dir: &Path, release: &Release) -> Result<PathBuf, Error> {
         return Ok(classpath);
     }
     require("mvn", "Maven (3.8 or newer)")?;
-    let out = Command::new("mvn")
+    let mut command = Command::new("mvn");
+    if let Some(p) = profile {
+        command.arg(format!("-P{p}"));
+    }
+    let out = command
         .current_dir(dir)
         .args([
             "-q",
@@ -139,7 +157,27 @@ fn sources_newer(dir: &Path, compiled: &Path) -> bool {
 impl Driver {
     /// Build if needed, start the JVM, and check it runs the release asked for.
     pub fn start(dir: &Path, release: Release, answer_timeout: Duration) -> Result<Driver, Error> {
+        let log_name = format!("driver-{}.log", release.version);
         let classpath_file = build(dir, &release)?;
+        Driver::start_with(
+            dir,
+            release,
+            answer_timeout,
+            (classpath_file, log_name),
+            QUIT_WAIT_MS,
+        )
+    }
+
+    /// Start the JVM over a classpath file (resolved by [`build_with`]) with its stderr in
+    /// a log file of that name in `target/`; `quit_wait_ms`: how long it may take to end
+    /// once asked to.
+    pub fn start_with(
+        dir: &Path,
+        release: Release,
+        answer_timeout: Duration,
+        (classpath_file, log_name): (PathBuf, String),
+        quit_wait_ms: u64,
+    ) -> Result<Driver, Error> {
         let extra = std::env::var("ISRFUZZ_JVM_OPTIONS").unwrap_or_default();
         let mut options = JVM_OPTIONS.to_vec();
         options.extend(extra.split_whitespace());
@@ -148,8 +186,9 @@ impl Driver {
             classpath_file: &classpath_file,
             main_class: MAIN_CLASS,
             options: &options,
-            log_name: format!("driver-{}.log", release.version),
+            log_name,
             quit: Some("{\"op\":\"quit\"}"),
+            quit_wait_ms,
             name: format!("the JVM running Kafka {}", release.version),
         };
         Ok(Driver {

@@ -34,8 +34,9 @@ const START_ALLOWANCE_MS: u64 = 30_000;
 const STOP_GRACE_MS: u64 = 1_000;
 /// How often a wait looks at stop requests and the deadline.
 const POLL_MS: u64 = 50;
-/// After the quit request, how long the JVM has to exit before its group is killed.
-const QUIT_WAIT_MS: u64 = 2_000;
+/// After the quit request, how long the JVM has to exit before its group is killed (a
+/// JVM running a cluster is given longer: [`Launch::quit_wait_ms`]).
+pub const QUIT_WAIT_MS: u64 = 2_000;
 /// After its stdout closed, how long the JVM's exit status is waited for (for the message).
 const DEATH_WAIT_MS: u64 = 500;
 
@@ -51,6 +52,8 @@ pub struct Launch<'a> {
     pub log_name: String,
     /// The line that asks the driver to end, if it has one (else stdin is closed).
     pub quit: Option<&'static str>,
+    /// After the quit request, how long the JVM has to exit before its group is killed.
+    pub quit_wait_ms: u64,
     /// What the JVM is, for messages: `the JVM running Kafka 4.0.2`.
     pub name: String,
 }
@@ -71,6 +74,7 @@ pub struct Jvm {
     lines: Receiver<Line>,
     log: PathBuf,
     quit: Option<&'static str>,
+    quit_wait_ms: u64,
     answer_timeout: Duration,
     /// No answer has come yet: the first wait includes the JVM's start.
     first: bool,
@@ -114,6 +118,7 @@ impl Jvm {
             lines: reader(stdout),
             log,
             quit: launch.quit,
+            quit_wait_ms: launch.quit_wait_ms,
             answer_timeout,
             first: true,
             failed: false,
@@ -227,7 +232,7 @@ impl Jvm {
         }
         drop(self.input.take());
         let waited = Instant::now();
-        let patience = if self.failed { 0 } else { QUIT_WAIT_MS };
+        let patience = if self.failed { 0 } else { self.quit_wait_ms };
         while waited.elapsed() < Duration::from_millis(patience) {
             if !matches!(self.child.try_wait(), Ok(None)) {
                 break;

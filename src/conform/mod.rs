@@ -10,6 +10,9 @@
 
 pub mod brokers;
 pub mod campaign;
+pub mod cluster;
+pub mod cluster_report;
+pub mod cluster_run;
 pub mod driver;
 pub mod epoch_cache;
 pub mod junit;

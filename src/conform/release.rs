@@ -16,36 +16,45 @@ pub struct Release {
     /// AlterPartitionReassignments carries `allowReplicationFactorChange` (KIP-860,
     /// KAFKA-14121: from 4.1; a 4.0 request cannot say false).
     pub rf_change_flag: bool,
+    /// The release's test kit builds an SSL trust store with kafka-clients' test classes,
+    /// which the release does not publish (4.4.0): the cluster command adds the pom's
+    /// `cluster-ssl-helpers` profile.
+    pub kit_ssl_helpers: bool,
 }
 
 /// Oldest first, each with its release preset (`rules::RELEASE_PRESETS`).
 pub const RELEASES: &[Release] = &[
     Release {
         line: "4.0",
+        kit_ssl_helpers: false,
         rf_change_flag: false,
         version: "4.0.2",
         preset: "kafka-4.0",
     },
     Release {
         line: "4.1",
+        kit_ssl_helpers: false,
         rf_change_flag: true,
         version: "4.1.2",
         preset: "kafka-4.1",
     },
     Release {
         line: "4.2",
+        kit_ssl_helpers: false,
         rf_change_flag: true,
         version: "4.2.2",
         preset: "kafka-4.2",
     },
     Release {
         line: "4.3",
+        kit_ssl_helpers: false,
         rf_change_flag: true,
         version: "4.3.1",
         preset: "kafka-4.3",
     },
     Release {
         line: "4.4",
+        kit_ssl_helpers: true,
         rf_change_flag: true,
         version: "4.4.0",
         preset: "kafka-4.4",

@@ -2,26 +2,34 @@
 //! it and its partitions, a reassignment's JSON file and call, a backlog of records, a
 //! pause for what no command does, and the `--describe` line a check waits for.
 
+use crate::findings::plan::{Act, Line, Manual};
 use crate::model::{BrokerId, Cluster, Event, Partition};
 
 /// The topic every script uses.
 pub const TOPIC: &str = "t";
 /// The admin tools' bootstrap flag, the server taken from the script's `$BS`.
 pub const BS: &str = "--bootstrap-server \"$BS\"";
-/// The backlog produced for a throttled follower: 4 MB.
-const BACKLOG: &str = "--num-records 40000 --record-size 100";
+/// The backlog produced for a throttled follower: 4 MB, as records and bytes per record.
+const BACKLOG_RECORDS: u64 = 40_000;
+const BACKLOG_RECORD_BYTES: u32 = 100;
 
 /// A backlog of 4 MB for a throttled follower, produced for `why`.
-pub fn backlog(why: &str) -> Vec<String> {
+pub fn backlog(why: &str) -> Vec<Line> {
     vec![
-        format!("# A backlog ({why}): 4 MB."),
-        format!("kafka-producer-perf-test.sh --topic {TOPIC} {BACKLOG} --throughput -1 --producer-props bootstrap.servers=\"$BS\" acks=all"),
+        Line::note(format!("# A backlog ({why}): 4 MB.")),
+        Line::run(
+            format!("kafka-producer-perf-test.sh --topic {TOPIC} --num-records {BACKLOG_RECORDS} --record-size {BACKLOG_RECORD_BYTES} --throughput -1 --producer-props bootstrap.servers=\"$BS\" acks=all"),
+            Act::Produce { records: BACKLOG_RECORDS, record_bytes: BACKLOG_RECORD_BYTES, acks_all: true },
+        ),
     ]
 }
 
-/// A pause for what no command does.
-pub fn by_hand(what: &str) -> String {
-    format!("by_hand '{}'", what.replace('\'', "'\\''"))
+/// A pause for what no command does (`manual`: what the cluster judge does instead).
+pub fn by_hand(what: &str, manual: Manual) -> Line {
+    Line::run(
+        format!("by_hand '{}'", what.replace('\'', "'\\''")),
+        Act::Hand(manual),
+    )
 }
 
 pub fn list(ids: &[BrokerId]) -> String {
@@ -66,17 +74,40 @@ pub fn describe_regex(i: usize, p: &Partition, elr: bool) -> String {
     text
 }
 
-/// Step `i`, creating a partition (`event`): the topic with its configs for the first,
-/// more partitions after; its title first.
-pub fn create_lines(i: usize, event: &Event, before: Option<&Cluster>) -> Vec<String> {
+/// The topic configs of a create (`event`), as name and value.
+fn topic_configs(event: &Event) -> Vec<(String, String)> {
     let Event::CreatePartition {
-        replicas,
         unclean_leader_election_enable,
         min_insync_replicas,
         diskless,
         remote_storage,
+        ..
     } = event
     else {
+        return Vec::new();
+    };
+    let mut configs: Vec<(String, String)> = Vec::new();
+    let mut config = |k: &str, v: String| configs.push((k.to_string(), v));
+    if *unclean_leader_election_enable {
+        config("unclean.leader.election.enable", "true".into());
+    }
+    // 1 is the broker default (`min.insync.replicas`), so it needs no config.
+    if *min_insync_replicas != 1 {
+        config("min.insync.replicas", min_insync_replicas.to_string());
+    }
+    if *diskless {
+        config("diskless.enable", "true".into());
+    }
+    if *remote_storage {
+        config("remote.storage.enable", "true".into());
+    }
+    configs
+}
+
+/// Step `i`, creating a partition (`event`): the topic with its configs for the first,
+/// more partitions after; its title first.
+pub fn create_lines(i: usize, event: &Event, before: Option<&Cluster>) -> Vec<Line> {
+    let Event::CreatePartition { replicas, .. } = event else {
         return Vec::new();
     };
     let n = before.map_or(0, |c| c.partitions.len());
@@ -85,46 +116,54 @@ pub fn create_lines(i: usize, event: &Event, before: Option<&Cluster>) -> Vec<St
     } else {
         "brokers"
     };
-    let mut out = vec![format!(
+    let mut out = vec![Line::note(format!(
         "# step {i}: create partition {n} of {TOPIC} on {on} {}",
         list(replicas)
-    )];
-    let mut configs = Vec::new();
-    if *unclean_leader_election_enable {
-        configs.push("unclean.leader.election.enable=true".to_string());
-    }
-    // 1 is the broker default (`min.insync.replicas`), so it needs no config.
-    if *min_insync_replicas != 1 {
-        configs.push(format!("min.insync.replicas={min_insync_replicas}"));
-    }
-    if *diskless {
-        configs.push("diskless.enable=true".to_string());
-    }
-    if *remote_storage {
-        configs.push("remote.storage.enable=true".to_string());
-    }
+    ))];
+    let configs = topic_configs(event);
+    let pairs: Vec<String> = configs.iter().map(|(k, v)| format!("{k}={v}")).collect();
     let assignment = |ids: &[BrokerId]| csv(ids).replace(',', ":");
     if n == 0 {
-        let flags: String = configs.iter().map(|c| format!(" --config {c}")).collect();
-        out.push(format!(
-            "kafka-topics.sh {BS} --create --topic {TOPIC} --replica-assignment {}{flags}",
-            assignment(replicas)
+        let flags: String = pairs.iter().map(|c| format!(" --config {c}")).collect();
+        out.push(Line::run(
+            format!(
+                "kafka-topics.sh {BS} --create --topic {TOPIC} --replica-assignment {}{flags}",
+                assignment(replicas)
+            ),
+            Act::Create {
+                replicas: replicas.to_vec(),
+                configs,
+            },
         ));
         return out;
     }
     let existing = before.map(|c| c.partitions.as_slice()).unwrap_or_default();
     let mut all: Vec<String> = existing.iter().map(|p| assignment(&p.replicas)).collect();
     all.push(assignment(replicas));
-    out.push(format!(
-        "kafka-topics.sh {BS} --alter --topic {TOPIC} --partitions {} --replica-assignment {}",
-        n + 1,
-        all.join(",")
+    out.push(Line::run(
+        format!(
+            "kafka-topics.sh {BS} --alter --topic {TOPIC} --partitions {} --replica-assignment {}",
+            n + 1,
+            all.join(",")
+        ),
+        Act::AddPartition {
+            total: n + 1,
+            replicas: replicas.to_vec(),
+        },
     ));
     if !configs.is_empty() {
-        out.push("# Kafka keeps these configs per topic, the history per partition:".to_string());
-        out.push(format!(
-            "kafka-configs.sh {BS} --alter --entity-type topics --entity-name {TOPIC} --add-config {}",
-            configs.join(",")
+        out.push(Line::note(
+            "# Kafka keeps these configs per topic, the history per partition:",
+        ));
+        out.push(Line::run(
+            format!(
+                "kafka-configs.sh {BS} --alter --entity-type topics --entity-name {TOPIC} --add-config {}",
+                pairs.join(",")
+            ),
+            Act::TopicConfig {
+                set: configs,
+                delete: Vec::new(),
+            },
         ));
     }
     out
@@ -136,15 +175,18 @@ pub fn reassign_lines(
     partition: usize,
     target: &[BrokerId],
     allow_rf_change: bool,
-) -> Vec<String> {
+) -> Vec<Line> {
     let rf = if allow_rf_change {
         ""
     } else {
         " --disallow-replication-factor-change"
     };
     vec![
-        format!("# step {n}: reassign {TOPIC}-{partition} to [{}]", list(target)),
-        format!("cat > reassign-{n}.json <<'EOF'\n{{\"version\":1,\"partitions\":[{{\"topic\":\"{TOPIC}\",\"partition\":{partition},\"replicas\":[{}]}}]}}\nEOF", csv(target)),
-        format!("kafka-reassign-partitions.sh {BS} --reassignment-json-file reassign-{n}.json --execute --additional{rf}"),
+        Line::note(format!("# step {n}: reassign {TOPIC}-{partition} to [{}]", list(target))),
+        Line::run(format!("cat > reassign-{n}.json <<'EOF'\n{{\"version\":1,\"partitions\":[{{\"topic\":\"{TOPIC}\",\"partition\":{partition},\"replicas\":[{}]}}]}}\nEOF", csv(target)), Act::Shell),
+        Line::run(
+            format!("kafka-reassign-partitions.sh {BS} --reassignment-json-file reassign-{n}.json --execute --additional{rf}"),
+            Act::Reassign { partition, target: target.to_vec(), allow_rf_change },
+        ),
     ]
 }

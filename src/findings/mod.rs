@@ -12,6 +12,7 @@ pub mod minimize;
 pub mod operator;
 pub mod partition;
 pub mod plain;
+pub mod plan;
 pub mod report;
 pub mod skipped;
 pub mod summary;

@@ -16,8 +16,9 @@ use crate::findings::commands::{
     backlog, by_hand, create_lines, describe_regex, list, reassign_lines, BS, TOPIC,
 };
 use crate::findings::plain;
-use crate::findings::throttle::{holds, Hold, Throttles};
-use crate::model::event::Acks;
+use crate::findings::plan::{texts, Act, Line, Manual};
+use crate::findings::throttle::{holds, Hold, Throttles, RATE};
+use crate::model::event::{Acks, ElectionType};
 use crate::model::{BrokerId, Cluster, Event, Outcome};
 use crate::rules::RuleSet;
 
@@ -34,6 +35,11 @@ pub fn operator_steps(history: &History, side: &SideRun) -> String {
 
 /// The script's lines.
 pub fn script(history: &History, side: &SideRun) -> Vec<String> {
+    texts(&plan(history, side))
+}
+
+/// The plan: the script's lines with what each does ([`Act`]), as the cluster judge runs it.
+pub fn plan(history: &History, side: &SideRun) -> Vec<Line> {
     let plan = Plan {
         history,
         side,
@@ -41,7 +47,8 @@ pub fn script(history: &History, side: &SideRun) -> Vec<String> {
         produces: (history.events.iter()).any(|e| matches!(e, Event::Produce { .. })),
     };
     let body = plan.body();
-    let mut out = plan.preamble(body.iter().any(|l| l.starts_with("by_hand ")));
+    let by_hand = body.iter().any(|l| l.text.starts_with("by_hand "));
+    let mut out = plan.preamble(by_hand);
     out.extend(body);
     out
 }
@@ -62,51 +69,53 @@ struct Carry {
     files: Vec<(usize, usize)>,
     backlog: bool,
     /// Lines for the step under way once its brokers are out of the ISR (a backlog).
-    later: Vec<String>,
+    later: Vec<Line>,
 }
 
 impl Plan<'_> {
-    fn preamble(&self, by_hand: bool) -> Vec<String> {
+    fn preamble(&self, by_hand: bool) -> Vec<Line> {
         let h = self.history;
         let brokers: Vec<String> = h.brokers.iter().map(|b| b.to_string()).collect();
         let mut out = vec![
-            "# Save as repro.sh and run `BS=host:port sh repro.sh` against a test cluster (KRaft).".to_string(),
-            format!(
+            Line::note("# Save as repro.sh and run `BS=host:port sh repro.sh` against a test cluster (KRaft)."),
+            Line::note(format!(
                 "# The cluster: brokers {}, each with replica.lag.time.max.ms={}{}.",
                 brokers.join(", "),
                 h.broker_config.replica_lag_time_max_ms,
                 if self.holds.is_empty() { "" } else { " and replica.fetch.max.bytes=65536 (a throttled follower then pulls at most 64 KiB per quota window, about 11 s)" }
-            ),
-            format!("# Step N is the history's event N (numbered from 0); the topic is `{TOPIC}`, one partition per create."),
-            "BS=${BS:-localhost:9092}".to_string(),
-            "# see REGEX: wait up to 60 s until a line of the topic's --describe (tabs as spaces) matches REGEX".to_string(),
-            "see() {".to_string(),
-            format!("  for _ in $(seq 60); do kafka-topics.sh {BS} --describe --topic {TOPIC} | tr '\\t' ' ' | grep -Eq \"$1\" && {{ echo \"seen: $1\"; return 0; }}; sleep 1; done"),
-            format!("  echo \"NOT SEEN: $1\"; kafka-topics.sh {BS} --describe --topic {TOPIC}; return 1"),
-            "}".to_string(),
+            )),
+            Line::note(format!("# Step N is the history's event N (numbered from 0); the topic is `{TOPIC}`, one partition per create.")),
+            Line::run("BS=${BS:-localhost:9092}", Act::Shell),
+            Line::note("# see REGEX: wait up to 60 s until a line of the topic's --describe (tabs as spaces) matches REGEX"),
+            Line::run("see() {", Act::Shell),
+            Line::run(format!("  for _ in $(seq 60); do kafka-topics.sh {BS} --describe --topic {TOPIC} | tr '\\t' ' ' | grep -Eq \"$1\" && {{ echo \"seen: $1\"; return 0; }}; sleep 1; done"), Act::Shell),
+            Line::run(format!("  echo \"NOT SEEN: $1\"; kafka-topics.sh {BS} --describe --topic {TOPIC}; return 1"), Act::Shell),
+            Line::run("}", Act::Shell),
         ];
         if by_hand {
             out.extend([
-                "# by_hand WHAT: a step no admin command performs: do it, then press Enter".to_string(),
-                "by_hand() { printf '\\n>>> by hand: %s\\n>>> press Enter when done ' \"$1\"; read -r _ </dev/tty; }".to_string(),
+                Line::note("# by_hand WHAT: a step no admin command performs: do it, then press Enter"),
+                Line::run("by_hand() { printf '\\n>>> by hand: %s\\n>>> press Enter when done ' \"$1\"; read -r _ </dev/tty; }", Act::Shell),
             ]);
         }
         if self.side.rules.truncation != RuleSet::complete().truncation {
-            out.push("# The brokers' truncation rule in this history is an older generation's (see Affected versions): today's brokers run the script, but truncate otherwise.".to_string());
+            out.push(Line::note("# The brokers' truncation rule in this history is an older generation's (see Affected versions): today's brokers run the script, but truncate otherwise."));
         }
         if h.eligible_leader_replicas {
-            out.push(
-                "# Eligible leader replicas (KIP-966) on: the default of new 4.1+ clusters"
-                    .to_string(),
-            );
-            out.push(format!(
-                "kafka-features.sh {BS} upgrade --feature eligible.leader.replicas.version=1"
+            out.push(Line::note(
+                "# Eligible leader replicas (KIP-966) on: the default of new 4.1+ clusters",
+            ));
+            out.push(Line::run(
+                format!(
+                    "kafka-features.sh {BS} upgrade --feature eligible.leader.replicas.version=1"
+                ),
+                Act::ElrFeature,
             ));
         }
         if !self.holds.is_empty() {
-            out.push("# A follower throttle only slows a replica outside the ISR, and only while it has a backlog to fetch: records are produced first, and each throttle is set before the step that puts its replica out of the ISR.".to_string());
+            out.push(Line::note("# A follower throttle only slows a replica outside the ISR, and only while it has a backlog to fetch: records are produced first, and each throttle is set before the step that puts its replica out of the ISR."));
             if self.produces {
-                out.push(format!("# The history's own records are produced {HELD_RECORD_BYTES} bytes each, so that a throttled follower has a backlog (the offsets stay the history's)."));
+                out.push(Line::note(format!("# The history's own records are produced {HELD_RECORD_BYTES} bytes each, so that a throttled follower has a backlog (the offsets stay the history's).")));
             }
         }
         out
@@ -117,7 +126,7 @@ impl Plan<'_> {
         self.side.steps.get(i).map(|s| &s.state)
     }
 
-    fn body(&self) -> Vec<String> {
+    fn body(&self) -> Vec<Line> {
         let mut out = Vec::new();
         let mut carry = Carry::default();
         for (i, event) in self.history.events.iter().enumerate() {
@@ -144,17 +153,19 @@ impl Plan<'_> {
             }
         }
         if let Some(&(_, step)) = carry.files.last() {
-            out.push("# Whether the tool reports the reassignment finished:".to_string());
-            out.push(format!(
-                "kafka-reassign-partitions.sh {BS} --verify --preserve-throttles --reassignment-json-file reassign-{step}.json"
+            out.push(Line::note(
+                "# Whether the tool reports the reassignment finished:",
             ));
+            out.push(Line::run(format!(
+                "kafka-reassign-partitions.sh {BS} --verify --preserve-throttles --reassignment-json-file reassign-{step}.json"
+            ), Act::List));
         }
         let lifts = carry.throttles.lift_all(TOPIC);
         if !lifts.is_empty() {
-            out.push("# Done: lift the throttles this script set.".to_string());
+            out.push(Line::note("# Done: lift the throttles this script set."));
             out.extend(lifts);
         }
-        out.extend(wrong_lines(self.side));
+        out.extend(wrong_lines(self.side).into_iter().map(Line::note));
         out
     }
 
@@ -162,20 +173,20 @@ impl Plan<'_> {
     /// backlog a replica that had the partition needs (a new one has the one produced after
     /// the create): produced now for a stopped one, in the step (`Carry::later`) for one that
     /// leaves the ISR in it.
-    fn hold(&self, h: &Hold, before: Option<&Cluster>, carry: &mut Carry) -> Vec<String> {
+    fn hold(&self, h: &Hold, before: Option<&Cluster>, carry: &mut Carry) -> Vec<Line> {
         let (p, b) = (h.partition, h.broker);
         let until = h
             .join
             .map_or("for the rest of the history".to_string(), |j| {
                 format!("until step {j}")
             });
-        let mut out = vec![format!("# Before step {}: hold broker {b} out of the ISR of {TOPIC}-{p} {until}: a follower throttle.", h.from)];
+        let mut out = vec![Line::note(format!("# Before step {}: hold broker {b} out of the ISR of {TOPIC}-{p} {until}: a follower throttle.", h.from))];
         let part = before.and_then(|c| c.partitions.get(p));
         let running_in_sync = before.is_some_and(|c| c.is_active(b))
             && part.is_some_and(|x| x.isr.iter().any(|r| *r == b));
         if !self.produces && h.had_replica {
             if part.is_some_and(|x| x.diskless) {
-                out.push("# (The topic is diskless or switching: it takes no backlog now; the replica holds back only if it is behind.)".to_string());
+                out.push(Line::note("# (The topic is diskless or switching: it takes no backlog now; the replica holds back only if it is behind.)"));
             } else if running_in_sync {
                 carry
                     .later
@@ -185,9 +196,9 @@ impl Plan<'_> {
             }
         }
         out.extend(carry.throttles.set(TOPIC, p, b));
-        out.push(format!(
-            "kafka-configs.sh {BS} --describe --entity-type brokers --entity-name {b} | grep -q 'follower.replication.throttled.rate=1' && echo 'broker {b} throttled'"
-        ));
+        out.push(Line::run(format!(
+            "kafka-configs.sh {BS} --describe --entity-type brokers --entity-name {b} | grep -q '{RATE}=1' && echo 'broker {b} throttled'"
+        ), Act::BrokerConfigIs { broker: b, name: RATE.to_string(), value: "1".to_string() }));
         out
     }
 
@@ -198,7 +209,7 @@ impl Plan<'_> {
         event: &Event,
         before: Option<&Cluster>,
         carry: &mut Carry,
-    ) -> Vec<String> {
+    ) -> Vec<Line> {
         let mut out = Vec::new();
         match event {
             Event::CreatePartition { .. } => out.extend(create_lines(i, event, before)),
@@ -217,12 +228,12 @@ impl Plan<'_> {
                 carry.files.push((*partition, i));
             }
             Event::CancelReassignment { partition } => {
-                out.push(format!(
+                out.push(Line::note(format!(
                     "# step {i}: cancel the reassignment of {TOPIC}-{partition}"
-                ));
+                )));
                 match carry.files.iter().find(|f| f.0 == *partition) {
-                    Some(&(_, step)) => out.push(format!("kafka-reassign-partitions.sh {BS} --cancel --preserve-throttles --reassignment-json-file reassign-{step}.json")),
-                    None => out.push("# (no reassignment of it was started: the tool has no file to cancel; the controller refuses such a cancel)".to_string()),
+                    Some(&(_, step)) => out.push(Line::run(format!("kafka-reassign-partitions.sh {BS} --cancel --preserve-throttles --reassignment-json-file reassign-{step}.json"), Act::Cancel { partition: *partition })),
+                    None => out.push(Line::note("# (no reassignment of it was started: the tool has no file to cancel; the controller refuses such a cancel)")),
                 }
             }
             Event::AlterPartition {
@@ -233,12 +244,12 @@ impl Plan<'_> {
                 partition_epoch,
                 ..
             } => {
-                out.push(format!(
+                out.push(Line::note(format!(
                     "# step {i}: the ISR of {TOPIC}-{partition} becomes [{}]",
                     list(isr)
-                ));
+                )));
                 if broker.is_some() || leader_epoch.is_some() || partition_epoch.is_some() {
-                    out.push("# (sent by another broker or with stale epochs: no command sends it; on a real cluster it is a deposed leader's request still in flight)".to_string());
+                    out.push(Line::run("# (sent by another broker or with stale epochs: no command sends it; on a real cluster it is a deposed leader's request still in flight)", beyond("an AlterPartition from another broker or with stale epochs")));
                 }
                 out.extend(self.isr_change(i, *partition, isr, before, carry));
             }
@@ -248,84 +259,101 @@ impl Plan<'_> {
     }
 
     /// The steps of brokers, elections, data and the Inkless switch.
-    fn other_action(&self, i: usize, event: &Event) -> Vec<String> {
-        let title = |what: String| format!("# step {i}: {what}");
+    fn other_action(&self, i: usize, event: &Event) -> Vec<Line> {
+        let title = |what: String| Line::note(format!("# step {i}: {what}"));
         match event {
             Event::ElectLeaders { partition, election } => vec![
                 title(format!("{} leader election for {TOPIC}-{partition}", election.api_name().to_lowercase())),
-                format!("kafka-leader-election.sh {BS} --election-type {} --topic {TOPIC} --partition {partition}", election.api_name()),
+                Line::run(
+                    format!("kafka-leader-election.sh {BS} --election-type {} --topic {TOPIC} --partition {partition}", election.api_name()),
+                    Act::Elect { partition: *partition, unclean: *election == ElectionType::Unclean },
+                ),
             ],
-            Event::ListReassignments => vec![title("list the reassignments".into()), format!("kafka-reassign-partitions.sh {BS} --list")],
+            Event::ListReassignments => vec![title("list the reassignments".into()), Line::run(format!("kafka-reassign-partitions.sh {BS} --list"), Act::List)],
             Event::FenceBroker { broker } => vec![
                 title(format!("broker {broker}'s session expires and the controller fences it")),
-                by_hand(&format!("kill -9 broker {broker}'s process, then wait broker.session.timeout.ms (9 s by default)")),
+                by_hand(&format!("kill -9 broker {broker}'s process, then wait broker.session.timeout.ms (9 s by default)"), Manual::Beyond { event: format!("broker {broker} killed (kill -9) and fenced by its session's expiry") }),
             ],
             Event::UnfenceBroker { broker } => vec![
                 title(format!("broker {broker} registers again")),
-                by_hand(&format!("start broker {broker} (kafka-server-start.sh with its own server.properties) and wait until it is registered")),
+                by_hand(&format!("start broker {broker} (kafka-server-start.sh with its own server.properties) and wait until it is registered"), Manual::Start { broker: *broker }),
             ],
             Event::ControlledShutdown { broker } => vec![
                 title(format!("broker {broker} shuts down cleanly")),
-                by_hand(&format!("stop broker {broker} with kafka-server-stop.sh (a controlled shutdown)")),
+                by_hand(&format!("stop broker {broker} with kafka-server-stop.sh (a controlled shutdown)"), Manual::Stop { broker: *broker }),
             ],
             Event::RestartBroker { broker, unclean, .. } => {
                 let how = if *unclean { "cut its power (a kill -9 keeps the page cache), then start it again" } else { "kafka-server-stop.sh, then kafka-server-start.sh" };
-                vec![title(format!("broker {broker} restarts")), by_hand(&format!("restart broker {broker}: {how}"))]
+                let manual = if *unclean {
+                    Manual::Beyond { event: format!("broker {broker} losing power (its unflushed records lost)") }
+                } else {
+                    Manual::Restart { broker: *broker }
+                };
+                vec![title(format!("broker {broker} restarts")), by_hand(&format!("restart broker {broker}: {how}"), manual)]
             }
             Event::Produce { records, acks, .. } => {
                 let size = if self.holds.is_empty() { 100 } else { HELD_RECORD_BYTES };
-                let acks = if *acks == Acks::All { "all" } else { "1" };
+                let acks_all = *acks == Acks::All;
+                let acks = if acks_all { "all" } else { "1" };
                 vec![
                     title(format!("produce {records} records with acks={acks}")),
-                    format!("kafka-producer-perf-test.sh --topic {TOPIC} --num-records {records} --record-size {size} --throughput -1 --producer-props bootstrap.servers=\"$BS\" acks={acks}"),
+                    Line::run(
+                        format!("kafka-producer-perf-test.sh --topic {TOPIC} --num-records {records} --record-size {size} --throughput -1 --producer-props bootstrap.servers=\"$BS\" acks={acks}"),
+                        Act::Produce { records: (*records).max(0) as u64, record_bytes: size, acks_all },
+                    ),
                 ]
             }
             Event::AdvanceTime { ms } => vec![
                 title(format!("{ms} ms pass (followers fetch; the ISR-expiration task runs every replica.lag.time.max.ms / 2)")),
-                format!("sleep {}", (ms + 999) / 1000),
+                Line::run(format!("sleep {}", (ms + 999) / 1000), Act::Sleep { ms: ((ms + 999) / 1000 * 1000).max(0) as u64 }),
             ],
             Event::DeleteRecords { partition, offset } => vec![
                 title(format!("delete the records of {TOPIC}-{partition} below offset {offset}")),
-                format!("cat > delete-{i}.json <<'EOF'\n{{\"version\":1,\"partitions\":[{{\"topic\":\"{TOPIC}\",\"partition\":{partition},\"offset\":{offset}}}]}}\nEOF"),
-                format!("kafka-delete-records.sh {BS} --offset-json-file delete-{i}.json"),
+                Line::run(format!("cat > delete-{i}.json <<'EOF'\n{{\"version\":1,\"partitions\":[{{\"topic\":\"{TOPIC}\",\"partition\":{partition},\"offset\":{offset}}}]}}\nEOF"), Act::Shell),
+                Line::run(format!("kafka-delete-records.sh {BS} --offset-json-file delete-{i}.json"), Act::DeleteRecords { partition: *partition, offset: (*offset).max(0) as u64 }),
             ],
             _ => self.fetch_and_switch(i, event),
         }
     }
 
     /// Fetches, stalls and flushes (no admin command), and the Inkless switch.
-    fn fetch_and_switch(&self, i: usize, event: &Event) -> Vec<String> {
-        let title = |what: String| format!("# step {i}: {what}");
+    fn fetch_and_switch(&self, i: usize, event: &Event) -> Vec<Line> {
+        let title = |what: String| Line::note(format!("# step {i}: {what}"));
         let alter =
             format!("kafka-configs.sh {BS} --alter --entity-type topics --entity-name {TOPIC}");
+        let inkless = |what: &str| {
+            beyond(&format!(
+                "{what} (Inkless: Apache Kafka has no diskless topics)"
+            ))
+        };
         match event {
             Event::FollowerFetch { partition, broker } => vec![
                 title(format!("broker {broker} fetches {TOPIC}-{partition} once")),
-                "# No admin command orders a single fetch: a running follower fetches continuously, so on a real cluster this happens by itself (in this order only with a broker-side test fixture).".to_string(),
+                Line::note("# No admin command orders a single fetch: a running follower fetches continuously, so on a real cluster this happens by itself (in this order only with a broker-side test fixture)."),
             ],
             Event::StallBroker { broker } => vec![
                 title(format!("broker {broker}'s fetchers stall while it keeps its controller session")),
-                by_hand(&format!("block broker {broker}'s connections to the partition leaders' listeners (e.g. iptables on its host), leaving the controller's")),
+                by_hand(&format!("block broker {broker}'s connections to the partition leaders' listeners (e.g. iptables on its host), leaving the controller's"), Manual::Beyond { event: format!("a network partition between broker {broker} and the partition leaders") }),
             ],
             Event::ResumeBroker { broker } => vec![
                 title(format!("broker {broker}'s fetchers resume")),
-                by_hand(&format!("unblock broker {broker}'s connections to the partition leaders")),
+                by_hand(&format!("unblock broker {broker}'s connections to the partition leaders"), Manual::Beyond { event: format!("the network partition of broker {broker} healed") }),
             ],
             Event::FlushBroker { broker } => vec![
                 title(format!("broker {broker} flushes every log to disk")),
-                "# No admin command forces a flush: flush.messages=1 on the topic from the start makes every append durable at once.".to_string(),
+                Line::note("# No admin command forces a flush: flush.messages=1 on the topic from the start makes every append durable at once."),
             ],
             Event::SwitchStart { consolidating, .. } => {
                 let remote = if *consolidating { ",remote.storage.enable=true" } else { "" };
-                vec![title("start the switch to diskless".into()), format!("{alter} --add-config diskless.enable=true{remote}")]
+                vec![title("start the switch to diskless".into()), Line::run(format!("{alter} --add-config diskless.enable=true{remote}"), inkless("the switch to diskless"))]
             }
             Event::SealCommit { partition } => vec![
                 title(format!("the leader of {TOPIC}-{partition} commits the seal (once its high watermark reaches its log end)")),
-                "# Nothing to run: the leader does it by itself.".to_string(),
+                Line::run("# Nothing to run: the leader does it by itself.", inkless("the seal's commit")),
             ],
             Event::AlterDisklessSwitch { partition, seal } => vec![
                 title(format!("the operator sets the seal of {TOPIC}-{partition} to {seal}")),
-                format!("kafka-topic-switch.sh seal {BS} --topic {TOPIC} --partition {partition} --offset {seal}"),
+                Line::run(format!("kafka-topic-switch.sh seal {BS} --topic {TOPIC} --partition {partition} --offset {seal}"), inkless("the operator's seal")),
             ],
             _ => vec![title(event.op().to_string())],
         }
@@ -340,11 +368,12 @@ impl Plan<'_> {
         isr: &[BrokerId],
         before: Option<&Cluster>,
         carry: &mut Carry,
-    ) -> Vec<String> {
+    ) -> Vec<Line> {
         let Some(part) = before.and_then(|c| c.partitions.get(p)) else {
-            return vec![
-                "# (the partition does not exist yet: the request is refused)".to_string(),
-            ];
+            return vec![Line::run(
+                "# (the partition does not exist yet: the request is refused)",
+                beyond("an AlterPartition for a partition that does not exist"),
+            )];
         };
         let mut out = Vec::new();
         let leaving: Vec<BrokerId> = part
@@ -356,26 +385,31 @@ impl Plan<'_> {
         for b in &leaving {
             out.push(by_hand(&format!(
                 "make broker {b} fall out of the ISR of {TOPIC}-{p} while it keeps running: a throttle cannot (it skips in-sync replicas); block its connections to the leader's listener (e.g. iptables on its host) and wait until the describe shows it out"
-            )));
+            ), Manual::Beyond { event: format!("broker {b} cut off from the leader of partition {p} while it keeps running (a network partition)") }));
         }
         if !leaving.is_empty() {
             // The backlog while they are cut off, then their connections back.
             out.append(&mut carry.later);
-            out.push(by_hand(&format!(
-                "unblock the connections of broker {} to the leader",
-                list(&leaving)
-            )));
+            out.push(by_hand(
+                &format!(
+                    "unblock the connections of broker {} to the leader",
+                    list(&leaving)
+                ),
+                Manual::Beyond {
+                    event: "a network partition healed".to_string(),
+                },
+            ));
         }
         for b in isr.iter().filter(|b| !part.isr.contains(b)) {
             if carry.throttles.is_set(p, *b) {
-                out.push(format!(
+                out.push(Line::note(format!(
                     "# Broker {b} catches up and joins the ISR: lift its throttle."
-                ));
+                )));
                 out.extend(carry.throttles.lift(TOPIC, p, *b));
             } else {
-                out.push(format!(
+                out.push(Line::note(format!(
                     "# Broker {b} joins the ISR by itself once caught up (it is not throttled)."
-                ));
+                )));
             }
         }
         for h in self
@@ -383,23 +417,28 @@ impl Plan<'_> {
             .iter()
             .filter(|h| h.partition == p && h.from < i && h.join.is_none_or(|j| j > i))
         {
-            out.push(format!(
+            out.push(Line::note(format!(
                 "# Broker {} stays out of the ISR: it is throttled since before step {}.",
                 h.broker, h.from
-            ));
+            )));
         }
         if out.is_empty() {
-            out.push("# Nothing to do: the leader's request leaves the ISR as it is.".to_string());
+            out.push(Line::note(
+                "# Nothing to do: the leader's request leaves the ISR as it is.",
+            ));
         }
         out
     }
 
     /// What to see after step `i`: the request's failure, and each partition it concerns as
     /// `--describe` shows it (only glanced at when the next step follows by itself).
-    fn checks(&self, i: usize, event: &Event, r: &StepRecord) -> Vec<String> {
+    fn checks(&self, i: usize, event: &Event, r: &StepRecord) -> Vec<Line> {
         let mut out = Vec::new();
         if let Outcome::Rejected { error, .. } = &r.outcome {
-            out.push(format!("# Expect the command to fail: {}.", error.name()));
+            out.push(Line::note(format!(
+                "# Expect the command to fail: {}.",
+                error.name()
+            )));
         }
         let parts: Vec<usize> = match event.partition() {
             Some(p) => vec![p],
@@ -410,20 +449,37 @@ impl Plan<'_> {
             let Some(part) = r.state.partitions.get(p) else {
                 continue;
             };
-            let line = describe_regex(p, part, self.history.eligible_leader_replicas);
+            let elr = self.history.eligible_leader_replicas;
+            let line = describe_regex(p, part, elr);
             if racy {
-                out.push(format!(
+                out.push(Line::note(format!(
                     "# Expect (it may already have moved on: step {} follows by itself): {line}",
                     i + 1
+                )));
+                out.push(Line::run(
+                    format!("kafka-topics.sh {BS} --describe --topic {TOPIC}"),
+                    Act::Glance {
+                        step: i,
+                        partition: p,
+                    },
                 ));
-                out.push(format!("kafka-topics.sh {BS} --describe --topic {TOPIC}"));
             } else {
-                out.push(format!("see '{line}'"));
+                let expect = Box::new(part.clone());
+                let see = Act::See {
+                    step: i,
+                    partition: p,
+                    expect,
+                    elr,
+                };
+                out.push(Line::run(format!("see '{line}'"), see));
             }
             if part.diskless {
-                out.push(format!(
-                    "kafka-topic-switch.sh state {BS} --topic {TOPIC}   # expect seal {}",
-                    part.seal
+                out.push(Line::run(
+                    format!(
+                        "kafka-topic-switch.sh state {BS} --topic {TOPIC}   # expect seal {}",
+                        part.seal
+                    ),
+                    beyond("a diskless partition's seal (Inkless)"),
                 ));
             }
         }
@@ -447,6 +503,13 @@ impl Plan<'_> {
                     .any(|h| h.partition == *partition && h.broker == *b && h.join == Some(i + 1))
         })
     }
+}
+
+/// An action no in-process cluster performs: `event`, named.
+fn beyond(event: &str) -> Act {
+    Act::Hand(Manual::Beyond {
+        event: event.to_string(),
+    })
 }
 
 /// `# What is wrong …` lines, one per violation of `side`, in words.

@@ -13,6 +13,7 @@
 
 use crate::check::history::History;
 use crate::check::oracle::SideRun;
+use crate::findings::plan::{Act, Line};
 use crate::model::{BrokerId, Cluster};
 
 /// One replica held out of the ISR of `partition` from step `from` (the throttle is set
@@ -79,6 +80,9 @@ pub fn holds(history: &History, side: &SideRun) -> Vec<Hold> {
 }
 
 const BS: &str = "--bootstrap-server \"$BS\"";
+/// The broker's follower throttle (bytes per second) and the topic's throttled followers.
+pub const RATE: &str = "follower.replication.throttled.rate";
+const REPLICAS: &str = "follower.replication.throttled.replicas";
 
 /// The follower throttles set so far, to set and lift them in order: each broker's rate
 /// and the topic's throttled replicas (`partition:broker`).
@@ -90,13 +94,13 @@ pub struct Throttles {
 
 impl Throttles {
     /// Throttle `broker`'s fetches of `partition` of `topic`: the commands.
-    pub fn set(&mut self, topic: &str, partition: usize, broker: BrokerId) -> Vec<String> {
+    pub fn set(&mut self, topic: &str, partition: usize, broker: BrokerId) -> Vec<Line> {
         let mut out = Vec::new();
         if !self.rated.contains(&broker) {
             self.rated.push(broker);
-            out.push(format!(
-                "kafka-configs.sh {BS} --alter --entity-type brokers --entity-name {broker} --add-config follower.replication.throttled.rate=1"
-            ));
+            out.push(Line::run(format!(
+                "kafka-configs.sh {BS} --alter --entity-type brokers --entity-name {broker} --add-config {RATE}=1"
+            ), Act::BrokerConfig { broker, set: vec![(RATE.to_string(), "1".to_string())], delete: Vec::new() }));
         }
         if !self.replicas.contains(&(partition, broker)) {
             self.replicas.push((partition, broker));
@@ -107,7 +111,7 @@ impl Throttles {
 
     /// Lift the throttle of `broker` on `partition`, if this script set it: the commands
     /// (none when it was never set).
-    pub fn lift(&mut self, topic: &str, partition: usize, broker: BrokerId) -> Vec<String> {
+    pub fn lift(&mut self, topic: &str, partition: usize, broker: BrokerId) -> Vec<Line> {
         let Some(at) = self.replicas.iter().position(|r| *r == (partition, broker)) else {
             return Vec::new();
         };
@@ -115,15 +119,15 @@ impl Throttles {
         let mut out = vec![self.topic_config(topic)];
         if !self.replicas.iter().any(|r| r.1 == broker) {
             self.rated.retain(|b| *b != broker);
-            out.push(format!(
-                "kafka-configs.sh {BS} --alter --entity-type brokers --entity-name {broker} --delete-config follower.replication.throttled.rate"
-            ));
+            out.push(Line::run(format!(
+                "kafka-configs.sh {BS} --alter --entity-type brokers --entity-name {broker} --delete-config {RATE}"
+            ), Act::BrokerConfig { broker, set: Vec::new(), delete: vec![RATE.to_string()] }));
         }
         out
     }
 
     /// Lift every throttle still set.
-    pub fn lift_all(&mut self, topic: &str) -> Vec<String> {
+    pub fn lift_all(&mut self, topic: &str) -> Vec<Line> {
         let mut out = Vec::new();
         while let Some(&(p, b)) = self.replicas.first() {
             out.extend(self.lift(topic, p, b));
@@ -136,18 +140,28 @@ impl Throttles {
     }
 
     /// The topic's throttled replicas as they now are (deleted when none is left).
-    fn topic_config(&self, topic: &str) -> String {
+    fn topic_config(&self, topic: &str) -> Line {
         let alter =
             format!("kafka-configs.sh {BS} --alter --entity-type topics --entity-name {topic}");
         if self.replicas.is_empty() {
-            return format!("{alter} --delete-config follower.replication.throttled.replicas");
+            return Line::run(
+                format!("{alter} --delete-config {REPLICAS}"),
+                Act::TopicConfig {
+                    set: Vec::new(),
+                    delete: vec![REPLICAS.to_string()],
+                },
+            );
         }
         let list: Vec<String> = (self.replicas.iter())
             .map(|(p, b)| format!("{p}:{b}"))
             .collect();
-        format!(
-            "{alter} --add-config 'follower.replication.throttled.replicas=[{}]'",
-            list.join(",")
+        let value = list.join(",");
+        Line::run(
+            format!("{alter} --add-config '{REPLICAS}=[{value}]'"),
+            Act::TopicConfig {
+                set: vec![(REPLICAS.to_string(), value)],
+                delete: Vec::new(),
+            },
         )
     }
 }
@@ -168,8 +182,8 @@ mod tests {
             1,
             "broker 4 is still throttled on partition 1"
         );
-        assert!(lifted[0].contains("replicas=[1:4]"), "{lifted:?}");
-        let rest = t.lift_all("t");
+        assert!(lifted[0].text.contains("replicas=[1:4]"), "{lifted:?}");
+        let rest = crate::findings::plan::texts(&t.lift_all("t"));
         assert!(rest
             .iter()
             .any(|l| l.contains("--delete-config follower.replication.throttled.rate")));

@@ -14,6 +14,8 @@ mod adding_a_variant;
 mod attribution;
 mod broker_guards;
 mod cli;
+mod cluster_cli;
+mod cluster_plan;
 mod conform_cli;
 mod conform_junit;
 mod conform_requests;

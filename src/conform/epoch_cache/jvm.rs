@@ -38,6 +38,7 @@ impl EpochCacheJvm {
             options,
             log_name: "epoch-cache-driver.log".into(),
             quit: None,
+            quit_wait_ms: crate::conform::jvm::QUIT_WAIT_MS,
             name: "the epoch-cache driver's JVM".into(),
         };
         Ok(EpochCacheJvm {

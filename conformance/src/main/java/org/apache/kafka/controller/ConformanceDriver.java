@@ -178,6 +178,8 @@ public final class ConformanceDriver {
     private long incarnations;
     /** The broker side (BROKERS.md), independent of the controller managers. */
     private BrokerSide brokerSide;
+    /** The real in-process cluster (ops cluster_*), started by cluster_start. */
+    private ClusterSide clusterSide;
 
     /**
      * The outcome of one request, before the state is rendered. Package-private: the
@@ -246,9 +248,15 @@ public final class ConformanceDriver {
             if (!(opValue instanceof String)) throw new DriverException("no op");
             String op = (String) opValue;
             if (op.equals("quit")) {
+                if (clusterSide != null) clusterSide.close();
                 Outcome o = new Outcome();
                 render(o, out);
                 return true;
+            }
+            if (op.startsWith("cluster_")) {
+                if (clusterSide == null) clusterSide = new ClusterSide();
+                clusterSide.handle(op, req, out);
+                return false;
             }
             if (op.startsWith("broker_")) {
                 // The broker side (BROKERS.md), built on its first request.
