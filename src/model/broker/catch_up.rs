@@ -142,10 +142,12 @@ fn catch_up(c: &mut Cluster, rules: &dyn Rules, p: usize, r: BrokerId, before: &
 fn record(c: &mut Cluster, p: usize, r: BrokerId, at: i64, before: &Applied) {
     let leader = before.leader;
     let rt = &c.runtime.partitions[p];
+    // The leader that answered the fetches: a completion in the same request has replaced
+    // it in the registration, but it answers the catch-ups before it applies that (and
+    // raises its high watermark, which later followers' fetches carry: found by the real
+    // brokers of 4.2.2, a reassignment completed by a history's AlterPartition).
     let answered = rt.leader.as_ref().is_some_and(|l| l.broker == leader);
-    // A leader the same request replaced (a completion) loses its state at the next delta:
-    // its high watermark is not raised on the registration that replaced it.
-    if !answered || c.partitions[p].leader != leader {
+    if !answered {
         return;
     }
     let Some(leader_leo) = rt.local(leader).map(Local::leo) else {

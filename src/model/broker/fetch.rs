@@ -510,10 +510,8 @@ pub(super) fn maybe_increment_leader_hw_in(
             hw = hw.min(rec.map_or(-1, |s| s.leo));
         }
     }
-    let classic = !part.diskless;
-    let lead = c.runtime.partitions[p]
-        .local_mut(part.leader)
-        .expect("listed");
+    let (classic, leader) = (!part.diskless, state.broker);
+    let lead = c.runtime.partitions[p].local_mut(leader).expect("listed");
     if hw > lead.hw {
         lead.hw = hw;
         if classic {
