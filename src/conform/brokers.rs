@@ -19,6 +19,7 @@ use std::cell::RefCell;
 
 pub use super::replicas::{
     class_of, differences, BrokerStep, Proposal, RealReplica, MID_BATCH_DELETE, MID_BATCH_FETCH,
+    RECOVERY_BELOW_START,
 };
 
 /// The leader's answer to one fetch round, and the follower after it.
@@ -214,6 +215,7 @@ impl Judge for Brokers<'_, '_> {
             None => None,
             Some("mid_batch_delete") => Some(MID_BATCH_DELETE),
             Some("mid_batch_fetch") => Some(MID_BATCH_FETCH),
+            Some("recovery_below_log_start") => Some(RECOVERY_BELOW_START),
             Some(other) => {
                 return Err(Error::Harness(format!(
                     "the brokers' driver stopped a step for a reason isrfuzz does not know: {other}"

@@ -74,6 +74,15 @@ pub const MID_BATCH_DELETE: &str = "DeleteRecords inside a record batch (the mod
 pub const MID_BATCH_FETCH: &str =
     "a fetch answered from inside a record batch (the model has no batches)";
 
+/// Records below the log start stay on disk in a segment that also holds records above it
+/// (no log-start deletion removes the active segment), and the recovery after a power loss
+/// reads their epochs into the leader-epoch cache (`LogLoader.recoverLog`,
+/// `LogSegment.recover`, then `LogLoader.load`'s truncations from the end and the start:
+/// storage/.../internals/log/LogLoader.java, confluentinc/kafka 06d492d813). The model keeps
+/// no records below the log start. The driver ends the step after such a restart.
+pub const RECOVERY_BELOW_START: &str =
+    "a power loss recovering records below the log start (the model keeps none)";
+
 /// A replica's records as runs of one epoch: (epoch, first offset, end offset).
 type Runs = Vec<(i32, i64, i64)>;
 

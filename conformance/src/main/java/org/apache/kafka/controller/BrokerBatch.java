@@ -35,6 +35,8 @@ final class BrokerBatch {
     static final String MID_BATCH_DELETE = "mid_batch_delete";
     /** The reason a step is stopped after a fetch answered from inside a batch. */
     static final String MID_BATCH_FETCH = "mid_batch_fetch";
+    /** The reason a step is stopped after a power loss that recovers records below the log start. */
+    static final String RECOVERY_BELOW_START = "recovery_below_log_start";
 
     static void run(BrokerSide side, Map<String, Object> req, StringBuilder out) {
         Object field = req.get("calls");
@@ -82,6 +84,7 @@ final class BrokerBatch {
                     faultAt = i;
                 }
                 if (o != null && o.fromInsideABatch) beyond = MID_BATCH_FETCH;
+                if (o != null && o.recoveredBelowStart) beyond = RECOVERY_BELOW_START;
                 if (beyond != null || !catchUp || caughtUp(side, call, o)) break;
             }
             if (beyond != null) break;

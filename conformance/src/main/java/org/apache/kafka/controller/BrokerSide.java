@@ -111,6 +111,8 @@ final class BrokerSide {
         final List<Proposal> proposals = new ArrayList<>();
         /** A fetch was answered with a batch that starts below its fetch offset. */
         boolean fromInsideABatch;
+        /** A power loss recovered a log whose records below its log start are still on disk. */
+        boolean recoveredBelowStart;
 
         /** The first thing a real class threw that upstream would catch and log. */
         void fault(Throwable t) {
@@ -636,6 +638,14 @@ final class BrokerSide {
         for (Object log : BrokerShims.allLogs(b.logManager)) {
             int index = topicIndex(((TopicPartition) call(log, "topicPartition")).topic());
             long hw = getLong(log, "highWatermark");
+            if (!survives.equals("clean") && current != null) {
+                // Recovery reads the epochs of batches still on disk below the log start
+                // (LogLoader.recoverLog, LogSegment.recover): noted for the batch.
+                long start = getLong(log, "logStartOffset");
+                for (long[] batch : BrokerShims.logBatches(log)) {
+                    if (batch[1] < start) current.recoveredBelowStart = true;
+                }
+            }
             boolean hosted = b.partitions.containsKey(index);
             b.hwCheckpoint.put(index, hosted || !previous.containsKey(index) ? hw : previous.get(index));
             if (survives.equals("clean")) continue;

@@ -75,6 +75,22 @@ class BrokerBatchTest {
         assertEquals(1L, b.get("sent"), b.toString());
     }
 
+    /**
+     * A power loss while the batch [0, 4] lies wholly below the log start 5 (still on disk in
+     * the active segment) ends the step after the restart; a clean restart does not.
+     */
+    @Test
+    void aPowerLossRecoveringRecordsBelowTheLogStartEndsTheStep() {
+        batch(CATCH_UP);
+        batch("{\"op\":\"broker_delete_records\",\"partition\":0,\"broker\":1,\"offset\":5}");
+        String restart = "{\"op\":\"broker_restart\",\"broker\":1,\"survives\":\"%s\"}";
+        Map<String, Object> b = batch(String.format(restart, "clean"));
+        assertNull(b.get("beyond_model"), b.toString());
+        b = batch(String.format(restart, "flushed"), CATCH_UP);
+        assertEquals("recovery_below_log_start", b.get("beyond_model"));
+        assertEquals(1L, b.get("sent"), b.toString());
+    }
+
     /** A call the driver cannot take is that call's fault; the calls after it are performed. */
     @Test
     void aMalformedCallIsItsFaultAndTheBatchGoesOn() {
