@@ -101,12 +101,13 @@ pub fn encode(call: &BrokerCall) -> Value {
             follower,
             leader,
             now_ms,
-        } => fetch(*partition, *follower, *leader, Some(*now_ms)),
+        } => fetch(*partition, *follower, *leader, *now_ms, false),
         BrokerCall::CatchUp {
             partition,
             follower,
             leader,
-        } => fetch(*partition, *follower, *leader, None),
+            now_ms,
+        } => fetch(*partition, *follower, *leader, *now_ms, true),
         BrokerCall::Expire { now_ms, brokers } => {
             json!({"op":"broker_expire","now_ms":now_ms,"brokers":brokers})
         }
@@ -153,14 +154,18 @@ fn survives_name(survives: Option<Survives>) -> &'static str {
     }
 }
 
-fn fetch(partition: usize, follower: BrokerId, leader: BrokerId, now_ms: Option<i64>) -> Value {
+fn fetch(
+    partition: usize,
+    follower: BrokerId,
+    leader: BrokerId,
+    now_ms: i64,
+    catch_up: bool,
+) -> Value {
     let mut v = json!({"op":"broker_fetch","partition":partition,"follower":follower,
-        "leader":leader});
-    match now_ms {
-        Some(now) => v["now_ms"] = json!(now),
-        // A catch-up: no time passes, and the driver fetches until the follower is at the
-        // leader's end.
-        None => v["catch_up"] = json!(true),
+        "leader":leader,"now_ms":now_ms});
+    if catch_up {
+        // The driver fetches until the follower is at the leader's end.
+        v["catch_up"] = json!(true);
     }
     v
 }

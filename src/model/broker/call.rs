@@ -83,11 +83,13 @@ pub enum BrokerCall {
         offset: i64,
     },
     /// An explicit AlterPartition event asserted that `follower` caught up with `leader`:
-    /// the judge fetches until it has (the model copies the records at once).
+    /// the judge fetches until it has (the model copies the records at once), at the
+    /// history's time (the leader records when the follower was caught up).
     CatchUp {
         partition: usize,
         follower: BrokerId,
         leader: BrokerId,
+        now_ms: i64,
     },
 }
 

@@ -58,10 +58,12 @@ pub fn caught_up_by_assertion(c: &mut Cluster, rules: &dyn Rules, p: usize, befo
     for r in added {
         let hosted = (c.runtime.partitions.get(p)).is_some_and(|rt| rt.local(r).is_some());
         if hosted {
+            let now_ms = c.runtime.now_ms;
             tell(rules, || BrokerCall::CatchUp {
                 partition: p,
                 follower: r,
                 leader: leader_before,
+                now_ms,
             });
             catch_up(c, rules, p, r, &before);
         }
