@@ -92,13 +92,14 @@ impl Renaming {
                 l.previous_leader = l.previous_leader.map(|b| self.apply(b));
             }
             p.locals.sort_unstable_by_key(|l| l.broker);
-            if let Some(leader) = &mut p.leader {
+            for leader in p.leader.iter_mut().chain(p.stale_leaders.iter_mut()) {
                 leader.broker = self.apply(leader.broker);
                 for (b, _) in &mut leader.recorded {
                     *b = self.apply(*b);
                 }
                 leader.recorded.sort_unstable_by_key(|&(b, _)| b);
             }
+            p.stale_leaders.sort_unstable_by_key(|l| l.broker);
             for pending in &mut p.pending_acks {
                 pending.leader = self.apply(pending.leader);
             }

@@ -87,7 +87,7 @@ fn switched_start_under_pr756_and_complete() {
         "pr756",
         3,
         expect![[r#"
-            transitions=3332 states=1405 depth=3
+            transitions=3332 states=1409 depth=3
             INV-5 shortest=1
             INV-2 shortest=2
             E2 shortest=2
@@ -101,7 +101,7 @@ fn switched_start_under_pr756_and_complete() {
         "complete",
         3,
         expect![[r#"
-            transitions=3652 states=1647 depth=3
+            transitions=3652 states=1651 depth=3
             INV-9 shortest=3
             E2 shortest=3
         "#]],

@@ -121,14 +121,23 @@ fn reshape_locals(c: &mut Cluster, rules: &dyn Rules, p: usize, now: i64) {
     // state until it applies a delta itself (a fenced one applies none until it is back,
     // and then, leading again, is no new leader and keeps what it recorded of each
     // follower: `Partition.makeLeader`, `isNewLeader` false). Found by the real brokers of
-    // 4.4.0 (`broker:hw`). An old leader a registration replaced by another broker loses
-    // it here: the model keeps one leader state per partition.
+    // 4.4.0 (`broker:hw`). An old leader a registration replaced by another broker keeps
+    // it aside while its replica still leads (it applies the delta that demotes it only
+    // when it is up: `make_follower` drops it then); leading again without having applied
+    // one, it takes it back. Found by the real brokers of 4.2.2 (`broker:hw`).
     let replaced = |l: &LeaderState| {
         (leader != NO_LEADER && l.broker != leader) || !part.replicas.contains(&l.broker)
     };
     if rt.leader.as_ref().is_some_and(replaced) {
-        rt.leader = None;
+        let old = rt.leader.take().expect("replaced");
+        if (rt.local(old.broker)).is_some_and(|l| l.is_leader) {
+            rt.stale_leaders.retain(|l| l.broker != old.broker);
+            rt.stale_leaders.push(old);
+            rt.stale_leaders.sort_unstable_by_key(|l| l.broker);
+        }
     }
+    rt.stale_leaders
+        .retain(|l| part.replicas.contains(&l.broker));
 }
 
 /// `Partition.makeLeader` + `ReplicaManager.applyLocalLeadersDelta`: reset the recorded
@@ -154,6 +163,11 @@ fn make_leader(c: &mut Cluster, p: usize, b: BrokerId, new_leader_epoch: bool) {
                     "p{p}: leader state left over for new leader {b}"
                 );
                 s
+            }
+            // A leader that applied no delta since a registration replaced it.
+            None if !is_new_leader && rt.stale_leaders.iter().any(|s| s.broker == b) => {
+                let at = (rt.stale_leaders.iter()).position(|s| s.broker == b);
+                rt.stale_leaders.remove(at.expect("checked"))
             }
             None => LeaderState {
                 broker: b,
@@ -237,6 +251,8 @@ fn follower_delta(
     if rt.leader.as_ref().is_some_and(|l| l.broker == r) {
         rt.leader = None;
     }
+    // Applying a delta as a follower ends any leadership its Partition kept.
+    rt.stale_leaders.retain(|s| s.broker != r);
     let local = rt.local_mut(r).expect("follower hosts a replica");
     let view = FollowerView {
         leader: part.leader,

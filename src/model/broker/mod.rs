@@ -176,6 +176,10 @@ pub struct PartitionRuntime {
     /// One entry per broker hosting a replica, sorted by broker.
     pub locals: Vec<Local>,
     pub leader: Option<LeaderState>,
+    /// The states of leaders a registration replaced while they applied no delta (they
+    /// were down): each one's `Partition` still leads and keeps what it recorded until it
+    /// applies one. At most one per broker, sorted by broker.
+    pub stale_leaders: Vec<LeaderState>,
     /// End of the diskless log in object storage (offsets from the seal up), or
     /// [`NO_DISKLESS_LOG`].
     pub diskless_end: i64,
@@ -186,6 +190,7 @@ pub struct PartitionRuntime {
 clone_reusing!(PartitionRuntime {
     locals,
     leader,
+    stale_leaders,
     diskless_end,
     pending_acks,
 });
@@ -435,6 +440,7 @@ pub fn reset_process(c: &mut Cluster, rules: &dyn Rules, broker: BrokerId, loss:
         if rt.leader.as_ref().is_some_and(|l| l.broker == broker) {
             rt.leader = None;
         }
+        rt.stale_leaders.retain(|l| l.broker != broker);
         // The new process registers with a new broker epoch: other leaders' stored one for
         // it is stale until it fetches again (`isBrokerEpochIsrEligible`).
         if let Some(rec) = rt.leader.as_mut().and_then(|l| {
