@@ -18,7 +18,7 @@ cargo build --release --quiet --bin isrfuzz
 bin=target/release/isrfuzz
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+. ci/stats.sh
 table="$work/table.md"
 {
   echo "| release | histories/s (whole run) | warm histories/s | JVM share | broker steps/s | runs |"

@@ -17,7 +17,7 @@ cargo build --release --quiet --bin isrfuzz
 bin=target/release/isrfuzz
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+. ci/stats.sh
 echo "| release | preset | conform histories/s | JVM share | hunt histories/s | conform / hunt |"
 echo "|---|---|---|---|---|---|"
 for v in "${versions[@]}"; do

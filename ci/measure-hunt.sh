@@ -11,7 +11,7 @@ bin=target/release/isrfuzz
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+. ci/stats.sh
 max() { sort -g | tail -n 1; }
 
 echo "== histories/s, default pairs, ${secs} s per run, 3 runs"

@@ -22,27 +22,13 @@ pub use super::replicas::{
     RECOVERY_BELOW_START,
 };
 
-/// The leader's answer to one fetch round, and the follower after it.
-#[derive(Clone, PartialEq, Eq, Debug, Deserialize)]
-pub struct FetchAnswer {
-    pub error: String,
-    pub diverging_epoch: i32,
-    pub diverging_end_offset: i64,
-    pub records: i64,
-    pub hw: i64,
-    pub log_start: i64,
-}
-
-/// One answer line of a `broker_*` op.
+/// One answer line of a `broker_*` op (its `fetch`, `produce` and `proposals` are read by
+/// the driver's own tests; a step reads `batch` and `replicas`).
 #[derive(Clone, Debug, Deserialize)]
 pub struct BrokerAnswer {
     pub error: String,
     #[serde(default)]
     pub fault: Option<String>,
-    #[serde(default)]
-    pub fetch: Option<FetchAnswer>,
-    #[serde(default)]
-    pub proposals: Vec<Proposal>,
     #[serde(default)]
     pub replicas: Vec<RealReplica>,
     /// A `broker_batch`'s step.

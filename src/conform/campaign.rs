@@ -242,3 +242,27 @@ impl Iterator for Generated {
         Some(expressible(&drawn, &self.release))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The warm rate counts only the histories after the first mark in the run's second
+    /// half, over the time since that mark; marks come at most once a second.
+    #[test]
+    fn the_warm_rate_is_the_second_half_of_the_run() {
+        let mut t = Tally::default();
+        for s in 0..10u64 {
+            // A slow start (1 history a second), then 10 a second.
+            t.histories += if s < 5 { 1 } else { 10 };
+            t.mark(Duration::from_millis(s * 1_000));
+            t.mark(Duration::from_millis(s * 1_000 + 500));
+        }
+        assert_eq!(t.marks.len(), 10, "{:?}", t.marks);
+        t.elapsed = Duration::from_secs(10);
+        // The mark at 5 s saw 15 histories; 55 by 10 s: 40 in 5 s.
+        assert_eq!(t.warm_rate(), Some(8.0));
+        t.elapsed = Duration::from_millis(1_500);
+        assert_eq!(t.warm_rate(), None, "under a second after the first mark");
+    }
+}

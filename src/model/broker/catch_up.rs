@@ -168,11 +168,11 @@ fn record(c: &mut Cluster, p: usize, r: BrokerId, at: i64, before: &Applied) {
     // (`maximalIsr`) before the answer comes. Found by the real brokers of 4.4.0: a
     // follower recorded at the high watermark 0 of a 100-record log held the high
     // watermark until the expansion completed, where the model raised it at once.
-    let mut maximal = before.isr.to_vec();
-    if at >= leader_hw && at >= epoch_start && !maximal.contains(&r) {
-        maximal.push(r);
-    }
     if rec.leo != was {
+        let mut maximal = before.isr.to_vec();
+        if at >= leader_hw && at >= epoch_start && !maximal.contains(&r) {
+            maximal.push(r);
+        }
         fetch::maybe_increment_leader_hw_in(c, p, before.replicas, before.isr, &maximal);
     }
 }

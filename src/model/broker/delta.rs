@@ -154,22 +154,20 @@ fn make_leader(c: &mut Cluster, p: usize, b: BrokerId, new_leader_epoch: bool) {
     local.stop_classic();
     let leo = local.leo();
     if new_leader_epoch || rt.leader.is_none() {
-        let mut state = match rt.leader.take() {
+        // A leader that applied no delta since a registration replaced it.
+        let kept = (rt.stale_leaders.iter()).position(|s| s.broker == b && !is_new_leader);
+        let mut state = match (rt.leader.take(), kept) {
             // Only the broker that leads now can have state here (`sync_partition` drops
             // any other's; demotion and restart drop it too), so it is never a new leader.
-            Some(s) => {
+            (Some(s), _) => {
                 assert!(
                     !is_new_leader,
                     "p{p}: leader state left over for new leader {b}"
                 );
                 s
             }
-            // A leader that applied no delta since a registration replaced it.
-            None if !is_new_leader && rt.stale_leaders.iter().any(|s| s.broker == b) => {
-                let at = (rt.stale_leaders.iter()).position(|s| s.broker == b);
-                rt.stale_leaders.remove(at.expect("checked"))
-            }
-            None => LeaderState {
+            (None, Some(at)) => rt.stale_leaders.remove(at),
+            (None, None) => LeaderState {
                 broker: b,
                 leader_epoch: part.leader_epoch,
                 leader_epoch_start_offset: leo,

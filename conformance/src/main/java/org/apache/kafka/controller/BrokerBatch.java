@@ -179,9 +179,9 @@ final class BrokerBatch {
                                StringBuilder replicas) {
         out.append("{\"error\":\"NONE\",\"fault\":null,\"batch\":{\"sent\":").append(sent);
         out.append(",\"proposals\":");
-        list(out, proposals);
+        BrokerSide.proposals(out, proposals);
         out.append(",\"asserted\":");
-        list(out, asserted);
+        BrokerSide.proposals(out, asserted);
         out.append(",\"fault_at\":").append(faultAt).append(",\"fault_text\":");
         if (fault == null) out.append("null");
         else ConformanceDriver.string(out, fault);
@@ -189,11 +189,5 @@ final class BrokerBatch {
         if (beyond == null) out.append("null");
         else ConformanceDriver.string(out, beyond);
         out.append("},").append(replicas).append('}');
-    }
-
-    private static void list(StringBuilder out, List<BrokerSide.Proposal> proposals) {
-        out.append('[');
-        for (int i = 0; i < proposals.size(); i++) out.append(i > 0 ? "," : "").append(proposals.get(i).json);
-        out.append(']');
     }
 }

@@ -698,11 +698,18 @@ final class BrokerSide {
             out.append(",\"base_offset\":").append(o.baseOffset)
                 .append(",\"last_offset\":").append(o.lastOffset).append('}');
         }
-        out.append(",\"proposals\":[");
-        for (int i = 0; i < o.proposals.size(); i++) out.append(i > 0 ? "," : "").append(o.proposals.get(i).json);
-        out.append("],");
+        out.append(",\"proposals\":");
+        proposals(out, o.proposals);
+        out.append(',');
         replicas(out, o);
         out.append('}');
+    }
+
+    /** A list of proposals as the answers carry them: {@code [{...},...]}. */
+    static void proposals(StringBuilder out, List<Proposal> proposals) {
+        out.append('[');
+        for (int i = 0; i < proposals.size(); i++) out.append(i > 0 ? "," : "").append(proposals.get(i).json);
+        out.append(']');
     }
 
     /** {@code "replicas":[...]}: every replica any broker holds (a log, a Partition or both). */
