@@ -299,7 +299,8 @@ final class BrokerSide {
     private void reset(List<Integer> ids, long lagMax) throws IOException {
         closeAll();
         if (root == null) {
-            root = Files.createTempDirectory(scratchParent(), "isrfuzz-brokers-");
+            sweepOrphans(scratchParent());
+            root = Files.createTempDirectory(scratchParent(), ROOT_PREFIX + ProcessHandle.current().pid() + "-");
             ROOTS.add(root);
         } else {
             try (Stream<Path> children = Files.list(root)) {
@@ -377,6 +378,32 @@ final class BrokerSide {
             }
         }
         brokers.clear();
+    }
+
+    /** The brokers' root directory: this prefix, the JVM's pid, a dash, a random suffix. */
+    private static final String ROOT_PREFIX = "isrfuzz-brokers-";
+
+    /**
+     * Deletes the root directories of driver JVMs that are gone: one killed (kill -9, or
+     * reaped after a stall) never ran its shutdown hook, and on a tmpfs its logs hold RAM.
+     */
+    private static void sweepOrphans(Path parent) {
+        try (Stream<Path> children = Files.list(parent)) {
+            children.filter(p -> {
+                String name = p.getFileName().toString();
+                if (!name.startsWith(ROOT_PREFIX)) return false;
+                String rest = name.substring(ROOT_PREFIX.length());
+                int dash = rest.indexOf('-');
+                if (dash <= 0) return false;
+                try {
+                    return ProcessHandle.of(Long.parseLong(rest.substring(0, dash))).isEmpty();
+                } catch (NumberFormatException e) {
+                    return false;
+                }
+            }).forEach(BrokerSide::deleteTree);
+        } catch (IOException | RuntimeException e) {
+            // best effort: a directory that cannot be listed keeps its orphans
+        }
     }
 
     /**
