@@ -9,7 +9,8 @@ use isrfuzz::conform::campaign::{
 use isrfuzz::conform::driver::{build, project_dir};
 use isrfuzz::conform::epoch_cache::{jvm, Mapping};
 use isrfuzz::conform::junit::{junit_reproducer, Finding};
-use isrfuzz::conform::junit_files::write_reproducer;
+use isrfuzz::conform::junit_files::{write_method, write_reproducer, Written};
+use isrfuzz::conform::junit_upstream::{method_name, upstream_method};
 use isrfuzz::conform::jvm::ANSWER_TIMEOUT_MS;
 use isrfuzz::conform::render::describe;
 use isrfuzz::conform::replay::{check_expressible, judged_part};
@@ -173,6 +174,7 @@ fn run_checked(args: ConformArgs, printed: &mut bool) -> Result<ExitCode, Error>
         seed: None,
         sink,
         junit_taken: BTreeSet::new(),
+        methods_taken: BTreeSet::new(),
         started: Instant::now(),
     };
     let outcome = stopped_is_fine(run.all(&mut driver, seconds, &histories));
@@ -300,6 +302,8 @@ struct Run<'a> {
     /// The reproducer classes this run wrote: a second finding mapping to one of them
     /// takes the next free name instead of replacing it.
     junit_taken: BTreeSet<String>,
+    /// The same for the methods for upstream's ReplicationControlManagerTest.
+    methods_taken: BTreeSet<String>,
     /// When the histories began (a summary row's first time is counted from it).
     started: Instant,
 }
@@ -434,14 +438,19 @@ impl Run<'_> {
             match junit_reproducer(label, h, self.rules, &self.release, &finding) {
                 Ok(r) => {
                     let w = write_reproducer(dir, &r, &mut self.junit_taken)?;
-                    if !self.args.json {
-                        let note = match (w.created, w.class != r.class) {
-                            (false, _) => " (already there)",
-                            (true, true) => " (its class name was taken)",
-                            (true, false) => "",
-                        };
-                        let path = inert(&w.path.display().to_string());
-                        println!("junit  {id} {label} -> {path}{note}");
+                    self.print_written(id, label, &w, w.class != r.class);
+                    // The same finding as a method of upstream's own test class, named
+                    // after the class just written so that the two stay paired.
+                    match upstream_method(label, h, self.rules, &self.release, &finding) {
+                        Ok(m) => {
+                            let m = m.renamed(&method_name(&w.class));
+                            let wm = write_method(dir, &m, &mut self.methods_taken)?;
+                            self.print_written(id, label, &wm, wm.class != m.method);
+                        }
+                        Err(why) if !self.args.json => {
+                            println!("junit  {id} {label}: no ReplicationControlManagerTest method ({why})")
+                        }
+                        Err(_) => {}
                     }
                 }
                 Err(why) if !self.args.json => println!("junit  {id} {label}: none ({why})"),
@@ -449,6 +458,19 @@ impl Run<'_> {
             }
         }
         Ok(())
+    }
+
+    fn print_written(&self, id: &str, label: &str, w: &Written, renamed: bool) {
+        if self.args.json {
+            return;
+        }
+        let note = match (w.created, renamed) {
+            (false, _) => " (already there)",
+            (true, true) => " (its name was taken)",
+            (true, false) => "",
+        };
+        let path = inert(&w.path.display().to_string());
+        println!("junit  {id} {label} -> {path}{note}");
     }
 
     fn print_shown(&self, label: &str, c: &Conformance) {

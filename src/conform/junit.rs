@@ -11,7 +11,7 @@
 use super::release::Release;
 use super::replay::{check_expressible, model_run};
 use crate::check::history::History;
-use crate::check::invariants::by_id;
+use crate::check::invariants::{by_id, Invariant};
 use crate::model::request::{Exchange, Request};
 use crate::model::{BrokerId, Cluster, Event, LeaderRecoveryState, NO_LEADER};
 use crate::rules::RuleSet;
@@ -48,45 +48,11 @@ pub fn junit_reproducer(
     release: &Release,
     finding: &Finding,
 ) -> Result<Reproducer, String> {
-    if let Err(skip) = check_expressible(history, release) {
-        return Err(format!(
-            "{}; Apache Kafka has no such request, so write the reproducer in aiven/inkless: its ReplicationControlManagerTest (metadata/src/test/java/org/apache/kafka/controller/) for a controller finding, its broker-side replica-manager tests for a broker one",
-            skip.0
-        ));
-    }
+    let entry = admissible(history, release, finding)?;
     let inv = finding.invariant;
-    let entry = by_id(inv)
-        .filter(|_| SUPPORTED.contains(&inv))
-        .ok_or_else(|| {
-            format!(
-                "{inv} has no JUnit assertion (supported: {})",
-                SUPPORTED.join(", ")
-            )
-        })?;
-    if finding.step >= history.events.len() {
-        return Err(format!(
-            "step {} is beyond the history's {} events",
-            finding.step,
-            history.events.len()
-        ));
-    }
     let (requests, states) = model_run(history, rules);
     let class = class_name(label, inv);
-    let partition = partition_of(finding.detail);
-    let ctx = Context {
-        history,
-        rules,
-        finding,
-        partition,
-        before: &states[finding.step],
-        after: &states[finding.step + 1],
-    };
-    if ctx.after.partitions.get(partition).is_none() && inv != "S4" {
-        return Err(format!(
-            "the model has no partition {partition} after step {}",
-            finding.step
-        ));
-    }
+    let ctx = context(history, rules, finding, &states)?;
     let mut body = String::new();
     let brokers = join(&history.brokers);
     let elr = history.eligible_leader_replicas;
@@ -106,14 +72,73 @@ pub fn junit_reproducer(
     Ok(Reproducer { class, source })
 }
 
-struct Context<'a> {
+/// Why no reproducer of `finding` can be written, in one line: an Inkless history (no
+/// Apache Kafka jar has its events), an invariant without an assertion here, or a step
+/// beyond the history. Else the invariant asserted.
+pub(super) fn admissible(
+    history: &History,
+    release: &Release,
+    finding: &Finding,
+) -> Result<&'static Invariant, String> {
+    let inv = finding.invariant;
+    if let Err(skip) = check_expressible(history, release) {
+        return Err(format!(
+            "{}; Apache Kafka has no such request, so write the reproducer in aiven/inkless: its ReplicationControlManagerTest (metadata/src/test/java/org/apache/kafka/controller/) for a controller finding, its broker-side replica-manager tests for a broker one",
+            skip.0
+        ));
+    }
+    let entry = by_id(inv)
+        .filter(|_| SUPPORTED.contains(&inv))
+        .ok_or_else(|| {
+            format!(
+                "{inv} has no JUnit assertion (supported: {})",
+                SUPPORTED.join(", ")
+            )
+        })?;
+    if finding.step >= history.events.len() {
+        return Err(format!(
+            "step {} is beyond the history's {} events",
+            finding.step,
+            history.events.len()
+        ));
+    }
+    Ok(entry)
+}
+
+pub(super) struct Context<'a> {
+    pub(super) history: &'a History,
+    pub(super) rules: &'a RuleSet,
+    pub(super) finding: &'a Finding<'a>,
+    pub(super) partition: usize,
+    /// The model's state before and after the finding's step.
+    pub(super) before: &'a Cluster,
+    pub(super) after: &'a Cluster,
+}
+
+/// The model's states around the finding's step, refused when the finding's partition
+/// does not exist after it (S4 concerns a request, not a partition).
+pub(super) fn context<'a>(
     history: &'a History,
     rules: &'a RuleSet,
     finding: &'a Finding<'a>,
-    partition: usize,
-    /// The model's state before and after the finding's step.
-    before: &'a Cluster,
-    after: &'a Cluster,
+    states: &'a [Cluster],
+) -> Result<Context<'a>, String> {
+    let partition = partition_of(finding.detail);
+    let ctx = Context {
+        history,
+        rules,
+        finding,
+        partition,
+        before: &states[finding.step],
+        after: &states[finding.step + 1],
+    };
+    if ctx.after.partitions.get(partition).is_none() && finding.invariant != "S4" {
+        return Err(format!(
+            "the model has no partition {partition} after step {}",
+            finding.step
+        ));
+    }
+    Ok(ctx)
 }
 
 /// `p3: ...` names partition 3; details without one (S4) concern the request, not a
@@ -153,19 +178,19 @@ pub fn class_name(label: &str, invariant: &str) -> String {
     format!("{out}{invariant}ReproTest")
 }
 
-fn join(ids: &[BrokerId]) -> String {
+pub(super) fn join(ids: &[BrokerId]) -> String {
     ids.iter()
         .map(|b| b.to_string())
         .collect::<Vec<_>>()
         .join(", ")
 }
 
-fn ints(ids: &[BrokerId]) -> String {
+pub(super) fn ints(ids: &[BrokerId]) -> String {
     format!("new int[] {{{}}}", join(ids))
 }
 
 /// `ids(1, 2)`: a constant set in the emitted Java.
-fn set(ids: &[BrokerId]) -> String {
+pub(super) fn set(ids: &[BrokerId]) -> String {
     let mut sorted = ids.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
@@ -173,7 +198,7 @@ fn set(ids: &[BrokerId]) -> String {
 }
 
 /// `[1, 2]`: a set as the emitted messages print it (`TreeSet.toString`).
-fn shown(ids: &[BrokerId]) -> String {
+pub(super) fn shown(ids: &[BrokerId]) -> String {
     let mut sorted = ids.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
@@ -314,7 +339,7 @@ fn emit_step(
 }
 
 /// The violated property on `after` (and `before`), with the finding's values.
-fn assertion(ctx: &Context, out: &mut String) {
+pub(super) fn assertion(ctx: &Context, out: &mut String) {
     match ctx.finding.invariant {
         "S0" | "S1" => shape_assertion(ctx, out),
         "G1" | "G2" | "G4" | "G5" => reassignment_assertion(ctx, out),
@@ -579,7 +604,7 @@ fn imports(body: &str) -> String {
 }
 
 /// Text safe inside a Javadoc comment.
-fn javadoc(text: &str) -> String {
+pub(super) fn javadoc(text: &str) -> String {
     text.replace("*/", "*&#47;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

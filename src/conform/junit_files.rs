@@ -8,6 +8,7 @@
 //! ci/conformance.sh selects tests by) with the class inside the source renamed to match.
 
 use super::junit::Reproducer;
+use super::junit_upstream::UpstreamMethod;
 use crate::error::Error;
 use crate::findings::finding::write_first_free;
 use std::collections::BTreeSet;
@@ -82,4 +83,41 @@ fn renamed(source: &str, from: &str, to: &str) -> String {
         &format!("\nclass {to} {{"),
         1,
     )
+}
+
+/// The folder under `--junit DIR` that holds the methods for upstream's
+/// ReplicationControlManagerTest, one file each (a class body fragment, not a class).
+pub const UPSTREAM_DIR: &str = "ReplicationControlManagerTest";
+
+/// Write `m` into `dir`/[`UPSTREAM_DIR`] as `<method>.txt`, as [`write_reproducer`]
+/// writes a class: never replacing a file, a taken name moving on to `<method>_2`, … (the
+/// method inside renamed to match), `taken` holding the names this run wrote.
+pub fn write_method(
+    dir: &Path,
+    m: &UpstreamMethod,
+    taken: &mut BTreeSet<String>,
+) -> Result<Written, Error> {
+    let dir = dir.join(UPSTREAM_DIR);
+    std::fs::create_dir_all(&dir).map_err(Error::io(&dir))?;
+    let names = (1..=NAME_TRIES_MAX)
+        .map(|k| match k {
+            1 => m.method.clone(),
+            k => format!("{}_{k}", m.method),
+        })
+        .filter(|name| !taken.contains(name));
+    let candidates = names.map(|name| (format!("{name}.txt"), m.renamed(&name).source));
+    let (path, created) =
+        write_first_free(&dir, candidates, NAME_TRIES_MAX).map_err(|(path, message)| Error::Io {
+            path,
+            message: format!("{message}; method {} not written", m.method),
+        })?;
+    let method = (path.file_stem().and_then(|s| s.to_str()))
+        .expect("a name this function made")
+        .to_string();
+    taken.insert(method.clone());
+    Ok(Written {
+        path,
+        class: method,
+        created,
+    })
 }

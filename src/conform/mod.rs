@@ -17,6 +17,7 @@ pub mod driver;
 pub mod epoch_cache;
 pub mod junit;
 pub mod junit_files;
+pub mod junit_upstream;
 pub mod jvm;
 pub mod protocol;
 pub mod release;
