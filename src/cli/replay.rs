@@ -3,6 +3,7 @@
 use crate::cli::input::{check_rules, load_all, sides_for};
 use clap::Args;
 use isrfuzz::check::oracle::{self, Verdict};
+use isrfuzz::conform::junit_upstream::ticket_reproducer;
 use isrfuzz::error::{inert, inert_json, Error};
 use isrfuzz::findings::{operator, report, svg, ticket};
 use isrfuzz::History;
@@ -111,7 +112,10 @@ fn print_outputs(
         );
         print!("{}", operator::operator_steps(history, side));
     } else if let Some(format) = args.report.as_deref().and_then(ticket::Format::parse) {
-        print!("{}", ticket::ticket(&shown(path), history, verdict, format));
+        print!(
+            "{}",
+            ticket::ticket(&shown(path), history, verdict, format, ticket_reproducer)
+        );
     } else if args.svg.is_none() || args.json {
         print_verdict(path, history, verdict, args.json);
     }

@@ -8,6 +8,7 @@
 //! release in, Java source out; `isrfuzz conform --junit` writes it, and ci/conformance.sh
 //! checks that each one fails exactly on the releases that show the violation.
 
+use super::junit_dialect::{ints, javadoc, join, set, shown};
 use super::release::Release;
 use super::replay::{check_expressible, model_run};
 use crate::check::history::History;
@@ -176,33 +177,6 @@ pub fn class_name(label: &str, invariant: &str) -> String {
         out.insert_str(0, "Kafka");
     }
     format!("{out}{invariant}ReproTest")
-}
-
-pub(super) fn join(ids: &[BrokerId]) -> String {
-    ids.iter()
-        .map(|b| b.to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-pub(super) fn ints(ids: &[BrokerId]) -> String {
-    format!("new int[] {{{}}}", join(ids))
-}
-
-/// `ids(1, 2)`: a constant set in the emitted Java.
-pub(super) fn set(ids: &[BrokerId]) -> String {
-    let mut sorted = ids.to_vec();
-    sorted.sort_unstable();
-    sorted.dedup();
-    format!("ids({})", join(&sorted))
-}
-
-/// `[1, 2]`: a set as the emitted messages print it (`TreeSet.toString`).
-pub(super) fn shown(ids: &[BrokerId]) -> String {
-    let mut sorted = ids.to_vec();
-    sorted.sort_unstable();
-    sorted.dedup();
-    format!("[{}]", join(&sorted))
 }
 
 /// One request as the fixture call that sends it.
@@ -601,11 +575,4 @@ fn imports(body: &str) -> String {
         let _ = writeln!(out, "import static {s};");
     }
     out
-}
-
-/// Text safe inside a Javadoc comment.
-pub(super) fn javadoc(text: &str) -> String {
-    text.replace("*/", "*&#47;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }

@@ -105,11 +105,13 @@ pub fn write_method(
             k => format!("{}_{k}", m.method),
         })
         .filter(|name| !taken.contains(name));
-    let candidates = names.map(|name| (format!("{name}.txt"), m.renamed(&name).source));
+    let candidates = names.map(|name| (format!("{name}.txt"), m.renamed(&name).source()));
     let (path, created) =
-        write_first_free(&dir, candidates, NAME_TRIES_MAX).map_err(|(path, message)| Error::Io {
-            path,
-            message: format!("{message}; method {} not written", m.method),
+        write_first_free(&dir, candidates, NAME_TRIES_MAX).map_err(|(path, message)| {
+            Error::Io {
+                path,
+                message: format!("{message}; method {} not written", m.method),
+            }
         })?;
     let method = (path.file_stem().and_then(|s| s.to_str()))
         .expect("a name this function made")

@@ -9,9 +9,8 @@
 //! `conform --junit` writes it beside the standalone reproducer, and
 //! ci/upstream-tests.sh compiles it into each published release's own copy of the class.
 
-use super::junit::{
-    admissible, assertion, class_name, context, ints, javadoc, join, Context, Finding,
-};
+use super::junit::{admissible, assertion, class_name, context, Context, Finding};
+use super::junit_dialect::{dialect, ints, javadoc, join, without_ids};
 use super::release::Release;
 use super::replay::model_run;
 use crate::check::history::History;
@@ -24,11 +23,13 @@ use std::fmt::Write;
 pub const TARGET: &str =
     "metadata/src/test/java/org/apache/kafka/controller/ReplicationControlManagerTest.java";
 
-/// The emitted method: its name and the text to paste into the class body.
+/// The emitted method: its name, a comment saying where it goes and what the history
+/// was, and the method itself (what a ticket shows).
 #[derive(Clone, Debug)]
 pub struct UpstreamMethod {
     pub method: String,
-    pub source: String,
+    pub header: String,
+    pub text: String,
 }
 
 impl UpstreamMethod {
@@ -36,12 +37,18 @@ impl UpstreamMethod {
     pub fn renamed(&self, name: &str) -> UpstreamMethod {
         UpstreamMethod {
             method: name.to_string(),
-            source: self.source.replacen(
+            header: self.header.clone(),
+            text: self.text.replacen(
                 &format!(" void {}() {{", self.method),
                 &format!(" void {name}() {{"),
                 1,
             ),
         }
+    }
+
+    /// The file's text: the comment, then the method.
+    pub fn source(&self) -> String {
+        format!("{}{}", self.header, self.text)
     }
 }
 
@@ -88,30 +95,35 @@ pub fn upstream_method(
     let what = history
         .description
         .as_deref()
-        .map(|d| format!("     * <p>{}\n", javadoc(d)))
+        .map(|d| format!("    // The history: {}\n", d.replace(['\n', '\r'], " ")))
         .unwrap_or_default();
-    let mut source = String::new();
-    let _ = write!(
-        source,
+    let header = format!(
         "    // A test method for Apache Kafka's ReplicationControlManagerTest ({TARGET}):
     // paste it into that class. It runs on the class's own ReplicationControlTestContext and
     // uses the class's imports; the few names the class does not import are written in full.
     // Apache Kafka {version} shows the violation (the method fails there); a release
     // without it passes.
-    /**
+{what}",
+        version = release.version,
+    );
+    let text = format!(
+        "    /**
      * {headline}: after step {step}, {detail}.
-{what}     */
+     */
     @Test
     public void {method}() {{
 {body}    }}
 ",
-        version = release.version,
         headline = javadoc(headline),
         step = finding.step,
         detail = javadoc(finding.detail),
         body = emitter.body,
     );
-    Ok(UpstreamMethod { method, source })
+    Ok(UpstreamMethod {
+        method,
+        header,
+        text,
+    })
 }
 
 struct Emitter<'a> {
@@ -158,7 +170,9 @@ impl Emitter<'_> {
     fn prologue(&mut self) {
         let h = self.ctx.history;
         let brokers = join(&h.brokers);
-        self.line("ReplicationControlTestContext ctx = new ReplicationControlTestContext.Builder().");
+        self.line(
+            "ReplicationControlTestContext ctx = new ReplicationControlTestContext.Builder().",
+        );
         let _ = writeln!(
             self.body,
             "            setMetadataVersion(MetadataVersion.latestProduction()).setIsElrEnabled({}).build();",
@@ -204,7 +218,12 @@ impl Emitter<'_> {
                 if judged && inv == "S4" {
                     return Err("S4 judged at a topic creation".to_string());
                 }
-                self.create(replicas, *min_insync_replicas, *unclean_leader_election_enable, e.error);
+                self.create(
+                    replicas,
+                    *min_insync_replicas,
+                    *unclean_leader_election_enable,
+                    e.error,
+                );
                 continue;
             }
             let call = self.call(&e.request)?;
@@ -219,7 +238,7 @@ impl Emitter<'_> {
             ));
             let mut fixture = String::new();
             assertion(ctx, &mut fixture);
-            self.body.push_str(&dialect(&fixture));
+            self.body.push_str(&without_ids(&dialect(&fixture), inv));
         }
         Ok(())
     }
@@ -307,10 +326,12 @@ impl Emitter<'_> {
     }
 
     fn s4_assertions(&mut self, call: &Call, var: &str, n: usize) {
-        self.line(&format!("assertNull(fault{n}, \"S4 (no request makes the controller throw): the controller threw\");"));
+        self.line(&format!(
+            "assertNull(fault{n}, \"no request makes the controller throw, yet this one threw\");"
+        ));
         if let (Some(_), Some(unknown)) = (call.result, call.unknown) {
             let unknown = unknown.replace("{v}", var);
-            self.line(&format!("assertFalse({var} != null && {unknown}, \"S4 (no request makes the controller throw): it answered UNKNOWN_SERVER_ERROR\");"));
+            self.line(&format!("assertFalse({var} != null && {unknown}, \"no request makes the controller throw, yet this one answered UNKNOWN_SERVER_ERROR\");"));
         }
     }
 
@@ -322,6 +343,7 @@ impl Emitter<'_> {
     }
 
     fn event_call(&self, event: &Event) -> Result<Call, String> {
+        let n = self.calls;
         let plain = |result, expr: String, unknown| Call {
             setup: Vec::new(),
             result: Some(result),
@@ -359,24 +381,13 @@ impl Emitter<'_> {
                 ..plain(
                     "ControllerResult<AlterPartitionResponseData>",
                     alter_partition(*partition, *broker, *le, *pe, isr, *leader_recovery_state),
-                    Some("({v}.response().errorCode() == Errors.UNKNOWN_SERVER_ERROR.code() || {v}.response().topics().stream().flatMap(t -> t.partitions().stream()).anyMatch(p -> p.errorCode() == Errors.UNKNOWN_SERVER_ERROR.code()))"),
+                    Some(ALTER_UNKNOWN),
                 )
             },
-            Event::FenceBroker { broker } => Call {
-                setup: vec![format!(
-                    "List<ApiMessageAndVersion> records{} = new ArrayList<>();",
-                    self.calls
-                )],
-                result: None,
-                expr: format!(
-                    "ctx.replicationControl.handleBrokerFenced({broker}, records{n});\n        ctx.clusterControl.heartbeatManager().fence({broker});",
-                    n = self.calls
-                ),
-                unknown: None,
-                throws: true,
-                faults: false,
-                after: Vec::new(),
-            },
+            Event::FenceBroker { broker } => statements(
+                format!("List<ApiMessageAndVersion> records{n} = new ArrayList<>();"),
+                format!("ctx.replicationControl.handleBrokerFenced({broker}, records{n});\n        ctx.clusterControl.heartbeatManager().fence({broker});"),
+            ),
             Event::UnfenceBroker { broker } => self.heartbeat(*broker, false),
             Event::ControlledShutdown { broker } => self.heartbeat(*broker, true),
             Event::ElectLeaders {
@@ -385,17 +396,12 @@ impl Emitter<'_> {
             } => plain(
                 "ControllerResult<ElectLeadersResponseData>",
                 format!("ctx.replicationControl.electLeaders(new ElectLeadersRequestData().setElectionType(ElectionType.{}.value).\n            setTopicPartitions(new TopicPartitionsCollection(List.of(new TopicPartitions().setTopic(\"t{partition}\").setPartitions(List.of(0))).iterator())))", election.api_name()),
-                Some("({v}.response().errorCode() == Errors.UNKNOWN_SERVER_ERROR.code() || {v}.response().replicaElectionResults().stream().flatMap(t -> t.partitionResult().stream()).anyMatch(p -> p.errorCode() == Errors.UNKNOWN_SERVER_ERROR.code()))"),
+                Some(ELECT_UNKNOWN),
             ),
-            Event::ListReassignments => Call {
-                setup: Vec::new(),
-                result: None,
-                expr: format!("List<ApiMessageAndVersion> records{} = List.of();\n        ctx.replicationControl.listPartitionReassignments(null, Long.MAX_VALUE);", self.calls),
-                unknown: None,
-                throws: true,
-                faults: false,
-                after: Vec::new(),
-            },
+            Event::ListReassignments => statements(
+                format!("List<ApiMessageAndVersion> records{n} = List.of();"),
+                "ctx.replicationControl.listPartitionReassignments(null, Long.MAX_VALUE);".into(),
+            ),
             other => {
                 return Err(format!(
                     "the model sent a {} ReplicationControlManagerTest's context has no call for",
@@ -446,6 +452,22 @@ impl Emitter<'_> {
     }
 }
 
+const ALTER_UNKNOWN: &str = "({v}.response().errorCode() == Errors.UNKNOWN_SERVER_ERROR.code() || {v}.response().topics().stream().flatMap(t -> t.partitions().stream()).anyMatch(p -> p.errorCode() == Errors.UNKNOWN_SERVER_ERROR.code()))";
+const ELECT_UNKNOWN: &str = "({v}.response().errorCode() == Errors.UNKNOWN_SERVER_ERROR.code() || {v}.response().replicaElectionResults().stream().flatMap(t -> t.partitionResult().stream()).anyMatch(p -> p.errorCode() == Errors.UNKNOWN_SERVER_ERROR.code()))";
+
+/// A call with no result to keep: `records{n}` declared by `setup`, filled by `expr`.
+fn statements(setup: String, expr: String) -> Call {
+    Call {
+        setup: vec![setup],
+        result: None,
+        expr,
+        unknown: None,
+        throws: true,
+        faults: false,
+        after: Vec::new(),
+    }
+}
+
 const REASSIGN_RESULT: &str = "ControllerResult<AlterPartitionReassignmentsResponseData>";
 const REASSIGN_UNKNOWN: &str = "({v}.response().errorCode() == Errors.UNKNOWN_SERVER_ERROR.code() || {v}.response().responses().stream().flatMap(t -> t.partitions().stream()).anyMatch(p -> p.errorCode() == Errors.UNKNOWN_SERVER_ERROR.code()))";
 
@@ -482,7 +504,11 @@ fn alter_partition(
     };
     let members: Vec<String> = isr
         .iter()
-        .map(|b| format!("new BrokerState().setBrokerId({b}).setBrokerEpoch(ctx.currentBrokerEpoch({b}))"))
+        .map(|b| {
+            format!(
+                "new BrokerState().setBrokerId({b}).setBrokerEpoch(ctx.currentBrokerEpoch({b}))"
+            )
+        })
         .collect();
     format!("ctx.replicationControl.alterPartition(anonymousContextFor(ApiKeys.ALTER_PARTITION), new AlterPartitionRequestData().\n            setBrokerId({broker}).setBrokerEpoch(ctx.currentBrokerEpoch({broker})).setTopics(List.of(new TopicData().setTopicId(t{p}).setPartitions(List.of(\n                new PartitionData().setPartitionIndex(0).setLeaderEpoch({leader_epoch}).setPartitionEpoch({partition_epoch}).\n                    setLeaderRecoveryState(LeaderRecoveryState.{lrs}.value()).setNewIsrWithEpochs(List.of({})))))))", members.join(", "))
 }
@@ -514,127 +540,45 @@ fn register(broker: BrokerId, clean: bool, n: usize) -> Call {
     }
 }
 
-/// The fixture's helpers (`ids`, `minus`, `intersection`, `reassigning`,
-/// `hasDuplicates`) and its cancel answer, rewritten into plain Java over the class's
-/// imports, so both shapes assert one text. String literals are left alone.
-pub fn dialect(java: &str) -> String {
-    let mut out = String::new();
-    let mut rest = java;
-    while !rest.is_empty() {
-        if let Some(lit) = string_literal(rest) {
-            out.push_str(&rest[..lit]);
-            rest = &rest[lit..];
-            continue;
-        }
-        if let Some((name, args, len)) = helper_call(rest, &out) {
-            let args: Vec<String> = args.iter().map(|a| dialect(a)).collect();
-            out.push_str(&expand(name, &args));
-            rest = &rest[len..];
-            continue;
-        }
-        let c = rest.chars().next().expect("not empty");
-        out.push(c);
-        rest = &rest[c.len_utf8()..];
-    }
-    out.replace(
-        "cancel.error().equals(\"NONE\")",
-        "(cancel.response().errorCode() == Errors.NONE.code() && cancel.response().responses().get(0).partitions().get(0).errorCode() == Errors.NONE.code())",
-    )
-}
-
-const HELPERS: [&str; 5] = ["ids", "minus", "intersection", "reassigning", "hasDuplicates"];
-
-/// The length of the string literal `text` starts with, quotes included.
-fn string_literal(text: &str) -> Option<usize> {
-    let body = text.strip_prefix('"')?;
-    let mut escaped = false;
-    for (i, c) in body.char_indices() {
-        match c {
-            _ if escaped => escaped = false,
-            '\\' => escaped = true,
-            '"' => return Some(i + 2),
-            _ => {}
-        }
-    }
-    Some(text.len())
-}
-
-/// A helper call `text` starts with (not a longer identifier's tail, nor a member):
-/// its name, its top-level arguments and its length.
-fn helper_call<'t>(text: &'t str, before: &str) -> Option<(&'static str, Vec<&'t str>, usize)> {
-    if before.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.') {
-        return None;
-    }
-    let name = HELPERS
+/// The method a ticket shows for `invariant` on `history`, emitted for Apache Kafka
+/// `version` (the first release that shows it): the step is where that release's
+/// preset sees the violation first, the method is named after the property, and the
+/// history's description (isrfuzz's own words) stays out. `None` when none can be
+/// written: the release is unknown, or its preset does not see the violation.
+pub fn for_ticket(
+    label: &str,
+    history: &History,
+    invariant: &str,
+    version: &str,
+) -> Option<UpstreamMethod> {
+    let release = Release::parse(version).ok()?;
+    let rules = RuleSet::parse(release.preset).ok()?;
+    let run = crate::check::oracle::run(history, std::slice::from_ref(&rules), false);
+    let v = run.sides[0]
+        .violations
         .iter()
-        .find(|h| text.starts_with(*h) && text[h.len()..].starts_with('('))?;
-    let open = name.len();
-    let mut depth = 0;
-    let mut args = Vec::new();
-    let mut start = open + 1;
-    let mut i = open;
-    while i < text.len() {
-        if let Some(lit) = string_literal(&text[i..]) {
-            i += lit;
-            continue;
+        .find(|v| v.invariant == invariant)?;
+    let finding = Finding {
+        invariant,
+        step: v.step,
+        detail: &v.detail,
+    };
+    let mut plain = history.clone();
+    plain.description = None;
+    let m = upstream_method(label, &plain, &rules, &release, &finding).ok()?;
+    let headline = crate::check::invariants::by_id(invariant)?.headline?;
+    let mut name = String::from("test");
+    for word in headline.split(|c: char| !c.is_ascii_alphanumeric()) {
+        let mut chars = word.chars();
+        if let Some(first) = chars.next() {
+            name.push(first.to_ascii_uppercase());
+            name.extend(chars.map(|c| c.to_ascii_lowercase()));
         }
-        let c = text.as_bytes()[i];
-        match c {
-            b'(' => depth += 1,
-            b')' => {
-                depth -= 1;
-                if depth == 0 {
-                    let last = text[start..i].trim();
-                    if !last.is_empty() {
-                        args.push(last);
-                    }
-                    return Some((name, args, i + 1));
-                }
-            }
-            b',' if depth == 1 => {
-                args.push(text[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-        i += 1;
     }
-    None
+    Some(m.renamed(&name))
 }
 
-fn expand(name: &str, args: &[String]) -> String {
-    let arg = |k: usize| args.get(k).map_or("", String::as_str);
-    // A conditional operand is bracketed before a member call binds to its last branch.
-    let operand = |k: usize| match arg(k) {
-        a if a.contains(" ? ") => format!("({a})"),
-        a => a.to_string(),
-    };
-    match name {
-        "ids" if args.iter().all(|a| a.parse::<i64>().is_ok()) => {
-            if args.is_empty() {
-                "new TreeSet<Integer>()".to_string()
-            } else {
-                format!("new TreeSet<>(List.of({}))", args.join(", "))
-            }
-        }
-        "ids" => format!("new TreeSet<>(Replicas.toList({}))", arg(0)),
-        "minus" => format!(
-            "{}.stream().filter(id -> !{}.contains(id)).collect(Collectors.toCollection(TreeSet::new))",
-            operand(0),
-            operand(1)
-        ),
-        "intersection" => format!(
-            "{}.stream().filter(id -> {}.contains(id)).collect(Collectors.toCollection(TreeSet::new))",
-            operand(0),
-            operand(1)
-        ),
-        "reassigning" => format!(
-            "({p}.addingReplicas.length > 0 || {p}.removingReplicas.length > 0)",
-            p = arg(0)
-        ),
-        _ => format!(
-            "(new TreeSet<>(Replicas.toList({a})).size() != {a}.length)",
-            a = arg(0)
-        ),
-    }
+/// [`for_ticket`]'s method text: what `findings::ticket::ticket` is handed.
+pub fn ticket_reproducer(history: &History, invariant: &str, version: &str) -> Option<String> {
+    for_ticket("history.json", history, invariant, version).map(|m| m.text)
 }

@@ -71,7 +71,7 @@ pub fn render(blocks: &[Block], format: Format) -> String {
                 let _ = writeln!(out, "```{lang}\n{}\n```\n", text.trim_end());
             }
             (Block::Code(lang, text), Format::Jira) => {
-                let tag = if *lang == "json" || *lang == "sh" {
+                let tag = if ["json", "sh", "java"].contains(lang) {
                     format!("{{code:{}}}", if *lang == "sh" { "bash" } else { lang })
                 } else {
                     "{noformat}".to_string()

@@ -31,7 +31,18 @@ fn headline(id: &str) -> &'static str {
 
 /// The ticket for the violation `history` shows under the rule set `verdict`'s first
 /// violating side names (the file's own finding when its description names one).
-pub fn ticket(file: &str, history: &History, verdict: &Verdict, format: Format) -> String {
+/// The reproducer a ticket shows: the method for `invariant` on the history, for the named
+/// Apache Kafka release, or `None`. Written a layer above (the conformance emitter), so
+/// it is handed in.
+pub type ReproducerFn = fn(&History, &str, &str) -> Option<String>;
+
+pub fn ticket(
+    file: &str,
+    history: &History,
+    verdict: &Verdict,
+    format: Format,
+    write_method: ReproducerFn,
+) -> String {
     let Some((side, v)) = reported(history, verdict) else {
         return format!(
             "{file}: no violation to report: the history breaks none of the properties checked\n"
@@ -72,7 +83,7 @@ pub fn ticket(file: &str, history: &History, verdict: &Verdict, format: Format) 
             &fix_run.sides[0]
         }
     };
-    let blocks = blocks(&history, side, v, with_fix, elr_dropped);
+    let blocks = blocks(&history, side, v, with_fix, elr_dropped, write_method);
     render(&blocks, format)
 }
 
@@ -126,6 +137,7 @@ fn blocks(
     v: &Violation,
     fixed: &SideRun,
     elr_dropped: bool,
+    write_method: ReproducerFn,
 ) -> Vec<Block> {
     let inv = invariants::by_id(v.invariant);
     let family = family_of(&side.rules, history);
@@ -152,10 +164,10 @@ fn blocks(
     out.push(Block::Heading("Reproducer".into()));
     out.push(Block::Para(reproducer(history, v, family, &affected)));
     if let Some(release) = junit_release(history, v, family, &affected) {
-        out.push(Block::Code(
-            "sh",
-            format!("isrfuzz conform --kafka {release} --junit repro/ FILE   # FILE: the history attached below\ncp repro/*.java conformance/src/test/java/org/apache/kafka/controller/\nmvn -f conformance/pom.xml -Dkafka.version=VERSION test -Dtest='*ReproTest'   # VERSION: the release conform names\n"),
-        ));
+        match write_method(history, v.invariant, &release) {
+            Some(text) => out.push(Block::Code("java", text)),
+            None => out.push(Block::Para(format!("(None could be written for Apache Kafka {release}: `isrfuzz conform --kafka {release} --junit DIR FILE` says why.)"))),
+        }
     }
     out.push(Block::Heading("Sources".into()));
     out.push(Block::Bullets(sources(family, inv)));
@@ -491,7 +503,7 @@ fn reproducer(history: &History, v: &Violation, family: Family, affected: &Affec
     if affected.first.is_none() {
         return "None generated: a JUnit reproducer is written for a release whose controller shows the violation, and no Apache Kafka release does.".into();
     }
-    "A JUnit 5 test against the real ReplicationControlManager, asserting the violated property after the step (it fails on each affected release, passes on the others):".into()
+    "A test method for Apache Kafka's ReplicationControlManagerTest (metadata/src/test/java/org/apache/kafka/controller/ReplicationControlManagerTest.java), on that class's own test context: it replays the requests above on the real ReplicationControlManager and asserts the violated property, without conditions, after the step. It fails on each release that shows the violation and passes on the others.".into()
 }
 
 /// The release a JUnit reproducer is generated for, when one is.

@@ -19,6 +19,7 @@ mod cluster_plan;
 mod conform_cli;
 mod conform_junit;
 mod conform_requests;
+mod conform_upstream;
 mod controller_requests;
 mod data_plane;
 mod default_hunt;

@@ -6,6 +6,7 @@
 use expect_test::expect;
 use isrfuzz::check::history::History;
 use isrfuzz::check::oracle;
+use isrfuzz::conform::junit_upstream::ticket_reproducer;
 use isrfuzz::findings::{operator, svg, ticket};
 use isrfuzz::rules::RuleSet;
 use std::path::Path;
@@ -79,7 +80,7 @@ fn operator_steps_of_the_kafka_21419_repro() {
 #[test]
 fn jira_ticket_of_the_kafka_21419_repro() {
     let (h, verdict) = repro();
-    let t = ticket::ticket(REPRO, &h, &verdict, ticket::Format::Jira);
+    let t = ticket::ticket(REPRO, &h, &verdict, ticket::Format::Jira, ticket_reproducer);
     let lines: Vec<&str> = t.lines().collect();
     assert_eq!(
         lines[0],
@@ -114,11 +115,18 @@ fn jira_ticket_of_the_kafka_21419_repro() {
         lines[1 + lines.iter().position(|l| l.starts_with("h1. ")).unwrap() + 1],
         "* Component: controller (KRaft: ReplicationControlManager, PartitionChangeBuilder)"
     );
-    // The reproducer targets a release that shows the reported consequence.
+    // The reproducer is a method of upstream's own test class, emitted for a release that
+    // shows the reported consequence (4.3.1: the completion at step 3), in its code block.
     assert!(
-        t.contains("isrfuzz conform --kafka 4.3.1 --junit repro/ FILE"),
+        t.contains("{code:java}\n    /**\n     * a reassignment completes with a new replica out of the ISR: after step 3,"),
         "{t}"
     );
+    assert!(
+        t.contains("    public void testAReassignmentCompletesWithANewReplicaOutOfTheIsr() {"),
+        "{t}"
+    );
+    assert!(t.contains("ReplicationControlManagerTest.java"), "{t}");
+    assert!(!t.contains("ReproFixture") && !t.contains("--junit"), "{t}");
     // The steps are the operator script: the throttle is a concrete means, each step has a
     // check.
     assert!(t.contains("{code:bash}\n# Save as repro.sh"), "{t}");
@@ -157,7 +165,7 @@ fn jira_ticket_of_the_kafka_21419_repro() {
 #[test]
 fn markdown_tickets_for_kraft_and_inkless() {
     let (h, verdict) = repro();
-    let t = ticket::ticket(REPRO, &h, &verdict, ticket::Format::Md);
+    let t = ticket::ticket(REPRO, &h, &verdict, ticket::Format::Md, ticket_reproducer);
     assert!(
         t.starts_with("# A reassignment completes with a new replica out of the ISR"),
         "{t}"
@@ -167,13 +175,14 @@ fn markdown_tickets_for_kraft_and_inkless() {
         "{t}"
     );
     assert!(
-        t.contains("isrfuzz conform --kafka 4.3.1 --junit repro/ FILE"),
+        t.contains("```java\n    /**\n")
+            && t.contains("new ReplicationControlTestContext.Builder()"),
         "{t}"
     );
     let file = "corpus/regressions/f5-operator-seal-elects-leader-without-prefix.json";
     let h = History::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap();
     let verdict = oracle::run(&h, &[RuleSet::complete()], true);
-    let t = ticket::ticket(file, &h, &verdict, ticket::Format::Md);
+    let t = ticket::ticket(file, &h, &verdict, ticket::Format::Md, ticket_reproducer);
     assert!(t.contains("Component: Inkless"), "{t}");
     assert!(
         t.contains("## Reproducer\n\nNone generated: JUnit reproducers run against Apache Kafka's released controller, which has no diskless topics"),

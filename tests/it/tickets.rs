@@ -14,6 +14,7 @@
 use isrfuzz::check::history::History;
 use isrfuzz::check::invariants::{self, Plane, INVARIANTS};
 use isrfuzz::check::oracle::{self, Verdict};
+use isrfuzz::conform::junit_upstream::ticket_reproducer;
 use isrfuzz::findings::report::step_table;
 use isrfuzz::findings::{operator, ticket};
 use isrfuzz::rules::{all_presets, RuleSet, RULES};
@@ -325,7 +326,7 @@ fn every_regression_ticket_stands_alone_and_is_honest() {
     for (name, h, verdict) in regressions() {
         let file = format!("corpus/regressions/{name}");
         for format in [ticket::Format::Md, ticket::Format::Jira] {
-            let t = ticket::ticket(&file, &h, &verdict, format);
+            let t = ticket::ticket(&file, &h, &verdict, format, ticket_reproducer);
             // A file name is the reader's own: only the ticket's text is judged.
             let text = prose(&t).replace(&file, "FILE");
             bad.extend(
@@ -334,7 +335,7 @@ fn every_regression_ticket_stands_alone_and_is_honest() {
                     .map(|j| format!("{name} ({format:?}): {j}")),
             );
         }
-        let md = ticket::ticket(&file, &h, &verdict, ticket::Format::Md);
+        let md = ticket::ticket(&file, &h, &verdict, ticket::Format::Md, ticket_reproducer);
         if md.starts_with('#') {
             filed += 1;
             bad.extend(judge_fields(&name, &h, &verdict, &md));
@@ -455,7 +456,7 @@ fn the_kafka_21419_script_can_run_on_a_real_cluster() {
             .any(|l| l.starts_with("   3  alter_partition")),
         "{table}"
     );
-    let t = ticket::ticket("x", &h, &verdict, ticket::Format::Md);
+    let t = ticket::ticket("x", &h, &verdict, ticket::Format::Md, ticket_reproducer);
     assert!(
         t.contains("After step 3: partition 0: completed with new replicas [4]"),
         "{t}"
