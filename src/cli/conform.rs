@@ -82,7 +82,9 @@ pub struct ConformArgs {
     #[arg(long, value_name = "N", conflicts_with_all = ["paths", "seconds"])]
     epoch_cache: Option<usize>,
     /// Write a JUnit 5 reproducer (`<Class>.java`, on conformance/'s ReproFixture) into DIR
-    /// for every violation this release shows, one per history and invariant.
+    /// for every violation this release shows, one per history and invariant, and the same
+    /// as a method for Apache Kafka's own ReplicationControlManagerTest
+    /// (`DIR/ReplicationControlManagerTest/<method>.txt`).
     #[arg(long, value_name = "DIR", conflicts_with_all = ["seconds", "max_histories", "epoch_cache"])]
     junit: Option<PathBuf>,
     /// Print only the run's tally, as one JSON object (for scripts); always one, with an
