@@ -54,6 +54,13 @@ elif r["shown"]:
     cell = "shows " + ", ".join(sorted(r["shown"]))
 else:
     cell = "agrees, nothing violated"
+# An Inkless history is judged up to its first Inkless-only step; say what was left out,
+# so a prefix that agrees is never read as the whole history agreeing.
+unjudged = sum(r.get("unjudged_steps_by_reason", {}).values())
+if unjudged and not r.get("error") and cell.startswith("stopped"):
+    cell = f"{cell}; {unjudged} steps from the first Inkless-only step not expressible"
+elif unjudged and not r.get("error"):
+    cell = f"{cell} up to the first Inkless-only step; {unjudged} steps from it not expressible"
 print(f" {cell} ({r.get('broker_calls', 0)} calls) |", end="")
 PY
   done
