@@ -181,7 +181,7 @@ impl Emitter<'_> {
         self.line(&format!("ctx.registerBrokers({brokers});"));
         self.line(&format!("ctx.unfenceBrokers({brokers});"));
         if self.tracked {
-            self.line("// The metadata offset a caught-up broker reports: raised by every record replayed.");
+            self.line("// The metadata offset a caught-up broker reports: it rises whenever records are replayed (only the order of offsets is read: the lowest active broker's against a controlled shutdown's).");
             self.line("long offset = 1;");
         }
     }
@@ -428,7 +428,7 @@ impl Emitter<'_> {
         self.topics += 1;
         self.line(&format!("Uuid t{t} = {call}.topicId();"));
         if self.tracked {
-            self.line("offset += 1;");
+            self.line("offset += 1; // the topic's records, at least one");
         }
     }
 
