@@ -8,13 +8,13 @@
 //! release in, Java source out; `isrfuzz conform --junit` writes it, and ci/conformance.sh
 //! checks that each one fails exactly on the releases that show the violation.
 
-use super::junit_dialect::{ints, javadoc, join, set, shown};
+use super::junit_dialect::{ints, javadoc, join, recovery_state, set, shown};
 use super::release::Release;
 use super::replay::{check_expressible, model_run};
 use crate::check::history::History;
 use crate::check::invariants::{by_id, Invariant};
 use crate::model::request::{Exchange, Request};
-use crate::model::{BrokerId, Cluster, Event, LeaderRecoveryState, NO_LEADER};
+use crate::model::{BrokerId, Cluster, Event, NO_LEADER};
 use crate::rules::RuleSet;
 use std::fmt::Write;
 
@@ -62,12 +62,7 @@ pub fn junit_reproducer(
         "        ReproFixture ctx = new ReproFixture({elr}, {brokers});"
     );
     for step in 0..=finding.step {
-        let calls: Vec<&Exchange> = requests
-            .iter()
-            .filter(|(s, _)| *s == step)
-            .map(|(_, e)| e)
-            .collect();
-        emit_step(&ctx, step, &calls, &mut body)?;
+        emit_step(&ctx, step, &calls_at(&requests, step), &mut body)?;
     }
     let source = render_class(&ctx, label, release, &class, entry.statement, &body);
     Ok(Reproducer { class, source })
@@ -114,6 +109,14 @@ pub(super) struct Context<'a> {
     /// The model's state before and after the finding's step.
     pub(super) before: &'a Cluster,
     pub(super) after: &'a Cluster,
+}
+
+/// The requests the model made at `step`, in order.
+pub(super) fn calls_at(requests: &[(usize, Exchange)], step: usize) -> Vec<&Exchange> {
+    (requests.iter())
+        .filter(|(s, _)| *s == step)
+        .map(|(_, e)| e)
+        .collect()
 }
 
 /// The model's states around the finding's step, refused when the finding's partition
@@ -218,10 +221,7 @@ fn event_call(event: &Event) -> Result<String, String> {
             partition_epoch: Some(pe),
             leader_recovery_state,
         } => {
-            let lrs = match leader_recovery_state {
-                LeaderRecoveryState::Recovered => "RECOVERED",
-                LeaderRecoveryState::Recovering => "RECOVERING",
-            };
+            let lrs = recovery_state(*leader_recovery_state);
             format!(
                     "ctx.alterPartition({partition}, {broker}, {le}, {pe}, {}, LeaderRecoveryState.{lrs})",
                     ints(isr)

@@ -4,7 +4,7 @@
 //! assert one text. Also the invariant ids dropped, which mean nothing upstream, and the
 //! small renderers of ids both use.
 
-use crate::model::BrokerId;
+use crate::model::{BrokerId, LeaderRecoveryState};
 
 /// `text` without the invariant's id, which means something only inside isrfuzz: a
 /// message's `G5: ` prefix goes, a comment's `G5 (safe completion): ` becomes its name,
@@ -196,4 +196,12 @@ pub fn javadoc(text: &str) -> String {
     text.replace("*/", "*&#47;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+}
+
+/// The `LeaderRecoveryState` constant's name.
+pub fn recovery_state(lrs: LeaderRecoveryState) -> &'static str {
+    match lrs {
+        LeaderRecoveryState::Recovered => "RECOVERED",
+        LeaderRecoveryState::Recovering => "RECOVERING",
+    }
 }

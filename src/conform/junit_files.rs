@@ -49,28 +49,47 @@ pub fn write_reproducer(
     r: &Reproducer,
     taken: &mut BTreeSet<String>,
 ) -> Result<Written, Error> {
+    let names = (1..=NAME_TRIES_MAX).map(|k| nth_class(&r.class, k));
+    let source = |class: &str| renamed(&r.source, &r.class, class);
+    write_free(dir, names, "java", source, taken)
+        .map_err(|e| not_written(e, &format!("reproducer {}", r.class)))
+}
+
+/// The first of `names` neither in `taken` nor holding other text on disk, written as
+/// `<name>.<ext>` with `source(name)`; the name goes into `taken`.
+fn write_free(
+    dir: &Path,
+    names: impl Iterator<Item = String>,
+    ext: &str,
+    source: impl Fn(&str) -> String,
+    taken: &mut BTreeSet<String>,
+) -> Result<Written, Error> {
     std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
-    let classes = (1..=NAME_TRIES_MAX)
-        .map(|k| nth_class(&r.class, k))
-        .filter(|class| !taken.contains(class));
-    let candidates = classes.map(|class| {
-        let source = renamed(&r.source, &r.class, &class);
-        (format!("{class}.java"), source)
-    });
-    let (path, created) =
-        write_first_free(dir, candidates, NAME_TRIES_MAX).map_err(|(path, message)| Error::Io {
-            path,
-            message: format!("{message}; reproducer {} not written", r.class),
-        })?;
-    let class = (path.file_stem().and_then(|s| s.to_str()))
+    let candidates = names
+        .filter(|name| !taken.contains(name))
+        .map(|name| (format!("{name}.{ext}"), source(&name)));
+    let (path, created) = write_first_free(dir, candidates, NAME_TRIES_MAX)
+        .map_err(|(path, message)| Error::Io { path, message })?;
+    let name = (path.file_stem().and_then(|s| s.to_str()))
         .expect("a name this function made")
         .to_string();
-    taken.insert(class.clone());
+    taken.insert(name.clone());
     Ok(Written {
         path,
-        class,
+        class: name,
         created,
     })
+}
+
+/// A write failure naming what was not written.
+fn not_written(e: Error, what: &str) -> Error {
+    match e {
+        Error::Io { path, message } => Error::Io {
+            path,
+            message: format!("{message}; {what} not written"),
+        },
+        other => other,
+    }
 }
 
 /// `source` with its class declaration renamed from `from` to `to`.
@@ -97,29 +116,11 @@ pub fn write_method(
     m: &UpstreamMethod,
     taken: &mut BTreeSet<String>,
 ) -> Result<Written, Error> {
-    let dir = dir.join(UPSTREAM_DIR);
-    std::fs::create_dir_all(&dir).map_err(Error::io(&dir))?;
-    let names = (1..=NAME_TRIES_MAX)
-        .map(|k| match k {
-            1 => m.method.clone(),
-            k => format!("{}_{k}", m.method),
-        })
-        .filter(|name| !taken.contains(name));
-    let candidates = names.map(|name| (format!("{name}.txt"), m.renamed(&name).source()));
-    let (path, created) =
-        write_first_free(&dir, candidates, NAME_TRIES_MAX).map_err(|(path, message)| {
-            Error::Io {
-                path,
-                message: format!("{message}; method {} not written", m.method),
-            }
-        })?;
-    let method = (path.file_stem().and_then(|s| s.to_str()))
-        .expect("a name this function made")
-        .to_string();
-    taken.insert(method.clone());
-    Ok(Written {
-        path,
-        class: method,
-        created,
-    })
+    let names = (1..=NAME_TRIES_MAX).map(|k| match k {
+        1 => m.method.clone(),
+        k => format!("{}_{k}", m.method),
+    });
+    let source = |name: &str| m.renamed(name).source();
+    write_free(&dir.join(UPSTREAM_DIR), names, "txt", source, taken)
+        .map_err(|e| not_written(e, &format!("method {}", m.method)))
 }

@@ -9,8 +9,8 @@
 //! `conform --junit` writes it beside the standalone reproducer, and
 //! ci/upstream-tests.sh compiles it into each published release's own copy of the class.
 
-use super::junit::{admissible, assertion, class_name, context, Context, Finding};
-use super::junit_dialect::{dialect, ints, javadoc, join, without_ids};
+use super::junit::{admissible, assertion, calls_at, class_name, context, Context, Finding};
+use super::junit_dialect::{dialect, ints, javadoc, join, recovery_state, without_ids};
 use super::release::Release;
 use super::replay::model_run;
 use crate::check::history::History;
@@ -84,12 +84,7 @@ pub fn upstream_method(
     };
     emitter.prologue();
     for step in 0..=finding.step {
-        let calls: Vec<&Exchange> = requests
-            .iter()
-            .filter(|(s, _)| *s == step)
-            .map(|(_, e)| e)
-            .collect();
-        emitter.step(step, &calls)?;
+        emitter.step(step, &calls_at(&requests, step))?;
     }
     let headline = entry.headline.unwrap_or(entry.statement);
     let what = history
@@ -498,10 +493,7 @@ fn alter_partition(
     isr: &[BrokerId],
     lrs: LeaderRecoveryState,
 ) -> String {
-    let lrs = match lrs {
-        LeaderRecoveryState::Recovered => "RECOVERED",
-        LeaderRecoveryState::Recovering => "RECOVERING",
-    };
+    let lrs = recovery_state(lrs);
     let members: Vec<String> = isr
         .iter()
         .map(|b| {

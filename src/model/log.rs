@@ -198,6 +198,21 @@ impl Log {
         self.recovery_point = self.recovery_point.min(offset);
     }
 
+    /// `AbstractFetcherThread.fetchOffsetAndTruncate` on the follower's log after an
+    /// OFFSET_OUT_OF_RANGE answer, judged on its end against the leader's range: past the
+    /// leader's end it is cut to it (an empty log above it starts over there); ending below
+    /// the leader's start it starts over at it. Returns whether the log changed.
+    pub fn fit_to_range_of(&mut self, leader: &Log) -> bool {
+        if self.end_offset > leader.end_offset {
+            self.truncate_to(leader.end_offset);
+        } else if self.end_offset < leader.start_offset {
+            self.truncate_fully_and_start_at(leader.start_offset);
+        } else {
+            return false;
+        }
+        true
+    }
+
     /// `UnifiedLog.truncateFullyAndStartAt(offset)`: delete every record and start an empty
     /// log at `offset` (the cache is cleared; the log start, the end and the recovery point
     /// are all `offset`).

@@ -85,17 +85,15 @@ fn catch_up(c: &mut Cluster, rules: &dyn Rules, p: usize, r: BrokerId, before: &
         // range, at the leader's log start), is recorded by the leader.
         let l = c.runtime.partitions[p].local_mut(r).expect("hosted");
         l.log = reconciled(rules, &l.log, l.hw, &leader_log);
-        if l.leo() > leader_log.end() {
-            // Its fetch at its end, past the leader's, is answered OFFSET_OUT_OF_RANGE
-            // (no diverging epoch: its log has none the leader could place), and
-            // `fetchOffsetAndTruncate` cuts it to the leader's end, an empty log above it
-            // starting over there. Found by the real brokers of 4.0.2 to 4.4.0: a follower
-            // restarted at a DeleteRecords'd log start of 10 caught up to an uncleanly
-            // elected empty leader and ended at 0, where the model kept 10.
-            l.log.truncate_to(leader_log.end());
-        }
+        // Its fetch at its end, outside the leader's range, is answered
+        // OFFSET_OUT_OF_RANGE (no diverging epoch: its log has none the leader could
+        // place), and the fetcher fits the log to the range. Found by the real brokers of
+        // 4.0.2 to 4.4.0 past the end: a follower restarted at a DeleteRecords'd log start
+        // of 10 caught up to an uncleanly elected empty leader and ended at 0, where the
+        // model kept 10.
+        l.log.fit_to_range_of(&leader_log);
         l.hw = l.hw.min(l.leo());
-        let at = l.leo().max(leader_log.start());
+        let at = l.leo();
         if at < leader_log.end() {
             record(c, p, r, at, before);
         }

@@ -286,13 +286,10 @@ fn fetch_offset_and_truncate(
     unplaced_epoch: Option<i32>,
     notes: &mut Vec<Note>,
 ) {
-    let (start, end) = (leader_log.start(), leader_log.end());
-    if f.leo() > end {
-        f.log.truncate_to(end);
-        f.hw = f.hw.min(end);
-    } else if f.leo() < start {
-        f.log.truncate_fully_and_start_at(start);
-        f.hw = start;
+    if f.log.fit_to_range_of(leader_log) {
+        // Cut to the leader's end, the high watermark follows it down; started over at the
+        // leader's start, it is that start.
+        f.hw = f.hw.min(f.leo()).max(f.log.start());
     }
     f.classic_at_log_end();
     notes.push(Note::OutOfRange {
