@@ -6,7 +6,7 @@ use clap::Args;
 use isrfuzz::conform::campaign::{
     minimize_disagreement, triage_shown, write_disagreement, Generated, Tally,
 };
-use isrfuzz::conform::driver::{build, project_dir};
+use isrfuzz::conform::driver::{build, project_dir, Jit};
 use isrfuzz::conform::epoch_cache::{jvm, Mapping};
 use isrfuzz::conform::junit::{junit_reproducer, Finding};
 use isrfuzz::conform::junit_files::{write_method, write_reproducer, Written};
@@ -163,7 +163,8 @@ fn run_checked(args: ConformArgs, printed: &mut bool) -> Result<ExitCode, Error>
     let known = load_known_or_default(args.known.as_deref())?;
     let origin = format!("found by isrfuzz conform --kafka {}", release.version);
     let sink = Sink::new(Some(args.out.clone()), known, origin);
-    let mut driver = Driver::start(&project_dir(args.driver.as_deref()), release, timeout)?;
+    let jit = Jit::for_run(seconds, args.max_histories);
+    let mut driver = Driver::start(&project_dir(args.driver.as_deref()), release, timeout, jit)?;
     // The folder is this run's alone while it writes (as every engine's); taken once a
     // judge runs, so a run that cannot start leaves nothing on disk.
     sink.create_dir()?;

@@ -3,7 +3,7 @@
 //! started once per run, asked one request at a time, closed at the end. What a partition
 //! shows (describeTopics with the listed reassignment), in the history's broker ids.
 
-use super::driver::{build_with, Driver};
+use super::driver::{build_with, Driver, Jit};
 use super::release::Release;
 use crate::error::Error;
 use crate::model::{BrokerId, Partition};
@@ -81,8 +81,14 @@ impl Cluster {
         })?;
         let log = format!("cluster-{}.log", release.version);
         let timeout = Duration::from_millis(ANSWER_TIMEOUT_MS);
-        let driver = Driver::start_with(dir, release, timeout, (classpath, log), QUIT_WAIT_MS)
-            .map_err(|e| StartError::Failed(e.to_string()))?;
+        let driver = Driver::start_with(
+            dir,
+            release,
+            timeout,
+            (classpath, log),
+            (QUIT_WAIT_MS, Jit::Quick),
+        )
+        .map_err(|e| StartError::Failed(e.to_string()))?;
         let mut cluster = Cluster {
             driver,
             brokers: Vec::new(),

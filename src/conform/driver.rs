@@ -16,11 +16,45 @@ use std::time::{Duration, Instant};
 const MAIN_CLASS: &str = "org.apache.kafka.controller.ConformanceDriver";
 
 /// The driver JVM's options; `ISRFUZZ_JVM_OPTIONS` (split at whitespace) adds to them,
-/// later ones winning. One thread does the work: the serial collector and C1 alone keep
-/// the core for it. Each history reaches new paths through the release's classes, and
-/// C2 was still compiling half the JVM's CPU a minute in; C1 alone was about 1.4x the
-/// histories per second on one core (docs/benchmarks.md).
-const JVM_OPTIONS: &[&str] = &["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss4m"];
+/// later ones winning. One thread does the work: the serial collector keeps the core for
+/// it. The compiler depends on the run's length ([`Jit`]).
+const JVM_OPTIONS: &[&str] = &["-XX:+UseSerialGC", "-Xss4m"];
+
+/// A run of at least this many seconds (or histories) gets [`Jit::Peak`].
+pub const PEAK_JIT_SECONDS_MIN: f64 = 120.0;
+pub const PEAK_JIT_HISTORIES_MIN: u64 = 6_000;
+
+/// Which compilers the driver JVM runs. Each history reaches new paths through the
+/// release's classes, so C2 is still compiling for a minute or two on one core; after
+/// that its code runs the brokers judge about 1.7x as fast as C1's (docs/benchmarks.md,
+/// the brokers judge: 240 s runs, warm half).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Jit {
+    /// C1 alone: the most histories in a run of a minute or less (the corpus, CI).
+    Quick,
+    /// C1 then C2 (the JVM's default): the most histories in a long campaign.
+    Peak,
+}
+
+impl Jit {
+    /// The compiler for a run of `seconds` or `histories` (none: the corpus, short).
+    pub fn for_run(seconds: Option<f64>, histories: Option<u64>) -> Jit {
+        let long = seconds.is_some_and(|s| s >= PEAK_JIT_SECONDS_MIN)
+            || histories.is_some_and(|h| h >= PEAK_JIT_HISTORIES_MIN);
+        if long {
+            Jit::Peak
+        } else {
+            Jit::Quick
+        }
+    }
+
+    fn options(self) -> &'static [&'static str] {
+        match self {
+            Jit::Quick => &["-XX:TieredStopAtLevel=1"],
+            Jit::Peak => &[],
+        }
+    }
+}
 
 /// One running JVM with one release's jars.
 pub struct Driver {
@@ -156,7 +190,12 @@ fn sources_newer(dir: &Path, compiled: &Path) -> bool {
 
 impl Driver {
     /// Build if needed, start the JVM, and check it runs the release asked for.
-    pub fn start(dir: &Path, release: Release, answer_timeout: Duration) -> Result<Driver, Error> {
+    pub fn start(
+        dir: &Path,
+        release: Release,
+        answer_timeout: Duration,
+        jit: Jit,
+    ) -> Result<Driver, Error> {
         let log_name = format!("driver-{}.log", release.version);
         let classpath_file = build(dir, &release)?;
         Driver::start_with(
@@ -164,7 +203,7 @@ impl Driver {
             release,
             answer_timeout,
             (classpath_file, log_name),
-            QUIT_WAIT_MS,
+            (QUIT_WAIT_MS, jit),
         )
     }
 
@@ -176,10 +215,11 @@ impl Driver {
         release: Release,
         answer_timeout: Duration,
         (classpath_file, log_name): (PathBuf, String),
-        quit_wait_ms: u64,
+        (quit_wait_ms, jit): (u64, Jit),
     ) -> Result<Driver, Error> {
         let extra = std::env::var("ISRFUZZ_JVM_OPTIONS").unwrap_or_default();
         let mut options = JVM_OPTIONS.to_vec();
+        options.extend(jit.options());
         options.extend(extra.split_whitespace());
         let launch = Launch {
             dir,

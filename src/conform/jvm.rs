@@ -83,6 +83,9 @@ pub struct Jvm {
     /// The run's end: a wait past it ends as a stop.
     pub deadline: Option<Instant>,
     guard: Option<usize>,
+    /// `ISRFUZZ_JVM_TRANSCRIPT`: every line sent (`> `) and received (`< `), for comparing
+    /// two drivers' answers byte for byte and for replaying a run under a profiler.
+    transcript: Option<std::io::BufWriter<std::fs::File>>,
 }
 
 impl Jvm {
@@ -109,6 +112,18 @@ impl Jvm {
             .spawn()
             .map_err(Error::io(launch.dir))?;
         let guard = stop::guard_group(child.id() as libc::pid_t);
+        let transcript = match std::env::var_os("ISRFUZZ_JVM_TRANSCRIPT") {
+            Some(path) => {
+                let path = PathBuf::from(format!(
+                    "{}.{}",
+                    PathBuf::from(path).display(),
+                    launch.log_name
+                ));
+                let file = std::fs::File::create(&path).map_err(Error::io(&path))?;
+                Some(std::io::BufWriter::new(file))
+            }
+            None => None,
+        };
         let stdin = child.stdin.take().expect("piped");
         let stdout = child.stdout.take().expect("piped");
         Ok(Jvm {
@@ -124,6 +139,7 @@ impl Jvm {
             failed: false,
             deadline: None,
             guard,
+            transcript,
         })
     }
 
@@ -132,6 +148,9 @@ impl Jvm {
         let mut bytes = Vec::with_capacity(line.len() + 1);
         bytes.extend_from_slice(line.as_bytes());
         bytes.push(b'\n');
+        if let Some(t) = &mut self.transcript {
+            let _ = t.write_all(b"> ").and_then(|_| t.write_all(&bytes));
+        }
         if let Some(input) = &self.input {
             // A writer that ended (the JVM closed its stdin) shows as a death when read.
             let _ = input.send(bytes);
@@ -151,6 +170,9 @@ impl Jvm {
             match self.lines.recv_timeout(Duration::from_millis(POLL_MS)) {
                 Ok(Line::Text(text)) => {
                     self.first = false;
+                    if let Some(t) = &mut self.transcript {
+                        let _ = writeln!(t, "< {text}");
+                    }
                     return Ok(text);
                 }
                 Ok(Line::Eof) | Err(RecvTimeoutError::Disconnected) => {

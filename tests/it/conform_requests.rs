@@ -198,3 +198,15 @@ fn every_field_of_an_answer_is_compared() {
         );
     }
 }
+
+/// The driver JVM's compilers follow the run's length: C1 alone for the corpus and runs
+/// under two minutes, C1 and C2 for a campaign (docs/benchmarks.md, the brokers judge).
+#[test]
+fn a_long_conform_run_gets_c2_and_a_short_one_c1_alone() {
+    use isrfuzz::conform::driver::Jit;
+    assert_eq!(Jit::for_run(None, None), Jit::Quick);
+    assert_eq!(Jit::for_run(Some(60.0), None), Jit::Quick);
+    assert_eq!(Jit::for_run(Some(119.9), Some(5_999)), Jit::Quick);
+    assert_eq!(Jit::for_run(Some(120.0), None), Jit::Peak);
+    assert_eq!(Jit::for_run(None, Some(6_000)), Jit::Peak);
+}

@@ -42,6 +42,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -90,8 +91,6 @@ final class BrokerShims {
 
     // ---------------------------------------------------------------- reflection
 
-    private static final Map<String, Method> METHODS = new ConcurrentHashMap<>();
-
     /** Finds the first of {@code names} that the classpath has. */
     static Class<?> cls(String... names) {
         for (String n : names) {
@@ -128,32 +127,45 @@ final class BrokerShims {
             || p == double.class && c == Double.class;
     }
 
+    /**
+     * The public methods of a class by name, each made accessible once. Looked up per call
+     * by name and then by the arguments' fit (a key built from the arguments' class names
+     * was a twelfth of the driver's time).
+     */
+    private static final ClassValue<Map<String, Method[]>> METHODS = new ClassValue<>() {
+        @Override
+        protected Map<String, Method[]> computeValue(Class<?> type) {
+            Map<String, List<Method>> byName = new HashMap<>();
+            for (Method m : type.getMethods()) {
+                try {
+                    m.setAccessible(true);
+                } catch (RuntimeException e) {
+                    // public through its declaring class: fine as is
+                }
+                byName.computeIfAbsent(m.getName(), k -> new ArrayList<>()).add(m);
+            }
+            Map<String, Method[]> out = new HashMap<>();
+            byName.forEach((k, v) -> out.put(k, v.toArray(new Method[0])));
+            return out;
+        }
+    };
+
+    /** The public methods of {@code c} named {@code name} (none: an empty array). */
+    static Method[] methods(Class<?> c, String name) {
+        Method[] found = METHODS.get(c).get(name);
+        return found == null ? new Method[0] : found;
+    }
+
     private static Method resolve(Class<?> c, String name, Object[] args) {
-        StringBuilder key = new StringBuilder(c.getName()).append('#').append(name);
-        for (Object a : args) key.append(',').append(a == null ? "null" : a.getClass().getName());
-        Method found = METHODS.get(key.toString());
-        if (found != null) return found;
-        for (Method m : c.getMethods()) {
-            if (!m.getName().equals(name) || m.getParameterCount() != args.length) continue;
+        for (Method m : methods(c, name)) {
+            if (m.getParameterCount() != args.length) continue;
             Class<?>[] p = m.getParameterTypes();
             boolean ok = true;
             for (int i = 0; i < p.length && ok; i++) ok = fits(p[i], args[i]);
-            if (ok) {
-                found = m;
-                break;
-            }
+            if (ok) return m;
         }
-        if (found == null) {
-            throw new IllegalStateException("no method " + c.getName() + "." + name + " for "
-                + args.length + " arguments");
-        }
-        try {
-            found.setAccessible(true);
-        } catch (RuntimeException e) {
-            // public through its declaring class: fine as is
-        }
-        METHODS.put(key.toString(), found);
-        return found;
+        throw new IllegalStateException("no method " + c.getName() + "." + name + " for "
+            + args.length + " arguments");
     }
 
     /** {@code target.name(args)}; what the method throws is rethrown as is. */
@@ -405,6 +417,11 @@ final class BrokerShims {
          * each op, so each op's background work is done before the next; a broker that
          * restarts drops the ones its process had not run. What a task throws is returned.
          */
+        /** A task waits for {@link #runDue}. */
+        boolean hasDue() {
+            return !due.isEmpty();
+        }
+
         List<Throwable> runDue() {
             List<Throwable> thrown = new ArrayList<>();
             Runnable task;
@@ -698,8 +715,8 @@ final class BrokerShims {
 
     /** {@code startup(topicNames)} (4.4) or {@code startup(topicNames, isStray = default)}. */
     static void startup(Object logManager, Set<String> topics) {
-        for (Method m : logManager.getClass().getMethods()) {
-            if (m.getName().equals("startup") && m.getParameterCount() == 1 && m.getParameterTypes()[0] == Set.class) {
+        for (Method m : methods(logManager.getClass(), "startup")) {
+            if (m.getParameterCount() == 1 && m.getParameterTypes()[0] == Set.class) {
                 invoke(m, logManager, topics);
                 return;
             }
@@ -725,6 +742,12 @@ final class BrokerShims {
 
     /** The clean-shutdown marker's file name (a log directory without it is recovered on load). */
     static String cleanShutdownFileName() {
+        return CLEAN_SHUTDOWN_FILE_NAME;
+    }
+
+    private static final String CLEAN_SHUTDOWN_FILE_NAME = findCleanShutdownFileName();
+
+    private static String findCleanShutdownFileName() {
         try {
             return (String) cls("org.apache.kafka.storage.internals.log.CleanShutdownFileHandler")
                 .getField("CLEAN_SHUTDOWN_FILE_NAME").get(null);
@@ -769,8 +792,7 @@ final class BrokerShims {
      * transaction version])}, what {@code ReplicaManager.appendToLocalLog} calls.
      */
     static Object appendRecordsToLeader(Object partition, Object records, int acks) {
-        for (Method m : partition.getClass().getMethods()) {
-            if (!m.getName().equals("appendRecordsToLeader")) continue;
+        for (Method m : methods(partition.getClass(), "appendRecordsToLeader")) {
             if (m.getParameterCount() == 5) {
                 return invoke(m, partition, records, AppendOrigin.CLIENT, acks, RequestLocal.noCaching(),
                     VerificationGuard.SENTINEL);

@@ -140,6 +140,20 @@ final class BrokerSide {
     private final Object listener;
     private Outcome current;
     private long serial;
+    /**
+     * Each broker id's metrics, kept from one history to the next: they are only written
+     * (meters), and creating and removing a broker's forty-odd yammer metrics at every
+     * reset was a twentieth of the driver's time. A restart within a history still closes
+     * them and starts new ones, as a new process would.
+     */
+    private final Map<Integer, BrokerTopicStats> stats = new HashMap<>();
+    /**
+     * Each broker's replicas as the last answer rendered them, kept until a call names the
+     * broker (reading every log's batches and epochs at every step was a sixth of the
+     * driver's time, and a step touches one or two brokers). A broker's replicas change
+     * only through calls that name it ({@link #touch}) and its own scheduler's tasks.
+     */
+    private final Map<Integer, String> rendered = new HashMap<>();
 
     BrokerSide() {
         // No JMX: every log and Partition registers its gauges as MBeans, and each history
@@ -212,9 +226,11 @@ final class BrokerSide {
         Outcome o = new Outcome();
         current = o;
         try {
+            touch(op, req);
             if (req.containsKey("now_ms")) clock.moveTo(longField(req, "now_ms"));
             dispatch(op, req, o);
             for (Broker b : brokers.values()) {
+                if (b.scheduler.hasDue()) rendered.remove(b.id);
                 for (Throwable t : b.scheduler.runDue()) o.fault(t);
             }
         } catch (ConformanceDriver.DriverException e) {
@@ -225,6 +241,48 @@ final class BrokerSide {
             current = null;
         }
         return o;
+    }
+
+    /** Forgets the rendering of every broker this call may change (unknown: all of them). */
+    private void touch(String op, Map<String, Object> req) {
+        switch (op) {
+            case "broker_state":
+                return;
+            case "broker_fetch":
+                touch(req, "follower");
+                touch(req, "leader");
+                return;
+            case "broker_expire":
+                if (req.get("brokers") instanceof List) {
+                    for (Object id : (List<?>) req.get("brokers")) touch(id);
+                } else {
+                    rendered.clear();
+                }
+                return;
+            case "broker_alter_answer":
+                touch(req, "broker");
+                if (req.containsKey("leader")) touch(req, "leader");
+                return;
+            case "broker_delta":
+            case "broker_remove":
+            case "broker_produce":
+            case "broker_restart":
+            case "broker_flush":
+            case "broker_delete_records":
+                touch(req, "broker");
+                return;
+            default:
+                rendered.clear();
+        }
+    }
+
+    private void touch(Map<String, Object> req, String field) {
+        touch(req.get(field));
+    }
+
+    private void touch(Object id) {
+        if (id instanceof Long) rendered.remove((int) (long) (Long) id);
+        else rendered.clear();
     }
 
     private void dispatch(String op, Map<String, Object> req, Outcome o) throws IOException {
@@ -350,7 +408,7 @@ final class BrokerSide {
 
     /** A broker process starts: a LogManager over its directory loads (and recovers) its logs. */
     private void start(Broker b) {
-        b.stats = new BrokerTopicStats();
+        b.stats = stats.computeIfAbsent(b.id, k -> new BrokerTopicStats());
         b.alterManager = BrokerShims.alterPartitionManager(BrokerShims.ALTER_MANAGER_TYPE,
             (tip, lai) -> submit(b, (TopicIdPartition) tip, (LeaderAndIsr) lai));
         b.checkpoints = (logDir, tp) -> Optional.ofNullable(b.hwCheckpoint.get(topicIndex(tp.topic())));
@@ -375,11 +433,6 @@ final class BrokerSide {
                 for (Object log : BrokerShims.allLogs(b.logManager)) BrokerShims.call(log, "close");
             } catch (Throwable t) {
                 // the directory goes anyway
-            }
-            try {
-                b.stats.close();
-            } catch (Throwable t) {
-                // metrics only
             }
         }
         brokers.clear();
@@ -686,7 +739,7 @@ final class BrokerSide {
             if (keep < getLong(log, "logEndOffset")) call(log, "truncateTo", keep);
         }
         BrokerShims.shutdown(b.logManager, b.epoch);
-        b.stats.close();
+        stats.remove(b.id).close();
         if (!survives.equals("clean")) {
             File marker = new File(b.dir, BrokerShims.cleanShutdownFileName());
             if (marker.exists() && !marker.delete()) throw new IllegalStateException("cannot delete " + marker);
@@ -749,24 +802,42 @@ final class BrokerSide {
         out.append("\"replicas\":[");
         boolean first = true;
         for (Broker b : brokers.values()) {
-            TreeMap<Integer, Object> logs = new TreeMap<>();
-            try {
-                for (Object log : BrokerShims.allLogs(b.logManager)) {
-                    int index = topicIndex(((TopicPartition) call(log, "topicPartition")).topic());
-                    if (index >= 0) logs.put(index, log);
-                }
-            } catch (Throwable t) {
-                o.fault(t);
+            String mine = rendered.get(b.id);
+            if (mine == null) {
+                StringBuilder s = new StringBuilder();
+                if (brokerReplicas(s, b, o)) rendered.put(b.id, s.toString());
+                mine = s.toString();
             }
-            TreeSet<Integer> indices = new TreeSet<>(logs.keySet());
-            indices.addAll(b.partitions.keySet());
-            for (int index : indices) {
-                if (!first) out.append(',');
-                first = false;
-                replica(out, b, index, logs.get(index));
-            }
+            if (mine.isEmpty()) continue;
+            if (!first) out.append(',');
+            first = false;
+            out.append(mine);
         }
         out.append(']');
+    }
+
+    /** One broker's replicas, comma-separated; false if listing its logs failed (a fault). */
+    private boolean brokerReplicas(StringBuilder out, Broker b, Outcome o) {
+        boolean listed = true;
+        TreeMap<Integer, Object> logs = new TreeMap<>();
+        try {
+            for (Object log : BrokerShims.allLogs(b.logManager)) {
+                int index = topicIndex(((TopicPartition) call(log, "topicPartition")).topic());
+                if (index >= 0) logs.put(index, log);
+            }
+        } catch (Throwable t) {
+            o.fault(t);
+            listed = false;
+        }
+        TreeSet<Integer> indices = new TreeSet<>(logs.keySet());
+        indices.addAll(b.partitions.keySet());
+        boolean first = true;
+        for (int index : indices) {
+            if (!first) out.append(',');
+            first = false;
+            replica(out, b, index, logs.get(index));
+        }
+        return listed;
     }
 
     private void replica(StringBuilder out, Broker b, int index, Object log) {
