@@ -9,6 +9,7 @@ use isrfuzz::conform::campaign::{
 use isrfuzz::conform::driver::{build, project_dir, Jit};
 use isrfuzz::conform::epoch_cache::{jvm, Mapping};
 use isrfuzz::conform::junit::{junit_reproducer, Finding};
+use isrfuzz::conform::junit_brokers::{brokers_reproducer, BROKERS_ASSERTED};
 use isrfuzz::conform::junit_files::{write_method, write_reproducer, Written};
 use isrfuzz::conform::junit_upstream::{method_name, upstream_method};
 use isrfuzz::conform::jvm::ANSWER_TIMEOUT_MS;
@@ -438,6 +439,19 @@ impl Run<'_> {
                 step: *step,
                 detail,
             };
+            if BROKERS_ASSERTED.contains(id) {
+                // A data-plane violation the real brokers showed: a PartitionTest-shaped
+                // test on the brokers alone.
+                match brokers_reproducer(label, h, self.rules, &self.release, &finding) {
+                    Ok(r) => {
+                        let w = write_reproducer(dir, &r, &mut self.junit_taken)?;
+                        self.print_written(id, label, &w, w.class != r.class);
+                    }
+                    Err(why) if !self.args.json => println!("junit  {id} {label}: none ({why})"),
+                    Err(_) => {}
+                }
+                continue;
+            }
             match junit_reproducer(label, h, self.rules, &self.release, &finding) {
                 Ok(r) => {
                     let w = write_reproducer(dir, &r, &mut self.junit_taken)?;

@@ -123,7 +123,7 @@ pub fn encode(call: &BrokerCall) -> Value {
 }
 
 /// The produce request's `acks`: -1 for all, else 1.
-fn acks_code(acks: Acks) -> i32 {
+pub(super) fn acks_code(acks: Acks) -> i32 {
     if acks == Acks::All {
         -1
     } else {
@@ -132,7 +132,7 @@ fn acks_code(acks: Acks) -> i32 {
 }
 
 /// What a restart keeps, as the protocol names it.
-fn survives_name(survives: Option<Survives>) -> &'static str {
+pub(super) fn survives_name(survives: Option<Survives>) -> &'static str {
     match survives {
         None => "clean",
         Some(Survives::Flushed) => "flushed",

@@ -147,7 +147,7 @@ pub(super) fn context<'a>(
 
 /// `p3: ...` names partition 3; details without one (S4) concern the request, not a
 /// partition.
-fn partition_of(detail: &str) -> usize {
+pub(super) fn partition_of(detail: &str) -> usize {
     let digits = detail
         .strip_prefix('p')
         .and_then(|rest| rest.split(':').next());

@@ -16,6 +16,7 @@ pub mod cluster_run;
 pub mod driver;
 pub mod epoch_cache;
 pub mod junit;
+pub mod junit_brokers;
 pub mod junit_dialect;
 pub mod junit_files;
 pub mod junit_upstream;

@@ -205,6 +205,19 @@ pub fn model_run(history: &History, rules: &RuleSet) -> (Vec<(usize, Exchange)>,
     (out, states)
 }
 
+/// The calls the model's broker side makes at each step of `history` under `rules`, and
+/// the model's states (the start, then one after each step), for a brokers reproducer.
+pub fn model_calls(history: &History, rules: &RuleSet) -> (Vec<Vec<BrokerCall>>, Vec<Cluster>) {
+    let mut model = ModelJudge::new(rules, false, true);
+    let (mut out, mut states) = (Vec::new(), vec![Start::of(history).cluster()]);
+    let Ok(_) = drive(history, &mut model, |model, _ask, step| {
+        out.push(step.calls);
+        states.push(model.state().clone());
+        ControlFlow::Continue(())
+    });
+    (out, states)
+}
+
 /// The real controller of one release, as a judge: at each step it is sent the
 /// controller requests the model made, in order, until the first whose answer differs
 /// from the model's (a real controller cannot be rewound: the run ends there).

@@ -16,6 +16,7 @@ mod broker_guards;
 mod cli;
 mod cluster_cli;
 mod cluster_plan;
+mod conform_brokers_junit;
 mod conform_cli;
 mod conform_junit;
 mod conform_requests;
