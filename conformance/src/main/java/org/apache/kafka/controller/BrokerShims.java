@@ -667,6 +667,13 @@ final class BrokerShims {
      * 4.3 add a cleaner factory (unused with the cleaner off), 4.4's Java class takes Lists
      * and a LogCleanerBuilder.
      */
+    /**
+     * The default log config every LogManager gets: built once (parsing the config
+     * definitions per broker per history was a thirtieth of the driver's time), and only
+     * read (its record of the keys read feeds a warning about unused ones, nothing else).
+     */
+    private static final LogConfig DEFAULT_LOG_CONFIG = new LogConfig(new Properties());
+
     static Object newLogManager(File dir, Object configRepository, Scheduler scheduler,
                                 BrokerTopicStats stats, LogDirFailureChannel failures, Time time) {
         Class<?>[] types = LOG_MANAGER.getParameterTypes();
@@ -687,7 +694,7 @@ final class BrokerShims {
             } else if (t == CONFIG_REPOSITORY_TYPE) {
                 args[i] = configRepository;
             } else if (t == LogConfig.class) {
-                args[i] = new LogConfig(new Properties());
+                args[i] = DEFAULT_LOG_CONFIG;
             } else if (t == CleanerConfig.class) {
                 args[i] = new CleanerConfig(false);
             } else if (t == ProducerStateManagerConfig.class) {

@@ -148,12 +148,16 @@ final class BrokerSide {
      */
     private final Map<Integer, BrokerTopicStats> stats = new HashMap<>();
     /**
-     * Each broker's replicas as the last answer rendered them, kept until a call names the
-     * broker (reading every log's batches and epochs at every step was a sixth of the
-     * driver's time, and a step touches one or two brokers). A broker's replicas change
-     * only through calls that name it ({@link #touch}) and its own scheduler's tasks.
+     * Each broker's replicas as the last answer rendered them, by partition index, kept
+     * until a call names the replica (reading every log's batches and epochs at every step
+     * was a sixth of the driver's time, and a call touches one or two replicas). A
+     * replica changes only through calls that name its broker and partition, calls that
+     * name its broker alone (a restart, a flush, the expiration task) and its broker's
+     * own scheduler's tasks ({@link #touch}). A broker absent here is rendered whole.
      */
-    private final Map<Integer, String> rendered = new HashMap<>();
+    private final Map<Integer, TreeMap<Integer, String>> rendered = new HashMap<>();
+    /** Per broker rendered, the partitions a call touched since: rendered again one by one. */
+    private final Map<Integer, TreeSet<Integer>> stale = new HashMap<>();
 
     BrokerSide() {
         // No JMX: every log and Partition registers its gauges as MBeans, and each history
@@ -230,7 +234,7 @@ final class BrokerSide {
             if (req.containsKey("now_ms")) clock.moveTo(longField(req, "now_ms"));
             dispatch(op, req, o);
             for (Broker b : brokers.values()) {
-                if (b.scheduler.hasDue()) rendered.remove(b.id);
+                if (b.scheduler.hasDue()) touchBroker(b.id);
                 for (Throwable t : b.scheduler.runDue()) o.fault(t);
             }
         } catch (ConformanceDriver.DriverException e) {
@@ -243,46 +247,59 @@ final class BrokerSide {
         return o;
     }
 
-    /** Forgets the rendering of every broker this call may change (unknown: all of them). */
+    /** Forgets the rendering of every replica this call may change (unknown: all of them). */
     private void touch(String op, Map<String, Object> req) {
+        Object partition = req.get("partition");
         switch (op) {
             case "broker_state":
                 return;
             case "broker_fetch":
-                touch(req, "follower");
-                touch(req, "leader");
+                touch(req.get("follower"), partition);
+                touch(req.get("leader"), partition);
                 return;
             case "broker_expire":
                 if (req.get("brokers") instanceof List) {
-                    for (Object id : (List<?>) req.get("brokers")) touch(id);
+                    for (Object id : (List<?>) req.get("brokers")) touch(id, null);
                 } else {
                     rendered.clear();
                 }
                 return;
             case "broker_alter_answer":
-                touch(req, "broker");
-                if (req.containsKey("leader")) touch(req, "leader");
+                touch(req.get("broker"), partition);
+                if (req.containsKey("leader")) touch(req.get("leader"), partition);
                 return;
             case "broker_delta":
             case "broker_remove":
             case "broker_produce":
+            case "broker_delete_records":
+                touch(req.get("broker"), partition);
+                return;
             case "broker_restart":
             case "broker_flush":
-            case "broker_delete_records":
-                touch(req, "broker");
+                touch(req.get("broker"), null);
                 return;
             default:
                 rendered.clear();
         }
     }
 
-    private void touch(Map<String, Object> req, String field) {
-        touch(req.get(field));
+    /** Broker {@code id}'s replica of {@code partition} (null: all of the broker's) changes. */
+    private void touch(Object id, Object partition) {
+        if (!(id instanceof Long)) {
+            rendered.clear();
+        } else if (!(partition instanceof Long)) {
+            touchBroker((int) (long) (Long) id);
+        } else {
+            touchReplica((int) (long) (Long) id, (int) (long) (Long) partition);
+        }
     }
 
-    private void touch(Object id) {
-        if (id instanceof Long) rendered.remove((int) (long) (Long) id);
-        else rendered.clear();
+    private void touchBroker(int id) {
+        rendered.remove(id);
+    }
+
+    private void touchReplica(int id, int partition) {
+        if (rendered.containsKey(id)) stale.computeIfAbsent(id, k -> new TreeSet<>()).add(partition);
     }
 
     private void dispatch(String op, Map<String, Object> req, Outcome o) throws IOException {
@@ -515,6 +532,7 @@ final class BrokerSide {
         Integer old = minIsr.put(index, value);
         if (old != null && old == value) return;
         for (Broker b : brokers.values()) {
+            touchReplica(b.id, index);
             Object log = BrokerShims.getLog(b.logManager, topicPartition(index));
             if (log != null) call(log, "updateConfig", new LogConfig(topicProps(topicPartition(index).topic())));
         }
@@ -802,22 +820,49 @@ final class BrokerSide {
         out.append("\"replicas\":[");
         boolean first = true;
         for (Broker b : brokers.values()) {
-            String mine = rendered.get(b.id);
-            if (mine == null) {
-                StringBuilder s = new StringBuilder();
-                if (brokerReplicas(s, b, o)) rendered.put(b.id, s.toString());
-                mine = s.toString();
+            for (String replica : brokerReplicas(b, o).values()) {
+                if (!first) out.append(',');
+                first = false;
+                out.append(replica);
             }
-            if (mine.isEmpty()) continue;
-            if (!first) out.append(',');
-            first = false;
-            out.append(mine);
         }
         out.append(']');
     }
 
-    /** One broker's replicas, comma-separated; false if listing its logs failed (a fault). */
-    private boolean brokerReplicas(StringBuilder out, Broker b, Outcome o) {
+    /**
+     * One broker's replicas by partition index: those rendered before and not touched
+     * since as they were, the touched ones again, all of them when the broker was touched
+     * as a whole. A listing that failed (a fault) is not kept.
+     */
+    private TreeMap<Integer, String> brokerReplicas(Broker b, Outcome o) {
+        TreeMap<Integer, String> known = rendered.get(b.id);
+        TreeSet<Integer> touched = stale.remove(b.id);
+        if (known == null) {
+            TreeMap<Integer, String> all = new TreeMap<>();
+            if (brokerReplicas(all, b, o)) rendered.put(b.id, all);
+            return all;
+        }
+        if (touched == null) return known;
+        try {
+            for (int index : touched) {
+                Object log = BrokerShims.getLog(b.logManager, topicPartition(index));
+                if (log == null && !b.partitions.containsKey(index)) {
+                    known.remove(index);
+                    continue;
+                }
+                StringBuilder s = new StringBuilder();
+                replica(s, b, index, log);
+                known.put(index, s.toString());
+            }
+        } catch (RuntimeException e) {
+            rendered.remove(b.id);
+            throw e;
+        }
+        return known;
+    }
+
+    /** Every replica of the broker, rendered into {@code out}; false if listing its logs failed (a fault). */
+    private boolean brokerReplicas(TreeMap<Integer, String> out, Broker b, Outcome o) {
         boolean listed = true;
         TreeMap<Integer, Object> logs = new TreeMap<>();
         try {
@@ -831,11 +876,10 @@ final class BrokerSide {
         }
         TreeSet<Integer> indices = new TreeSet<>(logs.keySet());
         indices.addAll(b.partitions.keySet());
-        boolean first = true;
         for (int index : indices) {
-            if (!first) out.append(',');
-            first = false;
-            replica(out, b, index, logs.get(index));
+            StringBuilder s = new StringBuilder();
+            replica(s, b, index, logs.get(index));
+            out.put(index, s.toString());
         }
         return listed;
     }
