@@ -80,8 +80,10 @@ pub fn encode(call: &BrokerCall) -> Value {
             records,
             acks,
             min_insync_replicas,
+            now_ms,
         } => json!({"op":"broker_produce","partition":partition,"broker":broker,
-            "records":records,"acks":acks_code(*acks),"min_isr":min_insync_replicas}),
+            "records":records,"acks":acks_code(*acks),"min_isr":min_insync_replicas,
+            "now_ms":now_ms}),
         BrokerCall::Fetch {
             partition,
             follower,

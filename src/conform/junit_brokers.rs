@@ -149,12 +149,13 @@ fn call(c: &BrokerCall) -> String {
             records,
             acks,
             min_insync_replicas,
+            now_ms,
         } => {
             let acks = match acks_code(*acks) {
                 -1 => "ACKS_ALL".to_string(),
                 n => n.to_string(),
             };
-            format!("produce({partition}, {broker}, {records}, {acks}, {min_insync_replicas})")
+            format!("produce({partition}, {broker}, {records}, {acks}, {min_insync_replicas}, {now_ms}L)")
         }
         BrokerCall::Fetch {
             partition,

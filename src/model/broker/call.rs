@@ -36,13 +36,16 @@ pub enum BrokerCall {
     },
     /// `broker` is no longer a replica: its fetch state and log go.
     Remove { broker: BrokerId, partition: usize },
-    /// `Partition.appendRecordsToLeader` of one batch on `broker`.
+    /// `Partition.appendRecordsToLeader` of one batch on `broker`, at the history's time
+    /// (the append moves the high watermark, which waits for the followers caught up
+    /// within `replica.lag.time.max.ms` of now).
     Produce {
         partition: usize,
         broker: BrokerId,
         records: i64,
         acks: Acks,
         min_insync_replicas: i32,
+        now_ms: i64,
     },
     /// One round of `follower`'s fetcher for the partition, answered by `leader`.
     Fetch {

@@ -442,8 +442,12 @@ pub fn reset_process(c: &mut Cluster, rules: &dyn Rules, broker: BrokerId, loss:
         }
         rt.stale_leaders.retain(|l| l.broker != broker);
         // The new process registers with a new broker epoch: other leaders' stored one for
-        // it is stale until it fetches again (`isBrokerEpochIsrEligible`).
-        if let Some(rec) = rt.leader.as_mut().and_then(|l| {
+        // it is stale until it fetches again (`isBrokerEpochIsrEligible`). A stale leader
+        // (one that has not applied the registration that moved the leadership away) keeps
+        // its followers' states, and takes them back when it is elected again (makeLeader
+        // resets them only for a new leader): the epoch it stored is stale there too.
+        let leaders = rt.leader.iter_mut().chain(rt.stale_leaders.iter_mut());
+        for rec in leaders.filter_map(|l| {
             l.recorded
                 .iter_mut()
                 .find(|(b, _)| *b == broker)

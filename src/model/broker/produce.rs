@@ -47,6 +47,7 @@ pub fn append(
         records,
         acks,
         min_insync_replicas: part.min_insync_replicas,
+        now_ms: c.runtime.now_ms,
     });
     // The broker's effective min ISR: the topic's `min.insync.replicas` capped at the
     // replication factor (`Partition.effectiveMinIsr`, core/src/main/scala/kafka/cluster/

@@ -31,7 +31,7 @@ class F18StaleElrMemberElectedWhileHealingELR4BrokersReproTest {
                 delta(2, 0, new int[] {1, 3, 2}, new int[] {1, 3, 2}, 1, 0, 0, 3, 0L));
             // step 1: produce p0 +1 acks=all
             brokers.step(
-                produce(0, 1, 1, ACKS_ALL, 3));
+                produce(0, 1, 1, ACKS_ALL, 3, 0L));
             // step 2: time +15000ms
             brokers.step(
                 fetch(0, 2, 1, 0L),

@@ -102,14 +102,16 @@ final class PartitionFixture implements AutoCloseable {
         return c;
     }
 
-    /** {@code appendRecordsToLeader} of one batch of {@code records} records. */
-    static Map<String, Object> produce(int partition, int broker, int records, int acks, int minInsyncReplicas) {
+    /** {@code appendRecordsToLeader} of one batch of {@code records} records, the clock at {@code nowMs}. */
+    static Map<String, Object> produce(int partition, int broker, int records, int acks, int minInsyncReplicas,
+                                       long nowMs) {
         Map<String, Object> c = call("broker_produce");
         c.put("partition", (long) partition);
         c.put("broker", (long) broker);
         c.put("records", (long) records);
         c.put("acks", (long) acks);
         c.put("min_isr", (long) minInsyncReplicas);
+        c.put("now_ms", nowMs);
         return c;
     }
 
