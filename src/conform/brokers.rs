@@ -107,10 +107,12 @@ pub fn encode(call: &BrokerCall) -> Value {
             leader_epoch,
             partition_epoch,
             asserted,
+            now_ms,
             ..
         } => json!({"op":"broker_alter_answer","partition":partition,"broker":broker,
             "error":error,"isr":isr,"leader_epoch":leader_epoch,
-            "partition_epoch":partition_epoch,"leader_recovery_state":0,"asserted":asserted}),
+            "partition_epoch":partition_epoch,"leader_recovery_state":0,"asserted":asserted,
+            "now_ms":now_ms}),
         BrokerCall::Restart { broker, survives } => {
             json!({"op":"broker_restart","broker":broker,"survives":survives_name(*survives)})
         }

@@ -182,9 +182,10 @@ fn call(c: &BrokerCall) -> String {
             isr,
             leader_epoch,
             partition_epoch,
+            now_ms,
             ..
         } => format!(
-            "{}({partition}, {broker}, \"{error}\", {}, {leader_epoch}, {partition_epoch})",
+            "{}({partition}, {broker}, \"{error}\", {}, {leader_epoch}, {partition_epoch}, {now_ms}L)",
             if *asserted {
                 "expansionAnswer"
             } else {

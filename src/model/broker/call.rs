@@ -61,6 +61,8 @@ pub enum BrokerCall {
     /// request is a history event (the history asserts the leader sent it after it saw the
     /// followers catch up), not one the model's broker side decided on: a real Partition
     /// that proposed it during the catch-up is answered, one that did not is not asked.
+    /// At the history's time: the committed ISR moves the high watermark, which waits for
+    /// followers caught up within the lag window of now.
     AlterAnswer {
         partition: usize,
         broker: BrokerId,
@@ -70,6 +72,7 @@ pub enum BrokerCall {
         isr: Vec<BrokerId>,
         leader_epoch: i32,
         partition_epoch: i32,
+        now_ms: i64,
     },
     /// The broker process stops and starts: `None` a clean shutdown, else what a power
     /// loss leaves.
@@ -129,6 +132,7 @@ impl BrokerCall {
             isr: part.isr.to_vec(),
             leader_epoch: part.leader_epoch,
             partition_epoch: part.partition_epoch,
+            now_ms: c.runtime.now_ms,
         }
     }
 }

@@ -140,10 +140,11 @@ final class PartitionFixture implements AutoCloseable {
         return c;
     }
 
-    /** The controller's answer to the oldest AlterPartition the broker's Partition sent. */
+    /** The controller's answer to the oldest AlterPartition the broker's Partition sent, the clock at {@code nowMs}. */
     static Map<String, Object> alterAnswer(int partition, int broker, String error, int[] isr, int leaderEpoch,
-                                           int partitionEpoch) {
+                                           int partitionEpoch, long nowMs) {
         Map<String, Object> c = call("broker_alter_answer");
+        c.put("now_ms", nowMs);
         c.put("partition", (long) partition);
         c.put("broker", (long) broker);
         c.put("error", error);
@@ -160,8 +161,8 @@ final class PartitionFixture implements AutoCloseable {
      * sent when the Partition made none.
      */
     static Map<String, Object> expansionAnswer(int partition, int broker, String error, int[] isr, int leaderEpoch,
-                                               int partitionEpoch) {
-        Map<String, Object> c = alterAnswer(partition, broker, error, isr, leaderEpoch, partitionEpoch);
+                                               int partitionEpoch, long nowMs) {
+        Map<String, Object> c = alterAnswer(partition, broker, error, isr, leaderEpoch, partitionEpoch, nowMs);
         c.put("asserted", true);
         return c;
     }
