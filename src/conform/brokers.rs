@@ -99,20 +99,7 @@ pub fn encode(call: &BrokerCall) -> Value {
         BrokerCall::Expire { now_ms, brokers } => {
             json!({"op":"broker_expire","now_ms":now_ms,"brokers":brokers})
         }
-        BrokerCall::AlterAnswer {
-            partition,
-            broker,
-            error,
-            isr,
-            leader_epoch,
-            partition_epoch,
-            asserted,
-            now_ms,
-            ..
-        } => json!({"op":"broker_alter_answer","partition":partition,"broker":broker,
-            "error":error,"isr":isr,"leader_epoch":leader_epoch,
-            "partition_epoch":partition_epoch,"leader_recovery_state":0,"asserted":asserted,
-            "now_ms":now_ms}),
+        BrokerCall::AlterAnswer { .. } => alter_answer(call),
         BrokerCall::Restart { broker, survives } => {
             json!({"op":"broker_restart","broker":broker,"survives":survives_name(*survives)})
         }
@@ -124,6 +111,28 @@ pub fn encode(call: &BrokerCall) -> Value {
         } => json!({"op":"broker_delete_records","partition":partition,"broker":broker,
             "offset":offset}),
     }
+}
+
+/// `broker_alter_answer`: the controller's answer to an AlterPartition, at the history's time.
+fn alter_answer(call: &BrokerCall) -> Value {
+    let BrokerCall::AlterAnswer {
+        partition,
+        broker,
+        error,
+        isr,
+        leader_epoch,
+        partition_epoch,
+        asserted,
+        now_ms,
+        ..
+    } = call
+    else {
+        unreachable!("an AlterPartition answer")
+    };
+    json!({"op":"broker_alter_answer","partition":partition,"broker":broker,
+        "error":error,"isr":isr,"leader_epoch":leader_epoch,
+        "partition_epoch":partition_epoch,"leader_recovery_state":0,"asserted":asserted,
+        "now_ms":now_ms})
 }
 
 /// The produce request's `acks`: -1 for all, else 1.

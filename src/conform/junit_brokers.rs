@@ -123,21 +123,7 @@ fn emit_step(
 /// One call as the fixture's builder of it.
 fn call(c: &BrokerCall) -> String {
     match c {
-        BrokerCall::Delta {
-            broker,
-            partition,
-            replicas,
-            isr,
-            leader,
-            leader_epoch,
-            partition_epoch,
-            min_insync_replicas,
-            now_ms,
-        } => format!(
-            "delta({broker}, {partition}, {}, {}, {leader}, {leader_epoch}, {partition_epoch}, {min_insync_replicas}, {now_ms}L)",
-            ints(replicas),
-            ints(isr)
-        ),
+        BrokerCall::Delta { .. } => delta(c),
         BrokerCall::Image {
             fenced,
             shutting_down,
@@ -174,25 +160,7 @@ fn call(c: &BrokerCall) -> String {
             args.extend(brokers.iter().map(|b| b.to_string()));
             format!("expire({})", args.join(", "))
         }
-        BrokerCall::AlterAnswer {
-            partition,
-            broker,
-            asserted,
-            error,
-            isr,
-            leader_epoch,
-            partition_epoch,
-            now_ms,
-            ..
-        } => format!(
-            "{}({partition}, {broker}, \"{error}\", {}, {leader_epoch}, {partition_epoch}, {now_ms}L)",
-            if *asserted {
-                "expansionAnswer"
-            } else {
-                "alterAnswer"
-            },
-            ints(isr)
-        ),
+        BrokerCall::AlterAnswer { .. } => alter_answer(c),
         BrokerCall::Restart { broker, survives } => {
             format!("restart({broker}, \"{}\")", survives_name(*survives))
         }
@@ -203,6 +171,57 @@ fn call(c: &BrokerCall) -> String {
             offset,
         } => format!("deleteRecords({partition}, {broker}, {offset}L)"),
     }
+}
+
+/// A delta as the fixture's builder of it.
+fn delta(c: &BrokerCall) -> String {
+    let BrokerCall::Delta {
+        broker,
+        partition,
+        replicas,
+        isr,
+        leader,
+        leader_epoch,
+        partition_epoch,
+        min_insync_replicas,
+        now_ms,
+    } = c
+    else {
+        unreachable!("a delta")
+    };
+    format!(
+        "delta({broker}, {partition}, {}, {}, {leader}, {leader_epoch}, {partition_epoch}, {min_insync_replicas}, {now_ms}L)",
+        ints(replicas),
+        ints(isr)
+    )
+}
+
+/// An AlterPartition answer: the history's own expansion (`expansionAnswer`, answered only
+/// where the real Partition proposed it) or an answer to a proposal the model's made.
+fn alter_answer(c: &BrokerCall) -> String {
+    let BrokerCall::AlterAnswer {
+        partition,
+        broker,
+        asserted,
+        error,
+        isr,
+        leader_epoch,
+        partition_epoch,
+        now_ms,
+        ..
+    } = c
+    else {
+        unreachable!("an AlterPartition answer")
+    };
+    let builder = if *asserted {
+        "expansionAnswer"
+    } else {
+        "alterAnswer"
+    };
+    format!(
+        "{builder}({partition}, {broker}, \"{error}\", {}, {leader_epoch}, {partition_epoch}, {now_ms}L)",
+        ints(isr)
+    )
 }
 
 /// After a step: each acks=all run the model counts acknowledged at it is acknowledged by

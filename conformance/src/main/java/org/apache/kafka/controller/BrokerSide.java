@@ -147,17 +147,8 @@ final class BrokerSide {
      * them and starts new ones, as a new process would.
      */
     private final Map<Integer, BrokerTopicStats> stats = new HashMap<>();
-    /**
-     * Each broker's replicas as the last answer rendered them, by partition index, kept
-     * until a call names the replica (reading every log's batches and epochs at every step
-     * was a sixth of the driver's time, and a call touches one or two replicas). A
-     * replica changes only through calls that name its broker and partition, calls that
-     * name its broker alone (a restart, a flush, the expiration task) and its broker's
-     * own scheduler's tasks ({@link #touch}). A broker absent here is rendered whole.
-     */
-    private final Map<Integer, TreeMap<Integer, String>> rendered = new HashMap<>();
-    /** Per broker rendered, the partitions a call touched since: rendered again one by one. */
-    private final Map<Integer, TreeSet<Integer>> stale = new HashMap<>();
+    /** The replicas as the answers carry them, each rendered again only once a call touched it. */
+    private final BrokerReplicas view = new BrokerReplicas();
 
     BrokerSide() {
         // No JMX: every log and Partition registers its gauges as MBeans, and each history
@@ -178,7 +169,7 @@ final class BrokerSide {
         return new Uuid(0L, index + 1L);
     }
 
-    private static int topicIndex(String name) {
+    static int topicIndex(String name) {
         try {
             if (name.startsWith("t")) return Integer.parseInt(name.substring(1));
         } catch (NumberFormatException e) {
@@ -230,11 +221,11 @@ final class BrokerSide {
         Outcome o = new Outcome();
         current = o;
         try {
-            touch(op, req);
+            view.touch(op, req);
             if (req.containsKey("now_ms")) clock.moveTo(longField(req, "now_ms"));
             dispatch(op, req, o);
             for (Broker b : brokers.values()) {
-                if (b.scheduler.hasDue()) touchBroker(b.id);
+                if (b.scheduler.hasDue()) view.touchBroker(b.id);
                 for (Throwable t : b.scheduler.runDue()) o.fault(t);
             }
         } catch (ConformanceDriver.DriverException e) {
@@ -247,60 +238,6 @@ final class BrokerSide {
         return o;
     }
 
-    /** Forgets the rendering of every replica this call may change (unknown: all of them). */
-    private void touch(String op, Map<String, Object> req) {
-        Object partition = req.get("partition");
-        switch (op) {
-            case "broker_state":
-                return;
-            case "broker_fetch":
-                touch(req.get("follower"), partition);
-                touch(req.get("leader"), partition);
-                return;
-            case "broker_expire":
-                if (req.get("brokers") instanceof List) {
-                    for (Object id : (List<?>) req.get("brokers")) touch(id, null);
-                } else {
-                    rendered.clear();
-                }
-                return;
-            case "broker_alter_answer":
-                touch(req.get("broker"), partition);
-                if (req.containsKey("leader")) touch(req.get("leader"), partition);
-                return;
-            case "broker_delta":
-            case "broker_remove":
-            case "broker_produce":
-            case "broker_delete_records":
-                touch(req.get("broker"), partition);
-                return;
-            case "broker_restart":
-            case "broker_flush":
-                touch(req.get("broker"), null);
-                return;
-            default:
-                rendered.clear();
-        }
-    }
-
-    /** Broker {@code id}'s replica of {@code partition} (null: all of the broker's) changes. */
-    private void touch(Object id, Object partition) {
-        if (!(id instanceof Long)) {
-            rendered.clear();
-        } else if (!(partition instanceof Long)) {
-            touchBroker((int) (long) (Long) id);
-        } else {
-            touchReplica((int) (long) (Long) id, (int) (long) (Long) partition);
-        }
-    }
-
-    private void touchBroker(int id) {
-        rendered.remove(id);
-    }
-
-    private void touchReplica(int id, int partition) {
-        if (rendered.containsKey(id)) stale.computeIfAbsent(id, k -> new TreeSet<>()).add(partition);
-    }
 
     private void dispatch(String op, Map<String, Object> req, Outcome o) throws IOException {
         switch (op) {
@@ -532,7 +469,7 @@ final class BrokerSide {
         Integer old = minIsr.put(index, value);
         if (old != null && old == value) return;
         for (Broker b : brokers.values()) {
-            touchReplica(b.id, index);
+            view.touchReplica(b.id, index);
             Object log = BrokerShims.getLog(b.logManager, topicPartition(index));
             if (log != null) call(log, "updateConfig", new LogConfig(topicProps(topicPartition(index).topic())));
         }
@@ -815,128 +752,10 @@ final class BrokerSide {
         out.append(']');
     }
 
+
     /** {@code "replicas":[...]}: every replica any broker holds (a log, a Partition or both). */
     void replicas(StringBuilder out, Outcome o) {
-        out.append("\"replicas\":[");
-        boolean first = true;
-        for (Broker b : brokers.values()) {
-            for (String replica : brokerReplicas(b, o).values()) {
-                if (!first) out.append(',');
-                first = false;
-                out.append(replica);
-            }
-        }
-        out.append(']');
-    }
-
-    /**
-     * One broker's replicas by partition index: those rendered before and not touched
-     * since as they were, the touched ones again, all of them when the broker was touched
-     * as a whole. A listing that failed (a fault) is not kept.
-     */
-    private TreeMap<Integer, String> brokerReplicas(Broker b, Outcome o) {
-        TreeMap<Integer, String> known = rendered.get(b.id);
-        TreeSet<Integer> touched = stale.remove(b.id);
-        if (known == null) {
-            TreeMap<Integer, String> all = new TreeMap<>();
-            if (brokerReplicas(all, b, o)) rendered.put(b.id, all);
-            return all;
-        }
-        if (touched == null) return known;
-        try {
-            for (int index : touched) {
-                Object log = BrokerShims.getLog(b.logManager, topicPartition(index));
-                if (log == null && !b.partitions.containsKey(index)) {
-                    known.remove(index);
-                    continue;
-                }
-                StringBuilder s = new StringBuilder();
-                replica(s, b, index, log);
-                known.put(index, s.toString());
-            }
-        } catch (RuntimeException e) {
-            rendered.remove(b.id);
-            throw e;
-        }
-        return known;
-    }
-
-    /** Every replica of the broker, rendered into {@code out}; false if listing its logs failed (a fault). */
-    private boolean brokerReplicas(TreeMap<Integer, String> out, Broker b, Outcome o) {
-        boolean listed = true;
-        TreeMap<Integer, Object> logs = new TreeMap<>();
-        try {
-            for (Object log : BrokerShims.allLogs(b.logManager)) {
-                int index = topicIndex(((TopicPartition) call(log, "topicPartition")).topic());
-                if (index >= 0) logs.put(index, log);
-            }
-        } catch (Throwable t) {
-            o.fault(t);
-            listed = false;
-        }
-        TreeSet<Integer> indices = new TreeSet<>(logs.keySet());
-        indices.addAll(b.partitions.keySet());
-        for (int index : indices) {
-            StringBuilder s = new StringBuilder();
-            replica(s, b, index, logs.get(index));
-            out.put(index, s.toString());
-        }
-        return listed;
-    }
-
-    private void replica(StringBuilder out, Broker b, int index, Object log) {
-        Object p = b.partitions.get(index);
-        out.append("{\"broker\":").append(b.id).append(",\"partition\":").append(index);
-        if (log != null) {
-            out.append(",\"leo\":").append(getLong(log, "logEndOffset"))
-                .append(",\"log_start\":").append(getLong(log, "logStartOffset"))
-                .append(",\"hw\":").append(getLong(log, "highWatermark"))
-                .append(",\"recovery_point\":").append(getLong(log, "recoveryPoint"));
-            out.append(",\"epochs\":");
-            triples(out, BrokerShims.epochs(log));
-            out.append(",\"batches\":");
-            triples(out, BrokerShims.logBatches(log));
-        } else {
-            out.append(",\"leo\":-1,\"log_start\":-1,\"hw\":-1,\"recovery_point\":-1,\"epochs\":[],\"batches\":[]");
-        }
-        boolean leads = p != null && (Boolean) call(p, "isLeader");
-        out.append(",\"leader\":").append(leads)
-            .append(",\"fetch_failed\":").append(b.failed.contains(index))
-            .append(",\"online\":").append(p != null)
-            .append(",\"leader_epoch\":").append(p == null ? -1 : ((Number) call(p, "getLeaderEpoch")).intValue());
-        int[] isr = new int[0];
-        int[] maximal = new int[0];
-        if (p != null) {
-            Object state = call(p, "partitionState");
-            isr = BrokerShims.sortedInts(call(state, "isr"));
-            maximal = BrokerShims.sortedInts(call(state, "maximalIsr"));
-        }
-        out.append(",\"isr\":").append(Arrays.toString(isr).replace(" ", ""))
-            .append(",\"maximal_isr\":").append(Arrays.toString(maximal).replace(" ", ""));
-        BrokerFetcher.FetchState st = b.fetches.get(index);
-        out.append(",\"fetch_state\":");
-        if (st == null) {
-            out.append("null");
-        } else {
-            out.append("{\"leader\":").append(st.leader)
-                .append(",\"offset\":").append(st.offset)
-                .append(",\"leader_epoch\":").append(st.leaderEpoch)
-                .append(",\"last_fetched_epoch\":").append(st.lastFetchedEpoch == null ? -1 : st.lastFetchedEpoch)
-                .append(",\"truncating\":").append(st.truncating).append('}');
-        }
-        out.append('}');
-    }
-
-    private static void triples(StringBuilder out, List<long[]> rows) {
-        out.append('[');
-        for (int i = 0; i < rows.size(); i++) {
-            if (i > 0) out.append(',');
-            long[] r = rows.get(i);
-            out.append('[');
-            for (int j = 0; j < r.length; j++) out.append(j > 0 ? "," : "").append(r[j]);
-            out.append(']');
-        }
-        out.append(']');
+        view.replicas(out, brokers.values(), o);
     }
 
     // ---------------------------------------------------------------- request fields
