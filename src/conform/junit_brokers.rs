@@ -19,7 +19,7 @@ use super::junit_dialect::{ints, javadoc, join};
 use super::release::Release;
 use super::replay::{check_expressible, model_calls};
 use crate::check::history::History;
-use crate::check::invariants::{by_id, Scope};
+use crate::check::invariants::{by_id, from_offset, kept_acked, leader_candidates, Scope};
 use crate::model::broker::BrokerCall;
 use crate::model::{AckedRun, BrokerId, Cluster};
 use crate::rules::RuleSet;
@@ -268,22 +268,13 @@ fn records(run: &AckedRun) -> String {
     }
 }
 
-/// The runs of `runs` at or above `from` (records below it were deleted on purpose).
-fn from_offset(runs: &[AckedRun], from: i64) -> Vec<AckedRun> {
-    let cut = |r: &AckedRun| {
-        let start = r.start.max(from);
-        (start < r.end).then_some(AckedRun { start, ..*r })
-    };
-    runs.iter().filter_map(cut).collect()
-}
-
 /// The violated property after the finding's step, with the model's replicas and runs.
 fn property(c: &Cluster, p: usize, inv: &str, out: &mut String) -> Result<(), String> {
     let part = &c.partitions[p];
     let ghost = &c.ghosts[p];
     let rt = &c.runtime.partitions[p];
     let scope = Scope::of(c);
-    let acked = from_offset(&ghost.acked, ghost.deleted_below);
+    let acked: Vec<AckedRun> = kept_acked(ghost).collect();
     let mut lines = Vec::new();
     let holds = |b: BrokerId, run: &AckedRun, method: &str, what: &str| {
         format!(
@@ -308,18 +299,19 @@ fn property(c: &Cluster, p: usize, inv: &str, out: &mut String) -> Result<(), St
             }
         }
         "ELR4" => {
-            let elr = part.elr.iter().filter(|b| part.replicas.contains(b));
-            for b in part.isr.iter().chain(elr) {
-                let list = if part.isr.contains(b) { "ISR" } else { "ELR" };
+            for b in leader_candidates(part) {
+                let list = if part.isr.contains(&b) { "ISR" } else { "ELR" };
                 for run in &acked {
-                    lines.push(holds(*b, run, "holds", &format!("{list} member")));
+                    lines.push(holds(b, run, "holds", &format!("{list} member")));
                 }
             }
         }
         _ => {
             // D5: the serving leader holds every read record above its log start; every
             // other live replica, those below its own high watermark.
-            let read = from_offset(&ghost.read, ghost.deleted_below);
+            let read: Vec<AckedRun> = (ghost.read.iter())
+                .filter_map(|r| from_offset(r, ghost.deleted_below))
+                .collect();
             let leader = part.leader;
             let live = rt.locals.iter().filter(|l| scope.is_up(l.broker));
             for run in &read {

@@ -31,13 +31,13 @@ fn views<'a>(c: &'a Cluster, scope: &'a Scope<'a>) -> impl Iterator<Item = PartV
 }
 
 /// The part of `run` at or above `from` (records below it were deleted on purpose).
-fn from_offset(run: &AckedRun, from: i64) -> Option<AckedRun> {
+pub(crate) fn from_offset(run: &AckedRun, from: i64) -> Option<AckedRun> {
     let start = run.start.max(from);
     (start < run.end).then_some(AckedRun { start, ..*run })
 }
 
 /// The acknowledged runs of a partition that must still exist.
-pub(super) fn kept_acked(g: &Ghost) -> impl Iterator<Item = AckedRun> + '_ {
+pub(crate) fn kept_acked(g: &Ghost) -> impl Iterator<Item = AckedRun> + '_ {
     g.acked
         .iter()
         .filter_map(|r| from_offset(r, g.deleted_below))

@@ -50,7 +50,7 @@ pub(super) fn elr3_empty_at_min_isr(v: &PartView) -> Option<String> {
 /// The replicas an election may pick: the ISR, then the ELR members that are still replicas
 /// (elections walk the replica list, so a removed one in the ELR is ELR1's concern, not a
 /// candidate).
-fn leader_candidates(p: &Partition) -> impl Iterator<Item = BrokerId> + '_ {
+pub(crate) fn leader_candidates(p: &Partition) -> impl Iterator<Item = BrokerId> + '_ {
     let elr = p.elr.iter().filter(|b| p.replicas.contains(b));
     p.isr.iter().chain(elr).copied()
 }

@@ -31,6 +31,9 @@ mod kraft;
 mod list;
 mod scope;
 
+/// What the data-plane checks ask of a replica, for a reproducer that asserts the same.
+pub(crate) use data::{from_offset, kept_acked};
+pub(crate) use elr::leader_candidates;
 pub use kraft::{End, How};
 pub use list::INVARIANTS;
 pub use scope::{all_partitions, part_view, touched, PartSet, PartView, Scope};
