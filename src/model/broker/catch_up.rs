@@ -2,7 +2,7 @@
 //! follower fetched until it had the leader's end, and the leader recorded it there.
 
 use super::Local;
-use super::{append_diskless, diskless_epoch, fetch, tell, BrokerCall};
+use super::{append_diskless, diskless_epoch, hw, tell, BrokerCall};
 use crate::model::log::{FetchPosition, Log};
 use crate::model::{BrokerId, Cluster, Rules};
 
@@ -180,6 +180,6 @@ fn record(c: &mut Cluster, p: usize, r: BrokerId, at: i64, before: &Applied) {
         if at >= leader_hw && at >= epoch_start && !maximal.contains(&r) {
             maximal.push(r);
         }
-        fetch::maybe_increment_leader_hw_in(c, p, before.replicas, before.isr, &maximal);
+        hw::maybe_increment_leader_hw_in(c, p, before.replicas, before.isr, &maximal);
     }
 }

@@ -2,6 +2,7 @@
 //! follower, the follower's processing of the answer (eviction at the seal), and the ISR
 //! expansion the fetch can earn (rule `seal-admission`).
 
+use super::hw::maybe_increment_leader_hw;
 use super::{
     active_unstalled, alter_isr, consolidating, lost_prefix, AtSealAnswer, Note, ReplicaState,
 };
@@ -61,15 +62,13 @@ pub fn follower_fetch(
         .local(req.leader)
         .expect("listed")
         .hw;
-    if let Some(at) = recorded_at {
-        record_fetch(c, p, r, at, leader_leo);
-    }
+    let moved = recorded_at.is_some_and(|at| record_fetch(c, p, r, at, leader_leo));
     let hw = hw.unwrap_or(leader_hw_before);
     if failed_append_check(c, p, r, o, notes) {
         // The leader recorded the fetch before answering; its ISR expansion does not wait
         // for the follower's append.
         if recorded_at.is_some() {
-            maybe_expand_isr(c, rules, p, r, !req.local_path, notes);
+            expand_then_hw(c, rules, p, r, !req.local_path, moved, notes);
         }
         return;
     }
@@ -92,7 +91,28 @@ pub fn follower_fetch(
     // expansion this fetch earns: AlterPartition reaches it later as a delta).
     maybe_evict(c, rules, p, r);
     if recorded_at.is_some() {
-        maybe_expand_isr(c, rules, p, r, !req.local_path, notes);
+        expand_then_hw(c, rules, p, r, !req.local_path, moved, notes);
+    }
+}
+
+/// The leader's side of a recorded fetch after the record itself, in upstream's order
+/// (`Partition.updateFollowerFetchState`: `maybeExpandIsr`, then `maybeIncrementLeaderHW`
+/// when the follower's end moved; core/src/main/scala/kafka/cluster/Partition.scala,
+/// confluentinc/kafka 06d492d813 and the 4.0.2 release point). The expansion is judged
+/// against the high watermark before this fetch moves it: a follower at the old high
+/// watermark joins, and then holds it. Found by the real brokers of 4.4.0 (model fix 23).
+fn expand_then_hw(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    p: usize,
+    r: BrokerId,
+    at_seal_branch: bool,
+    moved: bool,
+    notes: &mut Vec<Note>,
+) {
+    maybe_expand_isr(c, rules, p, r, at_seal_branch, notes);
+    if moved {
+        maybe_increment_leader_hw(c, p);
     }
 }
 
@@ -149,19 +169,18 @@ fn failed_append_check(
     true
 }
 
-/// `Replica.updateFetchStateOrThrow` on the leader, then `maybeIncrementLeaderHW` only when
-/// the follower's recorded end moved (`Partition.updateFollowerFetchState` compares it with
-/// the one before): a fetch that changes nothing does not re-judge which followers the HW
-/// waits for, so one that stopped being caught up holds it until the next change.
-fn record_fetch(c: &mut Cluster, p: usize, r: BrokerId, at: i64, leader_leo: i64) {
+/// `Replica.updateFetchStateOrThrow` on the leader. Returns whether the follower's recorded
+/// end moved: only then does [`expand_then_hw`] run `maybeIncrementLeaderHW`
+/// (`Partition.updateFollowerFetchState` compares it with the one before), so a fetch that
+/// changes nothing does not re-judge which followers the HW waits for, and one that
+/// stopped being caught up holds it until the next change.
+fn record_fetch(c: &mut Cluster, p: usize, r: BrokerId, at: i64, leader_leo: i64) -> bool {
     let now = c.runtime.now_ms;
     let rt = &mut c.runtime.partitions[p];
     let rec = rt.leader.as_mut().expect("checked").rec_mut(r);
     let before = rec.leo;
     rec.update(at, now, leader_leo);
-    if rec.leo != before {
-        maybe_increment_leader_hw(c, p);
-    }
+    rec.leo != before
 }
 
 /// Answers that end the fetch before any record moves: a fetcher of another leader epoch
@@ -461,76 +480,6 @@ fn fetch_request(c: &Cluster, rules: &dyn Rules, p: usize, r: BrokerId) -> Optio
         at_seal: rules.at_seal_fetch(o, part.seal, leader_leo),
         epoch_check: state.leader_epoch.cmp(&part.leader_epoch),
     })
-}
-
-/// `Partition.maybeIncrementLeaderHW` for classic and pending partitions: the smallest
-/// recorded offset over the leader's end and every follower of the assignment in the ISR
-/// or waited for ([`waits_for`]); no record counts as -1. Never moves down, and not at all
-/// under the effective min ISR (`isUnderMinIsr`, docs/model/brokers.md#high-watermark).
-pub(super) fn maybe_increment_leader_hw(c: &mut Cluster, p: usize) {
-    let (replicas, isr) = (c.partitions[p].replicas, c.partitions[p].isr);
-    maybe_increment_leader_hw_in(c, p, &replicas, &isr, &isr);
-}
-
-/// [`maybe_increment_leader_hw`] over the assignment and ISR the leader has applied (a
-/// history's AlterPartition, before the leader has its answer: a completion in it may have
-/// dropped a replica that holds the high watermark), waiting for `maximal` (`maximalIsr`:
-/// with an expansion sent and not answered); the min-ISR check reads the committed `isr`.
-pub(super) fn maybe_increment_leader_hw_in(
-    c: &mut Cluster,
-    p: usize,
-    replicas: &[BrokerId],
-    isr: &[BrokerId],
-    maximal: &[BrokerId],
-) {
-    let part = &c.partitions[p];
-    if part.diskless && part.seal != -2 {
-        return; // switched: the seal and consolidation own the high watermark
-    }
-    // `effectiveMinIsr`: min.insync.replicas capped at the replication factor.
-    let min_isr = i64::from(part.min_insync_replicas).min(replicas.len() as i64);
-    if (isr.len() as i64) < min_isr {
-        return;
-    }
-    let rt = &c.runtime.partitions[p];
-    let Some(state) = rt.leader.as_ref() else {
-        return;
-    };
-    let Some(lead) = rt.local(state.broker) else {
-        return;
-    };
-    let leader_leo = lead.leo();
-    let mut hw = leader_leo;
-    for &r in replicas.iter().filter(|&&r| r != state.broker) {
-        let rec = state.rec(r);
-        if maximal.contains(&r) || rec.is_some_and(|s| waits_for(c, r, s, leader_leo)) {
-            hw = hw.min(rec.map_or(-1, |s| s.leo));
-        }
-    }
-    let (classic, leader) = (!part.diskless, state.broker);
-    let lead = c.runtime.partitions[p].local_mut(leader).expect("listed");
-    if hw > lead.hw {
-        lead.hw = hw;
-        if classic {
-            // Records below the leader's high watermark are readable by consumers.
-            super::produce::note_reads(&mut c.ghosts[p], &lead.log, hw);
-        }
-    }
-}
-
-/// `shouldWaitForReplicaToJoinIsr` in `maybeIncrementLeaderHW`: a follower outside the
-/// ISR still holds the high watermark while it is caught up (`ReplicaState.isCaughtUp`:
-/// at the leader's end, or caught up within `replica.lag.time.max.ms`) and ISR-eligible
-/// (`isReplicaIsrEligible`: not fenced, not in controlled shutdown, and the broker epoch
-/// stored by its fetches is its current one, `isBrokerEpochIsrEligible`). Upstream
-/// core/src/main/scala/kafka/cluster/Partition.scala at confluentinc/kafka `06d492d813`
-/// (the wait came with KAFKA-15021, `8ad0ed3e61`, which stopped bumping the leader epoch
-/// on an ISR shrink). Upstream's reason: a follower catching up to a leader alone in the
-/// ISR would otherwise keep falling behind a HW that follows the leader's end, and never
-/// rejoin. Found by the real brokers of 4.4.0 (`broker:hw`).
-fn waits_for(c: &Cluster, r: BrokerId, s: &ReplicaState, leader_leo: i64) -> bool {
-    let lag = c.runtime.config.replica_lag_time_max_ms;
-    s.is_caught_up(leader_leo, c.runtime.now_ms, lag) && c.is_active(r) && s.epoch_current
 }
 
 /// Generic expansion (`Partition.maybeExpandIsr`, `isFollowerInSync`) or, at the seal with

@@ -20,6 +20,7 @@ mod catch_up;
 mod delta;
 mod expiration;
 mod fetch;
+mod hw;
 mod local;
 mod produce;
 
@@ -28,7 +29,7 @@ pub use catch_up::{caught_up_by_assertion, Applied};
 pub use delta::sync;
 pub use expiration::{advance_time, NOTES_KEPT_MAX, NOTES_MAX};
 pub use fetch::follower_fetch;
-use fetch::maybe_increment_leader_hw;
+use hw::maybe_increment_leader_hw;
 pub use local::{FetchPhase, FetchState, Fetchers, Local};
 pub use produce::{
     append, complete_pending, delete_records, flush_broker, PendingAck, PENDING_MAX,
