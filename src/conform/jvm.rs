@@ -6,21 +6,22 @@
 //! survive each: its summary printed, the fault named in one line, the JVM gone. So:
 //! - it runs in its own process group (a terminal's Ctrl-C does not kill it mid-exchange;
 //!   isrfuzz ends it) with stderr in a log file under `target/`, quoted when it dies;
-//! - its pipes are served by two threads, so the caller never blocks on I/O: an answer
-//!   that does not come within the answer timeout is a stall ([`Error::Harness`]), and a
-//!   stop request or the run's deadline ends the wait ([`Error::Stopped`]) after a short
-//!   grace that lets a healthy JVM finish the exchange at hand;
+//! - its pipes are non-blocking and waited on with `poll` from the caller's thread
+//!   ([`Pipes`]), so the caller never blocks on I/O: an answer that does not come within
+//!   the answer timeout is a stall ([`Error::Harness`]), and a stop request or the run's
+//!   deadline ends the wait ([`Error::Stopped`]) after a short grace that lets a healthy
+//!   JVM finish the exchange at hand;
 //! - an answer line is bounded ([`ANSWER_BYTES_MAX`]);
 //! - it is reaped on every exit path: asked to quit, waited for a bounded time, then its
 //!   whole group killed. A second Ctrl-C, which ends isrfuzz without unwinding, kills the
 //!   group from the signal handler ([`stop::guard_group`]).
 
+use super::pipes::{Line, Pipes};
 use crate::error::Error;
 use crate::search::stop;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
 /// An answer line longer than this is refused (a controller answer for eight partitions
@@ -58,20 +59,12 @@ pub struct Launch<'a> {
     pub name: String,
 }
 
-/// One line from the JVM's stdout, or how the reading ended.
-enum Line {
-    Text(String),
-    Eof,
-    TooLong,
-}
-
 /// A running driver JVM.
 pub struct Jvm {
     name: String,
     child: Child,
-    /// Lines to write; dropping it closes the JVM's stdin.
-    input: Option<Sender<Vec<u8>>>,
-    lines: Receiver<Line>,
+    /// Its stdin and stdout.
+    pipes: Pipes,
     log: PathBuf,
     quit: Option<&'static str>,
     quit_wait_ms: u64,
@@ -129,8 +122,7 @@ impl Jvm {
         Ok(Jvm {
             name: launch.name,
             child,
-            input: Some(writer(stdin)),
-            lines: reader(stdout),
+            pipes: Pipes::new(stdin, stdout, ANSWER_BYTES_MAX),
             log,
             quit: launch.quit,
             quit_wait_ms: launch.quit_wait_ms,
@@ -151,10 +143,8 @@ impl Jvm {
         if let Some(t) = &mut self.transcript {
             let _ = t.write_all(b"> ").and_then(|_| t.write_all(&bytes));
         }
-        if let Some(input) = &self.input {
-            // A writer that ended (the JVM closed its stdin) shows as a death when read.
-            let _ = input.send(bytes);
-        }
+        // A JVM that stopped reading shows as a death when its answer is read.
+        self.pipes.send(&bytes);
     }
 
     /// The next answer line, without its newline. Waits at most the answer timeout, less
@@ -167,25 +157,23 @@ impl Jvm {
         let started = Instant::now();
         let mut cut: Option<Instant> = None;
         loop {
-            match self.lines.recv_timeout(Duration::from_millis(POLL_MS)) {
-                Ok(Line::Text(text)) => {
+            match self.pipes.next_line(Duration::from_millis(POLL_MS)) {
+                Some(Line::Text(text)) => {
                     self.first = false;
                     if let Some(t) = &mut self.transcript {
                         let _ = writeln!(t, "< {text}");
                     }
                     return Ok(text);
                 }
-                Ok(Line::Eof) | Err(RecvTimeoutError::Disconnected) => {
-                    return Err(self.died("before answering"))
-                }
-                Ok(Line::TooLong) => {
+                Some(Line::Eof) => return Err(self.died("before answering")),
+                Some(Line::TooLong) => {
                     self.failed = true;
                     return Err(Error::Harness(format!(
                         "{} answered a line longer than {ANSWER_BYTES_MAX} bytes",
                         self.name
                     )));
                 }
-                Err(RecvTimeoutError::Timeout) => {}
+                None => {}
             }
             let over = self.deadline.is_some_and(|d| Instant::now() >= d);
             if stop::requested() || over {
@@ -252,9 +240,13 @@ impl Jvm {
         if let (Some(quit), false) = (self.quit, self.failed) {
             self.send(quit);
         }
-        drop(self.input.take());
         let waited = Instant::now();
         let patience = if self.failed { 0 } else { self.quit_wait_ms };
+        // The quit line is written before stdin closes (a JVM reading it exits either way).
+        while !self.pipes.flushed() && waited.elapsed() < Duration::from_millis(patience) {
+            self.pipes.drain(Duration::from_millis(10));
+        }
+        self.pipes.close_input();
         while waited.elapsed() < Duration::from_millis(patience) {
             if !matches!(self.child.try_wait(), Ok(None)) {
                 break;
@@ -276,62 +268,4 @@ impl Drop for Jvm {
     fn drop(&mut self) {
         self.end();
     }
-}
-
-/// The thread that writes queued lines to the JVM's stdin. SIGPIPE is blocked on it: the
-/// binary keeps SIGPIPE's default (so that `isrfuzz ... | head` ends quietly), under which
-/// a write to a dead JVM would kill isrfuzz instead of failing.
-fn writer(stdin: std::process::ChildStdin) -> Sender<Vec<u8>> {
-    let (tx, rx) = channel::<Vec<u8>>();
-    std::thread::spawn(move || {
-        block_sigpipe();
-        let mut stdin = stdin;
-        for bytes in rx {
-            if stdin.write_all(&bytes).and_then(|_| stdin.flush()).is_err() {
-                return;
-            }
-        }
-    });
-    tx
-}
-
-fn block_sigpipe() {
-    // SAFETY: a zeroed sigset is filled by sigemptyset before use; the mask is this
-    // thread's own.
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        libc::sigaddset(&mut set, libc::SIGPIPE);
-        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-    }
-}
-
-/// The thread that reads the JVM's stdout line by line, each bounded.
-fn reader(stdout: std::process::ChildStdout) -> Receiver<Line> {
-    let (tx, rx) = channel();
-    std::thread::spawn(move || {
-        let mut stdout = BufReader::new(stdout);
-        loop {
-            let mut buf = Vec::new();
-            let read = (&mut stdout)
-                .take(ANSWER_BYTES_MAX as u64 + 1)
-                .read_until(b'\n', &mut buf);
-            let line = match read {
-                Ok(0) | Err(_) => Line::Eof,
-                Ok(_) if buf.last() != Some(&b'\n') && buf.len() > ANSWER_BYTES_MAX => {
-                    Line::TooLong
-                }
-                Ok(_) if buf.last() != Some(&b'\n') => Line::Eof,
-                Ok(_) => {
-                    buf.pop();
-                    Line::Text(String::from_utf8_lossy(&buf).into_owned())
-                }
-            };
-            let last = !matches!(line, Line::Text(_));
-            if tx.send(line).is_err() || last {
-                return;
-            }
-        }
-    });
-    rx
 }

@@ -21,6 +21,7 @@ pub mod junit_dialect;
 pub mod junit_files;
 pub mod junit_upstream;
 pub mod jvm;
+pub mod pipes;
 pub mod protocol;
 pub mod release;
 pub mod render;
