@@ -19,7 +19,7 @@ use std::cell::RefCell;
 
 pub use super::replicas::{
     class_of, differences, BrokerStep, Proposal, RealReplica, MID_BATCH_DELETE, MID_BATCH_FETCH,
-    RECOVERY_BELOW_START,
+    MID_BATCH_TRUNCATE, RECOVERY_BELOW_START,
 };
 
 /// One answer line of a `broker_*` op (its `fetch`, `produce` and `proposals` are read by
@@ -219,6 +219,7 @@ impl Judge for Brokers<'_, '_> {
             None => None,
             Some("mid_batch_delete") => Some(MID_BATCH_DELETE),
             Some("mid_batch_fetch") => Some(MID_BATCH_FETCH),
+            Some("mid_batch_truncate") => Some(MID_BATCH_TRUNCATE),
             Some("recovery_below_log_start") => Some(RECOVERY_BELOW_START),
             Some(other) => {
                 return Err(Error::Harness(format!(

@@ -74,6 +74,18 @@ pub const MID_BATCH_DELETE: &str = "DeleteRecords inside a record batch (the mod
 pub const MID_BATCH_FETCH: &str =
     "a fetch answered from inside a record batch (the model has no batches)";
 
+/// The same mechanism met by a truncation: a follower truncates to an offset strictly
+/// inside one of its own batches, and the whole batch goes (`LogSegment.truncateTo` cuts at
+/// the position of the batch holding the offset) while the log end becomes the offset
+/// (`LocalLog.truncateTo`; storage/.../internals/log/, confluentinc/kafka 06d492d813): the
+/// batch's records below the offset are gone, which the model, with no batches, keeps.
+/// Reached when a DeleteRecords moved the leader's first epoch entry to its log start and a
+/// new epoch starting there replaced it, so that the leader's answer to a diverged
+/// follower's last epoch ends inside the follower's batch (found on 4.0.2, generated seed
+/// 41). The driver ends the step after the truncation.
+pub const MID_BATCH_TRUNCATE: &str =
+    "a truncation inside a record batch (the model has no batches)";
+
 /// Records below the log start stay on disk in a segment that also holds records above it
 /// (no log-start deletion removes the active segment), and the recovery after a power loss
 /// reads their epochs into the leader-epoch cache (`LogLoader.recoverLog`,

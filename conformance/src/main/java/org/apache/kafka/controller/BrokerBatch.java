@@ -37,6 +37,8 @@ final class BrokerBatch {
     static final String MID_BATCH_FETCH = "mid_batch_fetch";
     /** The reason a step is stopped after a power loss that recovers records below the log start. */
     static final String RECOVERY_BELOW_START = "recovery_below_log_start";
+    /** The reason a step is stopped after a follower truncated inside one of its batches. */
+    static final String MID_BATCH_TRUNCATE = "mid_batch_truncate";
 
     static void run(BrokerSide side, Map<String, Object> req, StringBuilder out) {
         Object field = req.get("calls");
@@ -85,6 +87,7 @@ final class BrokerBatch {
                 }
                 if (o != null && o.fromInsideABatch) beyond = MID_BATCH_FETCH;
                 if (o != null && o.recoveredBelowStart) beyond = RECOVERY_BELOW_START;
+                if (o != null && o.truncatedInsideABatch) beyond = MID_BATCH_TRUNCATE;
                 if (beyond != null || !catchUp || caughtUp(side, call, o)) break;
             }
             if (beyond != null) break;

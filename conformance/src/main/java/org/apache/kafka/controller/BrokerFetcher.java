@@ -169,12 +169,26 @@ final class BrokerFetcher {
      */
     private static boolean doTruncate(BrokerSide.Broker f, int index, long offset, BrokerSide.Outcome o) {
         try {
+            noteInsideABatch(f, index, offset, o);
             call(f.partitions.get(index), "truncateTo", offset, false);
             return true;
         } catch (Throwable t) {
             unexpected(o, t);
             markFailed(f, index);
             return false;
+        }
+    }
+
+    /**
+     * A truncation to an offset strictly inside one of the follower's batches removes the
+     * whole batch ({@code LogSegment.truncateTo} cuts at the position of the batch holding
+     * the offset) while the log end becomes the offset ({@code LocalLog.truncateTo}): the
+     * records below it in that batch are gone. The model, having no batches, keeps them.
+     * Noted only; the truncation goes on as upstream's and the step ends after it.
+     */
+    private static void noteInsideABatch(BrokerSide.Broker f, int index, long offset, BrokerSide.Outcome o) {
+        for (long[] b : BrokerShims.logBatches(followerLog(f, index))) {
+            if (b[0] < offset && offset <= b[1]) o.truncatedInsideABatch = true;
         }
     }
 
@@ -323,6 +337,7 @@ final class BrokerFetcher {
         long replicaEnd = getLong(followerLog(f, index), "logEndOffset");
         long leaderEnd = listOffset(l, index, LATEST_TIMESTAMP, st.leaderEpoch, o);
         if (leaderEnd < replicaEnd) {
+            noteInsideABatch(f, index, leaderEnd, o);
             call(partition, "truncateTo", leaderEnd, false);
             return new FetchState(st.leader, leaderEnd, st.leaderEpoch,
                 BrokerShims.latestEpoch(followerLog(f, index)), false, 0L);

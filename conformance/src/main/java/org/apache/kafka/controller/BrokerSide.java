@@ -113,6 +113,8 @@ final class BrokerSide {
         boolean fromInsideABatch;
         /** A power loss recovered a log whose records below its log start are still on disk. */
         boolean recoveredBelowStart;
+        /** A follower truncated its log to an offset strictly inside one of its batches. */
+        boolean truncatedInsideABatch;
 
         /** The first thing a real class threw that upstream would catch and log. */
         void fault(Throwable t) {
