@@ -6,8 +6,7 @@ use clap::Args;
 use isrfuzz::conform::campaign::{
     minimize_disagreement, triage_shown, write_disagreement, Generated, Tally,
 };
-use isrfuzz::conform::driver::{build, project_dir, Jit};
-use isrfuzz::conform::epoch_cache::{jvm, Mapping};
+use isrfuzz::conform::driver::{project_dir, Jit};
 use isrfuzz::conform::junit::{junit_reproducer, Finding};
 use isrfuzz::conform::junit_brokers::{brokers_reproducer, BROKERS_ASSERTED};
 use isrfuzz::conform::junit_files::{write_method, write_reproducer, Written};
@@ -15,6 +14,7 @@ use isrfuzz::conform::junit_upstream::{method_name, upstream_method};
 use isrfuzz::conform::jvm::ANSWER_TIMEOUT_MS;
 use isrfuzz::conform::render::describe;
 use isrfuzz::conform::replay::{check_expressible, judged_part};
+use isrfuzz::conform::sut::{prepare, Change};
 use isrfuzz::conform::{conform_history, Conformance, Driver, Release};
 use isrfuzz::error::{inert, inert_json, Error};
 use isrfuzz::findings::finding::Sink;
@@ -51,7 +51,7 @@ pub struct ConformArgs {
     max_histories: Option<u64>,
     /// Seed of the generated histories (default: from the clock, printed).
     #[arg(long)]
-    seed: Option<u64>,
+    pub(super) seed: Option<u64>,
     /// ELR in generated histories: `on`, `off` or `drawn` per history.
     #[arg(long, value_name = "on|off|drawn", default_value = "drawn", value_parser = parse_elr)]
     elr: ElrMode,
@@ -67,13 +67,24 @@ pub struct ConformArgs {
     known: Option<PathBuf>,
     /// The Maven project of the driver (default: this checkout's conformance/).
     #[arg(long, value_name = "DIR")]
-    driver: Option<PathBuf>,
+    pub(super) driver: Option<PathBuf>,
     /// Also judge the brokers: the calls the model's broker side makes (registrations
     /// applied, appends, fetch rounds, the ISR-expiration task, restarts) are performed on
     /// the release's real Partitions and logs, and every replica is compared after each
     /// step (conformance/BROKERS.md).
     #[arg(long, conflicts_with = "epoch_cache")]
     brokers: bool,
+    /// Judge a change to the controller: a unified diff (as `git diff` writes it, paths
+    /// `metadata/src/main/java/...`) applied to the release's kafka-metadata sources jar,
+    /// the changed files compiled against its jars and put first on the classpath. Repeat
+    /// for several patches, applied in order. The model side stays `--rules`.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["classpath", "epoch_cache"])]
+    patch: Vec<PathBuf>,
+    /// Judge a build of one's own: jars or class folders (`:`-separated, one of them
+    /// holding the controller, e.g. metadata/build/classes/java/main of a Gradle build) put
+    /// before the release's jars.
+    #[arg(long, value_name = "PATH", conflicts_with = "epoch_cache")]
+    classpath: Option<String>,
     /// Print one line per history, agreeing ones included.
     #[arg(long)]
     verbose: bool,
@@ -91,7 +102,7 @@ pub struct ConformArgs {
     /// Print only the run's tally, as one JSON object (for scripts); always one, with an
     /// `error` field when the run failed. Disagreements are described on stderr.
     #[arg(long, conflicts_with = "verbose")]
-    json: bool,
+    pub(super) json: bool,
     /// A JVM that does not answer a request within this many seconds has stalled: the run
     /// ends with its summary and exit 5 (its first answer gets 30 s more, for its start).
     #[arg(long, value_name = "SECONDS", default_value_t = ANSWER_TIMEOUT_MS as f64 / 1000.0)]
@@ -110,7 +121,7 @@ fn answer_timeout(args: &ConformArgs) -> Result<Duration, Error> {
 }
 
 /// A wait ended by a stop request or the deadline is a normal end, not a failure.
-fn stopped_is_fine(outcome: Result<(), Error>) -> Result<(), Error> {
+pub(super) fn stopped_is_fine(outcome: Result<(), Error>) -> Result<(), Error> {
     match outcome {
         Err(Error::Stopped(_)) => Ok(()),
         other => other,
@@ -152,7 +163,7 @@ fn run_checked(args: ConformArgs, printed: &mut bool) -> Result<ExitCode, Error>
     // seen too (the JVM, in its own process group, is not signalled by the terminal).
     stop::install();
     if let Some(count) = args.epoch_cache {
-        return epoch_cache(&args, release, count, timeout, printed);
+        return super::conform_epoch::epoch_cache(&args, release, count, timeout, printed);
     }
     if args.paths.is_empty() && seconds.is_none() && args.max_histories.is_none() {
         return Err(Error::Usage(
@@ -162,10 +173,20 @@ fn run_checked(args: ConformArgs, printed: &mut bool) -> Result<ExitCode, Error>
     let histories = load_all(&args.paths)?;
     refuse_if_none_expressible(&histories, &release)?;
     let known = load_known_or_default(args.known.as_deref())?;
-    let origin = format!("found by isrfuzz conform --kafka {}", release.version);
+    let change = match (&args.patch[..], args.classpath.as_deref()) {
+        ([], None) => Change::Release,
+        ([], Some(entries)) => Change::Classpath(entries),
+        (files, _) => Change::Patches(files),
+    };
+    let dir = project_dir(args.driver.as_deref());
+    let (release, classpath) = prepare(&dir, release, change)?;
+    let origin = match release.change {
+        Some(c) => format!("found by isrfuzz conform --kafka {} {c}", release.version),
+        None => format!("found by isrfuzz conform --kafka {}", release.version),
+    };
     let sink = Sink::new(Some(args.out.clone()), known, origin);
     let jit = Jit::for_run(seconds, args.max_histories);
-    let mut driver = Driver::start(&project_dir(args.driver.as_deref()), release, timeout, jit)?;
+    let mut driver = Driver::start(&dir, release, timeout, jit, classpath)?;
     // The folder is this run's alone while it writes (as every engine's); taken once a
     // judge runs, so a run that cannot start leaves nothing on disk.
     sink.create_dir()?;
@@ -193,70 +214,6 @@ fn run_checked(args: ConformArgs, printed: &mut bool) -> Result<ExitCode, Error>
     }
     outcome?;
     Ok(if run.tally.disagreements() == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
-}
-
-/// Sequences at most: a million takes a few minutes.
-const EPOCH_CACHE_SEQUENCES_MAX: usize = 1_000_000;
-
-/// `--epoch-cache N`: generated operation sequences on both caches, until done or asked
-/// to stop; the report of what was compared, whatever ended the run.
-fn epoch_cache(
-    args: &ConformArgs,
-    release: Release,
-    count: usize,
-    timeout: Duration,
-    printed: &mut bool,
-) -> Result<ExitCode, Error> {
-    if count == 0 || count > EPOCH_CACHE_SEQUENCES_MAX {
-        return Err(Error::Usage(format!(
-            "--epoch-cache must be in 1..={EPOCH_CACHE_SEQUENCES_MAX}"
-        )));
-    }
-    let dir = project_dir(args.driver.as_deref());
-    let classpath = build(&dir, &release)?;
-    let seed = args.seed.unwrap_or(1);
-    let (report, outcome) = jvm::run(
-        &dir,
-        &classpath,
-        (seed, count),
-        Mapping::UnifiedLog,
-        timeout,
-    );
-    let outcome = stopped_is_fine(outcome);
-    if args.json {
-        let classes: std::collections::BTreeMap<&String, usize> =
-            report.classes.iter().map(|(c, (n, _))| (c, *n)).collect();
-        let mut object = serde_json::json!({
-            "release": release.version,
-            "seed": seed,
-            "sequences": report.sequences,
-            "operations": report.operations,
-            "queries": report.queries,
-            "disagreements": report.disagreements,
-            "classes": classes,
-            "stopped_by": stop::stopped_by(),
-        });
-        if let Err(e) = &outcome {
-            object["error"] = serde_json::json!(e.to_string());
-        }
-        println!("{}", inert_json(&object));
-        *printed = true;
-    } else {
-        println!(
-            "epoch cache against Kafka {} (seed {seed}):",
-            release.version
-        );
-        print!("{}", jvm::render(&report));
-        if let Some(signal) = stop::stopped_by() {
-            println!("stopped by {signal} after {} sequences", report.sequences);
-        }
-    }
-    outcome?;
-    Ok(if report.disagreements == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
@@ -391,14 +348,8 @@ impl Run<'_> {
             }) => (small, d),
             _ => (h.clone(), d.clone()),
         };
-        let path = write_disagreement(
-            &self.sink,
-            &shown.0,
-            self.rules,
-            self.release.version,
-            &shown.1,
-        )?;
-        let real = format!("Apache Kafka {}", self.release.version);
+        let path = write_disagreement(&self.sink, &shown.0, self.rules, &self.release, &shown.1)?;
+        let real = self.release.code();
         let text = format!(
             "DIFFER {label}: {} at step {} -> {}\n{}",
             shown.1.class,
@@ -502,8 +453,8 @@ impl Run<'_> {
                 continue; // generated histories and --json: counted in the tally only
             }
             println!(
-                "{id:<6} {whose} Apache Kafka {} at step {step}: {label}: {detail}",
-                self.release.version
+                "{id:<6} {whose} {} at step {step}: {label}: {detail}",
+                self.release.code()
             );
         }
     }
@@ -514,6 +465,7 @@ impl Run<'_> {
         let waited = driver.waited.as_secs_f64();
         let mut object = serde_json::json!({
             "release": self.release.version,
+            "code": self.release.code(),
             "rules": self.rules.to_string(),
             "histories": t.histories,
             "requests": t.requests,
@@ -547,8 +499,8 @@ impl Run<'_> {
         let secs = t.elapsed.as_secs_f64().max(1e-9);
         let jvm = 100.0 * driver.waited.as_secs_f64() / secs;
         println!(
-            "Kafka {} against {}: {} histories, {} requests compared ({} not upstream), {} disagreements, {} skipped; {:.0} histories/s, {jvm:.0} % of the time in the JVM",
-            self.release.version,
+            "{} against {}: {} histories, {} requests compared ({} not upstream), {} disagreements, {} skipped; {:.0} histories/s, {jvm:.0} % of the time in the JVM",
+            self.release.code(),
             self.rules,
             t.histories,
             t.requests,
@@ -576,7 +528,7 @@ impl Run<'_> {
             println!("  stopped at a step beyond the model, the steps before it compared ({reason}): {n}");
         }
         if !t.shown.rows.is_empty() {
-            println!("shown by Apache Kafka {}:", self.release.version);
+            println!("shown by {}:", self.release.code());
             print!("{}", t.shown.table(t.histories, t.elapsed));
         }
         if let Some(signal) = stop::stopped_by() {

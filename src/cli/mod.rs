@@ -13,6 +13,7 @@ mod bench;
 mod bench_report;
 mod cluster;
 mod conform;
+mod conform_epoch;
 mod exhaust;
 mod hunt;
 mod input;

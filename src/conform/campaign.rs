@@ -176,23 +176,34 @@ pub fn triage_shown(
 }
 
 /// Write a disagreement as a conformance finding through the sink: the minimized history,
-/// named `<preset>--conform-<version>-<class>--<hash>.json`, never over an existing file.
+/// named `<preset>--conform-<version>[-changed]-<class>--<hash>.json`, never over an existing file.
 pub fn write_disagreement(
     sink: &Sink,
     history: &History,
     rules: &RuleSet,
-    version: &str,
+    release: &Release,
     d: &Disagreement,
 ) -> Result<Option<PathBuf>, Error> {
     let mut h = history.clone();
     h.description = Some(format!(
-        "conformance: Apache Kafka {version} answers step {} otherwise than {rules}: {}",
+        "conformance: {} answers step {} otherwise than {rules}: {}",
+        release.code(),
         d.step,
         d.differences.join("; ")
     ));
     h.rules = Some(rules.to_string());
     h.expect.clear();
-    let label = format!("conform-{version}-{}", d.class.replace('+', "-"));
+    // A changed controller's findings are told apart from the release's by name too.
+    let changed = if release.change.is_some() {
+        "-changed"
+    } else {
+        ""
+    };
+    let label = format!(
+        "conform-{}{changed}-{}",
+        release.version,
+        d.class.replace('+', "-")
+    );
     sink.write_labelled(&h, rules, &label)
 }
 

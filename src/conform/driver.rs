@@ -6,7 +6,7 @@
 
 use super::jvm::{Jvm, Launch, QUIT_WAIT_MS};
 use super::protocol::Answer;
-use super::release::Release;
+use super::release::{Release, RELEASES};
 use crate::error::Error;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -67,12 +67,14 @@ pub struct Driver {
 }
 
 /// The Maven project: `--driver DIR`, else `ISRFUZZ_CONFORMANCE_DIR`, else the checkout
-/// this binary was built from.
+/// this binary was built from. Made absolute: Maven runs inside it, so a relative path
+/// handed to Maven (the classpath file) would otherwise name a file under itself.
 pub fn project_dir(explicit: Option<&Path>) -> PathBuf {
-    explicit
+    let dir = explicit
         .map(Path::to_path_buf)
         .or_else(|| std::env::var_os("ISRFUZZ_CONFORMANCE_DIR").map(PathBuf::from))
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance"))
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance"));
+    std::path::absolute(&dir).unwrap_or(dir)
 }
 
 /// `program --version` runs: the tool is there.
@@ -129,6 +131,9 @@ pub fn build_with(dir: &Path, release: &Release, profile: Option<&str>) -> Resul
         return Ok(classpath);
     }
     require("mvn", "Maven (3.8 or newer)")?;
+    if release.is_snapshot() {
+        require_local_snapshot(release.version)?;
+    }
     let mut command = Command::new("mvn");
     if let Some(p) = profile {
         command.arg(format!("-P{p}"));
@@ -138,6 +143,7 @@ pub fn build_with(dir: &Path, release: &Release, profile: Option<&str>) -> Resul
         .args([
             "-q",
             "-B",
+            "-Dstyle.color=never",
             "-DskipTests",
             "compile",
             "dependency:build-classpath",
@@ -153,6 +159,23 @@ pub fn build_with(dir: &Path, release: &Release, profile: Option<&str>) -> Resul
             .lines()
             .find(|l| l.contains("ERROR"))
             .unwrap_or("no output");
+        if first.contains("could not be resolved") && release.is_snapshot() {
+            // A module the published ones depend on, not published with them.
+            let which = first.split("resolved: ").nth(1).and_then(|r| r.split([',', ':']).nth(1));
+            return Err(Error::Usage(format!(
+                "Kafka {}: a jar it needs is not in the local Maven repository ({}); publish the whole build with ./gradlew publishToMavenLocal",
+                release.version,
+                which.unwrap_or("see mvn's output").trim()
+            )));
+        }
+        if first.contains("could not be resolved") && first.contains("org.apache.kafka:") {
+            let known: Vec<_> = RELEASES.iter().map(|r| r.version).collect();
+            return Err(Error::Usage(format!(
+                "Kafka {} is not in the Maven repositories (its jars could not be resolved); the driver runs {}, or a local X.Y.Z-SNAPSHOT",
+                release.version,
+                known.join(", ")
+            )));
+        }
         return Err(Error::Usage(format!(
             "building the conformance driver for Kafka {} failed: {}",
             release.version,
@@ -160,6 +183,51 @@ pub fn build_with(dir: &Path, release: &Release, profile: Option<&str>) -> Resul
         )));
     }
     Ok(classpath)
+}
+
+/// The Kafka artifacts the driver's pom depends on (conformance/pom.xml).
+pub const KAFKA_ARTIFACTS: &[&str] = &[
+    "kafka-metadata",
+    "kafka-server-common",
+    "kafka-clients",
+    "kafka-raft",
+    "kafka-storage",
+    "kafka-storage-api",
+    "kafka_2.13",
+    "kafka-server",
+];
+
+/// The local Maven repository: `ISRFUZZ_MAVEN_REPOSITORY`, else `~/.m2/repository`.
+pub fn local_repository() -> PathBuf {
+    std::env::var_os("ISRFUZZ_MAVEN_REPOSITORY")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            let home = std::env::var_os("HOME").unwrap_or_default();
+            Path::new(&home).join(".m2/repository")
+        })
+}
+
+/// A snapshot comes only from the local repository (no repository the driver reaches
+/// serves Kafka snapshots): every artifact must be there, else one line saying which.
+fn require_local_snapshot(version: &str) -> Result<(), Error> {
+    let repo = local_repository();
+    let missing: Vec<&str> = KAFKA_ARTIFACTS
+        .iter()
+        .copied()
+        .filter(|a| {
+            !repo
+                .join(format!("org/apache/kafka/{a}/{version}/{a}-{version}.jar"))
+                .is_file()
+        })
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Usage(format!(
+        "Kafka {version} is not in the local Maven repository {} ({} missing); publish it from your Kafka checkout with ./gradlew publishToMavenLocal",
+        repo.display(),
+        missing.join(", ")
+    )))
 }
 
 /// A source file changed after the driver was compiled.
@@ -189,15 +257,16 @@ fn sources_newer(dir: &Path, compiled: &Path) -> bool {
 }
 
 impl Driver {
-    /// Build if needed, start the JVM, and check it runs the release asked for.
+    /// Start the JVM on a classpath file (the release's, from [`build`], or a change's,
+    /// from `sut::prepare`).
     pub fn start(
         dir: &Path,
         release: Release,
         answer_timeout: Duration,
         jit: Jit,
+        classpath_file: PathBuf,
     ) -> Result<Driver, Error> {
         let log_name = format!("driver-{}.log", release.version);
-        let classpath_file = build(dir, &release)?;
         Driver::start_with(
             dir,
             release,
@@ -229,7 +298,7 @@ impl Driver {
             log_name,
             quit: Some("{\"op\":\"quit\"}"),
             quit_wait_ms,
-            name: format!("the JVM running Kafka {}", release.version),
+            name: format!("the JVM running {}", release.code()),
         };
         Ok(Driver {
             release,
@@ -266,5 +335,51 @@ impl Driver {
         self.waited += started.elapsed();
         let line = line?;
         serde_json::from_str(&line).map_err(|e| self.jvm.nonsense(&e.to_string(), &line))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_relative_driver_folder_is_made_absolute_before_maven_runs_inside_it() {
+        let dir = project_dir(Some(Path::new("campaign/conformance")));
+        assert!(dir.is_absolute(), "{}", dir.display());
+        assert!(dir.ends_with("campaign/conformance"));
+    }
+
+    #[test]
+    fn the_artifacts_checked_for_a_snapshot_are_every_kafka_artifact_of_the_pom() {
+        // The main dependencies: the profiles (the cluster's test kit) are not the driver's.
+        let pom = include_str!("../../conformance/pom.xml")
+            .split("<profiles>")
+            .next()
+            .unwrap();
+        let mut in_pom: Vec<&str> = pom
+            .split("<groupId>org.apache.kafka</groupId>")
+            .skip(1)
+            .filter_map(|rest| {
+                rest.split("<artifactId>")
+                    .nth(1)?
+                    .split("</artifactId>")
+                    .next()
+            })
+            .collect();
+        in_pom.sort_unstable();
+        let mut checked = KAFKA_ARTIFACTS.to_vec();
+        checked.sort_unstable();
+        assert_eq!(in_pom, checked);
+    }
+
+    #[test]
+    fn a_snapshot_missing_from_the_local_repository_is_one_line_naming_the_gradle_task() {
+        let e = require_local_snapshot("0.0.1-SNAPSHOT")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("publishToMavenLocal") && e.contains("kafka-metadata") && !e.contains('\n'),
+            "{e}"
+        );
     }
 }

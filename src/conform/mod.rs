@@ -21,12 +21,14 @@ pub mod junit_dialect;
 pub mod junit_files;
 pub mod junit_upstream;
 pub mod jvm;
+pub mod patch;
 pub mod pipes;
 pub mod protocol;
 pub mod release;
 pub mod render;
 pub mod replay;
 pub mod replicas;
+pub mod sut;
 
 pub use driver::Driver;
 pub use release::{Release, RELEASES};

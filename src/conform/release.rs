@@ -20,6 +20,9 @@ pub struct Release {
     /// which the release does not publish (4.4.0): the cluster command adds the pom's
     /// `cluster-ssl-helpers` profile.
     pub kit_ssl_helpers: bool,
+    /// What runs instead of the release's own controller classes, when something does
+    /// (`with kafka-21419.patch`, `with the local build /path`): every verdict names it.
+    pub change: Option<&'static str>,
 }
 
 /// Oldest first, each with its release preset (`rules::RELEASE_PRESETS`).
@@ -29,6 +32,7 @@ pub const RELEASES: &[Release] = &[
         kit_ssl_helpers: false,
         rf_change_flag: false,
         version: "4.0.2",
+        change: None,
         preset: "kafka-4.0",
     },
     Release {
@@ -36,6 +40,7 @@ pub const RELEASES: &[Release] = &[
         kit_ssl_helpers: false,
         rf_change_flag: true,
         version: "4.1.2",
+        change: None,
         preset: "kafka-4.1",
     },
     Release {
@@ -43,6 +48,7 @@ pub const RELEASES: &[Release] = &[
         kit_ssl_helpers: false,
         rf_change_flag: true,
         version: "4.2.2",
+        change: None,
         preset: "kafka-4.2",
     },
     Release {
@@ -50,6 +56,7 @@ pub const RELEASES: &[Release] = &[
         kit_ssl_helpers: false,
         rf_change_flag: true,
         version: "4.3.1",
+        change: None,
         preset: "kafka-4.3",
     },
     Release {
@@ -57,6 +64,7 @@ pub const RELEASES: &[Release] = &[
         kit_ssl_helpers: true,
         rf_change_flag: true,
         version: "4.4.0",
+        change: None,
         preset: "kafka-4.4",
     },
 ];
@@ -71,10 +79,31 @@ impl Release {
         };
         let bad = || {
             Error::Usage(format!(
-                "--kafka {text:?}: not a release the driver runs (one of {}, or a line such as 4.3)",
+                "--kafka {text:?}: not a release the driver runs (one of {}, a line such as 4.3, or a local X.Y.Z-SNAPSHOT)",
                 lines()
             ))
         };
+        // A build of one's own, published to the local Maven repository
+        // (`publishToMavenLocal`): its line's preset, or the newest's for a newer line.
+        if let Some(base) = text.trim().strip_suffix("-SNAPSHOT") {
+            let mut parts = base.splitn(3, '.');
+            let numeric = |p: Option<&str>| {
+                p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+            };
+            let (major, minor, patch) = (parts.next(), parts.next(), parts.next());
+            if !(numeric(major) && numeric(minor) && numeric(patch)) {
+                return Err(bad());
+            }
+            let line = format!("{}.{}", major.unwrap_or(""), minor.unwrap_or(""));
+            let newest = RELEASES[RELEASES.len() - 1];
+            let release = RELEASES
+                .iter()
+                .find(|r| r.line == line)
+                .copied()
+                .unwrap_or(newest);
+            let version: &'static str = Box::leak(text.trim().to_string().into_boxed_str());
+            return Ok(Release { version, ..release });
+        }
         let mut parts = text.trim().splitn(3, '.');
         let (major, minor) = (parts.next().ok_or_else(bad)?, parts.next().ok_or_else(bad)?);
         let line = format!("{major}.{minor}");
@@ -91,6 +120,19 @@ impl Release {
             Some(_) => Err(bad()),
         }
     }
+
+    /// A build from the local Maven repository, not a published release.
+    pub fn is_snapshot(&self) -> bool {
+        self.version.ends_with("-SNAPSHOT")
+    }
+
+    /// The code under test, as verdicts name it: `Apache Kafka 4.3.1`, or with the change.
+    pub fn code(&self) -> String {
+        match self.change {
+            Some(change) => format!("Apache Kafka {} {change}", self.version),
+            None => format!("Apache Kafka {}", self.version),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -103,7 +145,30 @@ mod tests {
         assert_eq!(Release::parse("4.0.x").unwrap().version, "4.0.2");
         assert_eq!(Release::parse("4.3.0").unwrap().version, "4.3.0");
         assert_eq!(Release::parse("4.3.0").unwrap().preset, "kafka-4.3");
-        for bad in ["3.9", "4", "4.3.a", "", "5.0.0", "4.3."] {
+        assert_eq!(
+            Release::parse("4.3.2-SNAPSHOT").unwrap().preset,
+            "kafka-4.3"
+        );
+        assert!(Release::parse("4.3.2-SNAPSHOT").unwrap().is_snapshot());
+        // A line newer than any release: the newest release's preset and flags.
+        assert_eq!(
+            Release::parse("4.9.0-SNAPSHOT").unwrap().preset,
+            "kafka-4.4"
+        );
+        assert_eq!(
+            Release::parse("4.3.1").unwrap().code(),
+            "Apache Kafka 4.3.1"
+        );
+        for bad in [
+            "3.9",
+            "4",
+            "4.3.a",
+            "",
+            "5.0.0",
+            "4.3.",
+            "4.3-SNAPSHOT",
+            "x.1.0-SNAPSHOT",
+        ] {
             let e = Release::parse(bad).unwrap_err().to_string();
             assert!(e.contains("--kafka") && !e.contains('\n'), "{bad}: {e}");
         }
