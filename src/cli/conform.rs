@@ -16,7 +16,7 @@ use isrfuzz::conform::render::describe;
 use isrfuzz::conform::replay::{check_expressible, judged_part};
 use isrfuzz::conform::sut::{prepare, Change};
 use isrfuzz::conform::{conform_history, Conformance, Driver, Release};
-use isrfuzz::error::{inert, inert_json, Error};
+use isrfuzz::error::{inert, inert_json, stopped_is_fine, Error};
 use isrfuzz::findings::finding::Sink;
 use isrfuzz::findings::triage::load_known_or_default;
 use isrfuzz::rules::RuleSet;
@@ -51,7 +51,7 @@ pub struct ConformArgs {
     max_histories: Option<u64>,
     /// Seed of the generated histories (default: from the clock, printed).
     #[arg(long)]
-    pub(super) seed: Option<u64>,
+    seed: Option<u64>,
     /// ELR in generated histories: `on`, `off` or `drawn` per history.
     #[arg(long, value_name = "on|off|drawn", default_value = "drawn", value_parser = parse_elr)]
     elr: ElrMode,
@@ -67,7 +67,7 @@ pub struct ConformArgs {
     known: Option<PathBuf>,
     /// The Maven project of the driver (default: this checkout's conformance/).
     #[arg(long, value_name = "DIR")]
-    pub(super) driver: Option<PathBuf>,
+    driver: Option<PathBuf>,
     /// Also judge the brokers: the calls the model's broker side makes (registrations
     /// applied, appends, fetch rounds, the ISR-expiration task, restarts) are performed on
     /// the release's real Partitions and logs, and every replica is compared after each
@@ -102,7 +102,7 @@ pub struct ConformArgs {
     /// Print only the run's tally, as one JSON object (for scripts); always one, with an
     /// `error` field when the run failed. Disagreements are described on stderr.
     #[arg(long, conflicts_with = "verbose")]
-    pub(super) json: bool,
+    json: bool,
     /// A JVM that does not answer a request within this many seconds has stalled: the run
     /// ends with its summary and exit 5 (its first answer gets 30 s more, for its start).
     #[arg(long, value_name = "SECONDS", default_value_t = ANSWER_TIMEOUT_MS as f64 / 1000.0)]
@@ -118,14 +118,6 @@ fn answer_timeout(args: &ConformArgs) -> Result<Duration, Error> {
         )));
     }
     Ok(Duration::from_secs_f64(s))
-}
-
-/// A wait ended by a stop request or the deadline is a normal end, not a failure.
-pub(super) fn stopped_is_fine(outcome: Result<(), Error>) -> Result<(), Error> {
-    match outcome {
-        Err(Error::Stopped(_)) => Ok(()),
-        other => other,
-    }
 }
 
 pub fn run(args: ConformArgs) -> Result<ExitCode, Error> {
@@ -147,23 +139,17 @@ fn run_checked(args: ConformArgs, printed: &mut bool) -> Result<ExitCode, Error>
     let release = Release::parse(&args.kafka)?;
     let preset = args.rules.as_deref().unwrap_or(release.preset);
     let rules = RuleSet::parse(preset).map_err(Error::Usage)?;
-    let seconds = args
-        .seconds
-        .filter(|s| s.is_finite() && *s > 0.0 && *s <= SECONDS_MAX);
-    if args.seconds.is_some() && seconds.is_none() {
-        return Err(Error::Usage(format!(
-            "--seconds must be in (0, {SECONDS_MAX}]"
-        )));
-    }
-    let timeout = answer_timeout(&args)?;
-    if args.max_histories == Some(0) {
-        return Err(Error::Usage("--max-histories must be at least 1".into()));
-    }
+    let (seconds, timeout) = budgets(&args)?;
     // Before any JVM starts: a stop request in the JVM's start or its first answer is
     // seen too (the JVM, in its own process group, is not signalled by the terminal).
     stop::install();
     if let Some(count) = args.epoch_cache {
-        return super::conform_epoch::epoch_cache(&args, release, count, timeout, printed);
+        let options = super::conform_epoch::Options {
+            driver: args.driver.as_deref(),
+            seed: args.seed,
+            json: args.json,
+        };
+        return super::conform_epoch::epoch_cache(&options, release, (count, timeout), printed);
     }
     if args.paths.is_empty() && seconds.is_none() && args.max_histories.is_none() {
         return Err(Error::Usage(
@@ -173,20 +159,13 @@ fn run_checked(args: ConformArgs, printed: &mut bool) -> Result<ExitCode, Error>
     let histories = load_all(&args.paths)?;
     refuse_if_none_expressible(&histories, &release)?;
     let known = load_known_or_default(args.known.as_deref())?;
-    let change = match (&args.patch[..], args.classpath.as_deref()) {
-        ([], None) => Change::Release,
-        ([], Some(entries)) => Change::Classpath(entries),
-        (files, _) => Change::Patches(files),
-    };
-    let dir = project_dir(args.driver.as_deref());
-    let (release, classpath) = prepare(&dir, release, change)?;
+    let jit = Jit::for_run(seconds, args.max_histories);
+    let (release, mut driver) = start(&args, release, timeout, jit)?;
     let origin = match release.change {
         Some(c) => format!("found by isrfuzz conform --kafka {} {c}", release.version),
         None => format!("found by isrfuzz conform --kafka {}", release.version),
     };
     let sink = Sink::new(Some(args.out.clone()), known, origin);
-    let jit = Jit::for_run(seconds, args.max_histories);
-    let mut driver = Driver::start(&dir, release, timeout, jit, classpath)?;
     // The folder is this run's alone while it writes (as every engine's); taken once a
     // judge runs, so a run that cannot start leaves nothing on disk.
     sink.create_dir()?;
@@ -218,6 +197,41 @@ fn run_checked(args: ConformArgs, printed: &mut bool) -> Result<ExitCode, Error>
     } else {
         ExitCode::from(1)
     })
+}
+
+/// `--seconds` and `--answer-timeout`, checked, and `--max-histories` at least 1.
+fn budgets(args: &ConformArgs) -> Result<(Option<f64>, Duration), Error> {
+    let seconds = args
+        .seconds
+        .filter(|s| s.is_finite() && *s > 0.0 && *s <= SECONDS_MAX);
+    if args.seconds.is_some() && seconds.is_none() {
+        return Err(Error::Usage(format!(
+            "--seconds must be in (0, {SECONDS_MAX}]"
+        )));
+    }
+    if args.max_histories == Some(0) {
+        return Err(Error::Usage("--max-histories must be at least 1".into()));
+    }
+    Ok((seconds, answer_timeout(args)?))
+}
+
+/// The JVM on the release's jars, or on the change `--patch` or `--classpath` names first;
+/// the release labelled with that change.
+fn start(
+    args: &ConformArgs,
+    release: Release,
+    timeout: Duration,
+    jit: Jit,
+) -> Result<(Release, Driver), Error> {
+    let change = match (&args.patch[..], args.classpath.as_deref()) {
+        ([], None) => Change::Release,
+        ([], Some(entries)) => Change::Classpath(entries),
+        (files, _) => Change::Patches(files),
+    };
+    let dir = project_dir(args.driver.as_deref());
+    let (release, classpath) = prepare(&dir, release, change)?;
+    let driver = Driver::start(&dir, release, timeout, jit, classpath)?;
+    Ok((release, driver))
 }
 
 /// Files were named and the release can take none of them: say why, before any JVM.

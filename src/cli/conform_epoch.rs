@@ -1,14 +1,21 @@
 //! `isrfuzz conform --epoch-cache N`: the model's leader-epoch cache against the
 //! release's `LeaderEpochFileCache` on generated operation sequences.
 
-use super::conform::{stopped_is_fine, ConformArgs};
 use isrfuzz::conform::driver::{build, project_dir};
 use isrfuzz::conform::epoch_cache::{jvm, Mapping};
 use isrfuzz::conform::Release;
-use isrfuzz::error::{inert_json, Error};
+use isrfuzz::error::{inert_json, stopped_is_fine, Error};
 use isrfuzz::search::stop;
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
+
+/// What the run takes from `conform`'s arguments.
+pub struct Options<'a> {
+    pub driver: Option<&'a Path>,
+    pub seed: Option<u64>,
+    pub json: bool,
+}
 
 /// Sequences at most: a million takes a few minutes.
 const EPOCH_CACHE_SEQUENCES_MAX: usize = 1_000_000;
@@ -16,10 +23,9 @@ const EPOCH_CACHE_SEQUENCES_MAX: usize = 1_000_000;
 /// `--epoch-cache N`: generated operation sequences on both caches, until done or asked
 /// to stop; the report of what was compared, whatever ended the run.
 pub fn epoch_cache(
-    args: &ConformArgs,
+    args: &Options,
     release: Release,
-    count: usize,
-    timeout: Duration,
+    (count, timeout): (usize, Duration),
     printed: &mut bool,
 ) -> Result<ExitCode, Error> {
     if count == 0 || count > EPOCH_CACHE_SEQUENCES_MAX {
@@ -27,7 +33,7 @@ pub fn epoch_cache(
             "--epoch-cache must be in 1..={EPOCH_CACHE_SEQUENCES_MAX}"
         )));
     }
-    let dir = project_dir(args.driver.as_deref());
+    let dir = project_dir(args.driver);
     let classpath = build(&dir, &release)?;
     let seed = args.seed.unwrap_or(1);
     let (report, outcome) = jvm::run(

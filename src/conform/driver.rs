@@ -155,34 +155,43 @@ pub fn build_with(dir: &Path, release: &Release, profile: Option<&str>) -> Resul
     if !out.status.success() || !classpath.is_file() {
         let text = String::from_utf8_lossy(&out.stdout).to_string()
             + &String::from_utf8_lossy(&out.stderr);
-        let first = text
-            .lines()
-            .find(|l| l.contains("ERROR"))
-            .unwrap_or("no output");
-        if first.contains("could not be resolved") && release.is_snapshot() {
-            // A module the published ones depend on, not published with them.
-            let which = first.split("resolved: ").nth(1).and_then(|r| r.split([',', ':']).nth(1));
-            return Err(Error::Usage(format!(
-                "Kafka {}: a jar it needs is not in the local Maven repository ({}); publish the whole build with ./gradlew publishToMavenLocal",
-                release.version,
-                which.unwrap_or("see mvn's output").trim()
-            )));
-        }
-        if first.contains("could not be resolved") && first.contains("org.apache.kafka:") {
-            let known: Vec<_> = RELEASES.iter().map(|r| r.version).collect();
-            return Err(Error::Usage(format!(
-                "Kafka {} is not in the Maven repositories (its jars could not be resolved); the driver runs {}, or a local X.Y.Z-SNAPSHOT",
-                release.version,
-                known.join(", ")
-            )));
-        }
-        return Err(Error::Usage(format!(
-            "building the conformance driver for Kafka {} failed: {}",
-            release.version,
-            first.trim()
-        )));
+        return Err(maven_failure(release, &text));
     }
     Ok(classpath)
+}
+
+/// Maven's failure as one line: a release no repository serves, a snapshot not published
+/// whole, else Maven's first error.
+fn maven_failure(release: &Release, text: &str) -> Error {
+    let first = text
+        .lines()
+        .find(|l| l.contains("ERROR"))
+        .unwrap_or("no output");
+    if first.contains("could not be resolved") && release.is_snapshot() {
+        // A module the published ones depend on, not published with them.
+        let which = first
+            .split("resolved: ")
+            .nth(1)
+            .and_then(|r| r.split([',', ':']).nth(1));
+        return Error::Usage(format!(
+            "Kafka {}: a jar it needs is not in the local Maven repository ({}); publish the whole build with ./gradlew publishToMavenLocal",
+            release.version,
+            which.unwrap_or("see mvn's output").trim()
+        ));
+    }
+    if first.contains("could not be resolved") && first.contains("org.apache.kafka:") {
+        let known: Vec<_> = RELEASES.iter().map(|r| r.version).collect();
+        return Error::Usage(format!(
+            "Kafka {} is not in the Maven repositories (its jars could not be resolved); the driver runs {}, or a local X.Y.Z-SNAPSHOT",
+            release.version,
+            known.join(", ")
+        ));
+    }
+    Error::Usage(format!(
+        "building the conformance driver for Kafka {} failed: {}",
+        release.version,
+        first.trim()
+    ))
 }
 
 /// The Kafka artifacts the driver's pom depends on (conformance/pom.xml).

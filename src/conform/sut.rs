@@ -141,15 +141,34 @@ fn patched(
     std::fs::create_dir_all(&root).map_err(Error::io(&root))?;
     let scratch = Scratch(root.join(format!(".building-{}-{id}", std::process::id())));
     let sources = scratch.0.join("src");
+    let changed = apply_all(&patches, &jar, &sources, release)?;
+    let classes = scratch.0.join("classes");
+    compile(&changed, &sources, &classes, base, release)?;
+    std::fs::create_dir_all(&cache).map_err(Error::io(&cache))?;
+    let kept = cache.join("classes");
+    let _ = std::fs::remove_dir_all(&kept);
+    std::fs::rename(&classes, &kept).map_err(Error::io(&kept))?;
+    write_classpath(&classpath, &kept.display().to_string(), base)?;
+    Ok(classpath)
+}
+
+/// Each file patch applied in order to the sources jar's file (or to the same file as an
+/// earlier patch left it), written under `sources`; the files changed.
+fn apply_all(
+    patches: &[FilePatch],
+    jar: &Path,
+    sources: &Path,
+    release: &Release,
+) -> Result<Vec<PathBuf>, Error> {
     let mut changed: Vec<PathBuf> = Vec::new();
-    for patch in &patches {
+    for patch in patches {
         let target = sources.join(&patch.path);
         let before = if target.is_file() {
             std::fs::read_to_string(&target).map_err(Error::io(&target))?
         } else if patch.created {
             String::new()
         } else {
-            read_entry(&jar, &patch.path, release)?
+            read_entry(jar, &patch.path, release)?
         };
         let after = apply(patch, &before).map_err(|m| {
             Error::Usage(format!(
@@ -165,14 +184,7 @@ fn patched(
             changed.push(target);
         }
     }
-    let classes = scratch.0.join("classes");
-    compile(&changed, &sources, &classes, base, release)?;
-    std::fs::create_dir_all(&cache).map_err(Error::io(&cache))?;
-    let kept = cache.join("classes");
-    let _ = std::fs::remove_dir_all(&kept);
-    std::fs::rename(&classes, &kept).map_err(Error::io(&kept))?;
-    write_classpath(&classpath, &kept.display().to_string(), base)?;
-    Ok(classpath)
+    Ok(changed)
 }
 
 /// The release's `kafka-metadata` sources jar, fetched by Maven the first time.
