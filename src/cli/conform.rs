@@ -338,6 +338,9 @@ impl Run<'_> {
         };
         self.tally.add(&c);
         self.tally.mark(self.started.elapsed());
+        if c.disagreement.is_some() && self.tally.first_disagreement.is_none() {
+            self.tally.first_disagreement = Some(self.started.elapsed());
+        }
         let shown = triage_shown(&self.sink, h, self.rules, &c);
         let at = self.started.elapsed();
         self.tally.count_shown(*self.rules, &shown, at);
@@ -496,6 +499,8 @@ impl Run<'_> {
             "shown_by_history": t.by_history,
             "seconds": t.elapsed.as_secs_f64(),
             "jvm_seconds": waited,
+            "sent_by_kind": driver.sent,
+            "first_disagreement_seconds": t.first_disagreement.map(|d| d.as_secs_f64()),
             "warm_histories_per_second": t.warm_rate(),
             "stopped_by": stop::stopped_by(),
         });
@@ -529,6 +534,12 @@ impl Run<'_> {
                 t.broker_calls, t.broker_steps
             );
         }
+        let sent: Vec<String> = driver
+            .sent
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        println!("  sent to the JVM: {}", sent.join(", "));
         for (reason, n) in &t.skipped {
             println!("  skipped ({reason}): {n}");
         }

@@ -54,6 +54,9 @@ pub struct Tally {
     /// controller showed on it, possibly none (what a ticket quotes as affected versions).
     pub by_history: BTreeMap<String, Vec<&'static str>>,
     pub elapsed: Duration,
+    /// Time into the run of the first history that disagreed (what the mutation
+    /// benchmark reports as time to detection).
+    pub first_disagreement: Option<Duration>,
 }
 
 impl Tally {

@@ -5,9 +5,10 @@
 //! (a harness failure, exit 5).
 
 use super::jvm::{Jvm, Launch, QUIT_WAIT_MS};
-use super::protocol::Answer;
+use super::protocol::{kind_of, Answer};
 use super::release::{Release, RELEASES};
 use crate::error::Error;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -64,6 +65,8 @@ pub struct Driver {
     pub requests: u64,
     /// Time spent waiting for the JVM's answers.
     pub waited: Duration,
+    /// Requests sent by kind and option (`protocol::kind_of`).
+    pub sent: BTreeMap<String, u64>,
 }
 
 /// The Maven project: `--driver DIR`, else `ISRFUZZ_CONFORMANCE_DIR`, else the checkout
@@ -314,6 +317,7 @@ impl Driver {
             jvm: Jvm::start(launch, answer_timeout)?,
             requests: 0,
             waited: Duration::ZERO,
+            sent: BTreeMap::new(),
         })
     }
 
@@ -341,6 +345,7 @@ impl Driver {
         self.jvm.send(&request.to_string());
         let line = self.jvm.receive();
         self.requests += 1;
+        *self.sent.entry(kind_of(request)).or_default() += 1;
         self.waited += started.elapsed();
         let line = line?;
         serde_json::from_str(&line).map_err(|e| self.jvm.nonsense(&e.to_string(), &line))

@@ -2,7 +2,9 @@
 //! the driver's answer, and the field-by-field comparison of the answer with the model's.
 
 use crate::model::request::{Exchange, Request};
-use crate::model::{BrokerId, BrokerState, ElectionType, Event, LeaderRecoveryState, Partition};
+use crate::model::{
+    BrokerId, BrokerState, ElectionType, ErrorCode, Event, LeaderRecoveryState, Partition,
+};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -106,6 +108,24 @@ fn encode_event(event: &Event) -> Result<Value, &'static str> {
     })
 }
 
+/// A request line's kind and the option that selects its path, for the tally of what a
+/// run sent (`reassign(rf fixed)`, `elect(unclean)`, `alter_partition(recovering)`).
+pub fn kind_of(line: &Value) -> String {
+    let op = line["op"].as_str().unwrap_or("?");
+    let option = match op {
+        "elect" => line["election"].as_str().map(str::to_string),
+        "reassign" if line["allow_rf_change"] == json!(false) => Some("rf fixed".into()),
+        "alter_partition" if line["leader_recovery_state"] == json!(1) => Some("recovering".into()),
+        "create" if line["unclean"] == json!(true) => Some("unclean enabled".into()),
+        "register" if line["clean"] == json!(false) => Some("unclean shutdown".into()),
+        _ => None,
+    };
+    match option {
+        Some(o) => format!("{op}({o})"),
+        None => op.to_string(),
+    }
+}
+
 fn lrs(s: LeaderRecoveryState) -> i8 {
     match s {
         LeaderRecoveryState::Recovered => 0,
@@ -145,10 +165,16 @@ pub fn differences(model: &Exchange, real: &Answer) -> Vec<String> {
     let mut out = Vec::new();
     // The model names an uncaught exception CONTROLLER_FAULT; the driver reports it as
     // a fault with the exception (its error is then UNKNOWN_SERVER_ERROR).
-    let model_faults = model.error == "CONTROLLER_FAULT";
+    // A predicted fault is compared by its exception class (the driver's fault reads
+    // `class: message`); the message is not.
+    let model_faults = model.error == ErrorCode::ControllerFault.name();
+    let predicted = ErrorCode::ControllerFault.fault_class().unwrap_or("?");
     match (&real.fault, model_faults) {
         (Some(fault), false) => out.push(format!("fault: none ≠ {fault}")),
-        (None, true) => out.push("fault: CONTROLLER_FAULT ≠ none".to_string()),
+        (None, true) => out.push(format!("fault: {predicted} ≠ none")),
+        (Some(fault), true) if fault.split(':').next() != Some(predicted) => {
+            out.push(format!("fault: {predicted} ≠ {fault}"))
+        }
         _ => {}
     }
     if !model_faults && model.error != real.error {
@@ -269,4 +295,75 @@ pub fn class_of(differences: &[String]) -> String {
     names.sort_unstable();
     names.dedup();
     names.join("+")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_predicted_fault_is_compared_by_its_exception_class() {
+        use crate::model::request::{Exchange, Request};
+        let model = Exchange {
+            request: Request::Event(Event::ListReassignments),
+            error: ErrorCode::ControllerFault.name(),
+            not_upstream: false,
+            partitions: Vec::new(),
+            brokers: Vec::new(),
+            listed: None,
+        };
+        let real = |fault: Option<&str>| Answer {
+            error: "UNKNOWN_SERVER_ERROR".into(),
+            fault: fault.map(str::to_string),
+            listed: None,
+            partitions: Vec::new(),
+            brokers: Vec::new(),
+            release: None,
+        };
+        let same = real(Some(
+            "java.lang.IllegalArgumentException: Replica 4 is not assigned",
+        ));
+        assert!(differences(&model, &same).is_empty());
+        let other = real(Some(
+            "java.lang.RuntimeException: Broker 4 has no isrMembers",
+        ));
+        assert_eq!(
+            differences(&model, &other),
+            ["fault: java.lang.IllegalArgumentException ≠ java.lang.RuntimeException: Broker 4 has no isrMembers"]
+        );
+        assert_eq!(
+            differences(&model, &real(None)),
+            ["fault: java.lang.IllegalArgumentException ≠ none"]
+        );
+    }
+
+    #[test]
+    fn a_request_kind_names_the_option_that_selects_its_path() {
+        let kinds: Vec<String> = [
+            json!({"op":"elect","partition":0,"election":"unclean"}),
+            json!({"op":"reassign","partition":0,"target":[1],"allow_rf_change":false}),
+            json!({"op":"reassign","partition":0,"target":[1],"allow_rf_change":true}),
+            json!({"op":"alter_partition","leader_recovery_state":1}),
+            json!({"op":"alter_partition","leader_recovery_state":0}),
+            json!({"op":"create","unclean":true}),
+            json!({"op":"register","clean":false}),
+            json!({"op":"list"}),
+        ]
+        .iter()
+        .map(kind_of)
+        .collect();
+        assert_eq!(
+            kinds,
+            [
+                "elect(unclean)",
+                "reassign(rf fixed)",
+                "reassign",
+                "alter_partition(recovering)",
+                "alter_partition",
+                "create(unclean enabled)",
+                "register(unclean shutdown)",
+                "list"
+            ]
+        );
+    }
 }

@@ -421,6 +421,18 @@ impl ErrorCode {
             ErrorCode::WaitingForReplication => "WAITING_FOR_REPLICATION",
         }
     }
+
+    /// The exception a fault is predicted to be. The model's one fault is the leader
+    /// acceptor's directory lookup on a broker that is not a replica of the registration:
+    /// `PartitionRegistration.directory` throws IllegalArgumentException
+    /// (metadata/src/main/java/org/apache/kafka/metadata/PartitionRegistration.java,
+    /// apache trunk d79bd502ec).
+    pub fn fault_class(self) -> Option<&'static str> {
+        match self {
+            ErrorCode::ControllerFault => Some("java.lang.IllegalArgumentException"),
+            _ => None,
+        }
+    }
 }
 
 /// What a completion did, captured inside the builder for invariant G9.
