@@ -197,7 +197,13 @@ fn cancel(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
     Some(Event::CancelReassignment { partition })
 }
 
-/// Valid: the leader plus any active replicas; "everyone caught up" is a likely pick.
+/// Valid: the leader plus any active replicas; "everyone caught up" is a likely pick. A
+/// leader still recovering from an unclean election asks as RECOVERING with itself alone
+/// half the time (upstream's leader keeps RECOVERING until its log is recovered, then asks
+/// RECOVERED; the controller takes RECOVERING only with an ISR of one,
+/// `ReplicationControlManager.validateAlterPartitionData`). Invalid on purpose also: the
+/// ISR without the leader or with a stranger, a stale leader epoch, a sender that is not
+/// the leader, or RECOVERING where that is refused (after recovery, or with a larger ISR).
 fn alter_partition(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
     let partition = g.partition(u, has_leader)?;
     let p = g.cluster().partitions[partition].clone();
@@ -208,13 +214,19 @@ fn alter_partition(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
             isr.push(r);
         }
     }
+    let mut leader_recovery_state = LeaderRecoveryState::Recovered;
+    if p.leader_recovery_state == LeaderRecoveryState::Recovering && u.flag() {
+        leader_recovery_state = LeaderRecoveryState::Recovering;
+        isr.truncate(1);
+    }
     let (mut broker, mut leader_epoch) = (None, None);
     if g.invalid_on_purpose(u) {
-        match u.int(0, 3) {
+        match u.int(0, 4) {
             0 => isr.retain(|&r| r != p.leader),
             1 => isr.push(u.pick(&g.brokers)),
             2 => leader_epoch = Some(p.leader_epoch - 1),
-            _ => broker = Some(u.pick(&g.brokers)),
+            3 => broker = Some(u.pick(&g.brokers)),
+            _ => leader_recovery_state = LeaderRecoveryState::Recovering,
         }
     }
     Some(Event::AlterPartition {
@@ -223,7 +235,7 @@ fn alter_partition(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
         broker,
         leader_epoch,
         partition_epoch: None,
-        leader_recovery_state: LeaderRecoveryState::Recovered,
+        leader_recovery_state,
     })
 }
 
