@@ -128,7 +128,14 @@ fn patched(
         })?);
         texts.push(text);
     }
-    let mut parts: Vec<&[u8]> = vec![release.version.as_bytes()];
+    let jar = sources_jar(dir, release)?;
+    // The sources jar's size and time are in the key: a snapshot published again is
+    // patched and compiled again (a release's jar never changes).
+    let stamp = jar
+        .metadata()
+        .map(|m| format!("{} {:?}", m.len(), m.modified().ok()));
+    let stamp = stamp.unwrap_or_default();
+    let mut parts: Vec<&[u8]> = vec![release.version.as_bytes(), stamp.as_bytes()];
     parts.extend(texts.iter().map(|t| t.as_bytes()));
     let id = format!("{}-{:016x}", release.version, key(&parts));
     let root = dir.join("target/patched");
@@ -137,7 +144,6 @@ fn patched(
     if classpath.is_file() {
         return Ok(classpath);
     }
-    let jar = sources_jar(dir, release)?;
     std::fs::create_dir_all(&root).map_err(Error::io(&root))?;
     let scratch = Scratch(root.join(format!(".building-{}-{id}", std::process::id())));
     let sources = scratch.0.join("src");
