@@ -50,8 +50,7 @@ open(path + ".orig", "w").write(text)
 open(path, "w").write(text.replace(m["old"], m["new"]))
 PY
     local file kafka result="$work/result-$id.json"
-    file=$(python3 -c "import json,sys; print(next(m['file'] for m in json.load(open('ci/conform-mutants.json')) if m['id']==sys.argv[1]))" "$id")
-    kafka=$(python3 -c "import json,sys; print(next(m['kafka'] for m in json.load(open('ci/conform-mutants.json')) if m['id']==sys.argv[1]))" "$id")
+    read -r file kafka < <(python3 -c "import json,sys; m=next(m for m in json.load(open('ci/conform-mutants.json')) if m['id']==sys.argv[1]); print(m['file'], m['kafka'])" "$id")
     # Incremental and without debug info: a mutant rebuilds in about half the time, and
     # the run's pace is the JVM's (the model is a few per cent of it).
     if (cd "$tree" && CARGO_TARGET_DIR="$target" CARGO_INCREMENTAL=1 CARGO_PROFILE_RELEASE_DEBUG=false \

@@ -48,10 +48,6 @@ impl Error {
     }
 }
 
-/// `text` made inert for a terminal: control characters (newlines, escape sequences, DEL,
-/// C1), line and paragraph separators and bidirectional-text controls are written as
-/// `\u{..}`. User text quoted in an error (a rule string, a path, a file's field) then
-/// keeps the error on one line and cannot clear the screen or reorder what is shown.
 /// A wait ended by a stop request or the deadline is a normal end, not a failure.
 pub fn stopped_is_fine(outcome: Result<(), Error>) -> Result<(), Error> {
     match outcome {
@@ -60,6 +56,10 @@ pub fn stopped_is_fine(outcome: Result<(), Error>) -> Result<(), Error> {
     }
 }
 
+/// `text` made inert for a terminal: control characters (newlines, escape sequences, DEL,
+/// C1), line and paragraph separators and bidirectional-text controls are written as
+/// `\u{..}`. User text quoted in an error (a rule string, a path, a file's field) then
+/// keeps the error on one line and cannot clear the screen or reorder what is shown.
 pub fn inert(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {

@@ -141,6 +141,7 @@ pub fn build_with(dir: &Path, release: &Release, profile: Option<&str>) -> Resul
     if let Some(p) = profile {
         command.arg(format!("-P{p}"));
     }
+    command.args(repository_option());
     let out = command
         .current_dir(dir)
         .args([
@@ -208,6 +209,13 @@ pub const KAFKA_ARTIFACTS: &[&str] = &[
     "kafka_2.13",
     "kafka-server",
 ];
+
+/// Maven's option naming `ISRFUZZ_MAVEN_REPOSITORY` as its local repository, when set,
+/// so that Maven reads and writes where isrfuzz looks.
+pub fn repository_option() -> Option<String> {
+    std::env::var_os("ISRFUZZ_MAVEN_REPOSITORY")
+        .map(|r| format!("-Dmaven.repo.local={}", Path::new(&r).display()))
+}
 
 /// The local Maven repository: `ISRFUZZ_MAVEN_REPOSITORY`, else `~/.m2/repository`.
 pub fn local_repository() -> PathBuf {

@@ -113,11 +113,11 @@ fn encode_event(event: &Event) -> Result<Value, &'static str> {
 pub fn kind_of(line: &Value) -> String {
     let op = line["op"].as_str().unwrap_or("?");
     let option = match op {
-        "elect" => line["election"].as_str().map(str::to_string),
-        "reassign" if line["allow_rf_change"] == json!(false) => Some("rf fixed".into()),
-        "alter_partition" if line["leader_recovery_state"] == json!(1) => Some("recovering".into()),
-        "create" if line["unclean"] == json!(true) => Some("unclean enabled".into()),
-        "register" if line["clean"] == json!(false) => Some("unclean shutdown".into()),
+        "elect" => line["election"].as_str(),
+        "reassign" if line["allow_rf_change"] == json!(false) => Some("rf fixed"),
+        "alter_partition" if line["leader_recovery_state"] == json!(1) => Some("recovering"),
+        "create" if line["unclean"] == json!(true) => Some("unclean enabled"),
+        "register" if line["clean"] == json!(false) => Some("unclean shutdown"),
         _ => None,
     };
     match option {

@@ -86,15 +86,11 @@ impl Release {
         // A build of one's own, published to the local Maven repository
         // (`publishToMavenLocal`): its line's preset, or the newest's for a newer line.
         if let Some(base) = text.trim().strip_suffix("-SNAPSHOT") {
-            let mut parts = base.splitn(3, '.');
-            let numeric = |p: Option<&str>| {
-                p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
-            };
-            let (major, minor, patch) = (parts.next(), parts.next(), parts.next());
-            if !(numeric(major) && numeric(minor) && numeric(patch)) {
+            let parts: Vec<&str> = base.splitn(3, '.').collect();
+            if parts.len() != 3 || !parts.iter().all(|p| numeric(p)) {
                 return Err(bad());
             }
-            let line = format!("{}.{}", major.unwrap_or(""), minor.unwrap_or(""));
+            let line = format!("{}.{}", parts[0], parts[1]);
             let newest = RELEASES[RELEASES.len() - 1];
             let release = RELEASES
                 .iter()
@@ -110,7 +106,7 @@ impl Release {
         let release = RELEASES.iter().find(|r| r.line == line).ok_or_else(bad)?;
         match parts.next() {
             None | Some("x") => Ok(*release),
-            Some(patch) if !patch.is_empty() && patch.bytes().all(|b| b.is_ascii_digit()) => {
+            Some(patch) if numeric(patch) => {
                 let version: &'static str = Box::leak(format!("{line}.{patch}").into_boxed_str());
                 Ok(Release {
                     version,
@@ -133,6 +129,11 @@ impl Release {
             None => format!("Apache Kafka {}", self.version),
         }
     }
+}
+
+/// A version component: digits only, at least one.
+fn numeric(part: &str) -> bool {
+    !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit())
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 //! leaves no scratch folder: the patched sources are built in one that is removed when
 //! dropped, and only a finished build is moved into the cache (`target/patched/`).
 
-use super::driver::{build, local_repository};
+use super::driver::{build, local_repository, repository_option};
 use super::patch::{apply, parse, FilePatch};
 use super::release::Release;
 use crate::error::Error;
@@ -34,8 +34,8 @@ pub enum Change<'a> {
 /// The release (labelled with the change) and the classpath file the driver starts on.
 pub fn prepare(dir: &Path, release: Release, change: Change) -> Result<(Release, PathBuf), Error> {
     let base = build(dir, &release)?;
-    match change {
-        Change::Release => Ok((release, base)),
+    let (label, file) = match change {
+        Change::Release => return Ok((release, base)),
         Change::Patches(files) => {
             let names: Vec<String> = files
                 .iter()
@@ -45,31 +45,15 @@ pub fn prepare(dir: &Path, release: Release, change: Change) -> Result<(Release,
                 })
                 .collect();
             let file = patched(dir, &release, &base, files)?;
-            let change = leak(format!("with {}", names.join(" + ")));
-            Ok((
-                Release {
-                    change: Some(change),
-                    ..release
-                },
-                file,
-            ))
+            (format!("with {}", names.join(" + ")), file)
         }
         Change::Classpath(entries) => {
             let file = local_build(dir, &release, &base, entries)?;
-            let change = leak(format!("with the local build {entries}"));
-            Ok((
-                Release {
-                    change: Some(change),
-                    ..release
-                },
-                file,
-            ))
+            (format!("with the local build {entries}"), file)
         }
-    }
-}
-
-fn leak(text: String) -> &'static str {
-    Box::leak(text.into_boxed_str())
+    };
+    let change = Some(&*Box::leak(label.into_boxed_str()));
+    Ok((Release { change, ..release }, file))
 }
 
 /// FNV-1a over the parts: the cache key of a build.
@@ -209,6 +193,7 @@ fn sources_jar(dir: &Path, release: &Release) -> Result<PathBuf, Error> {
                 "dependency:get",
                 "-Dtransitive=false",
             ])
+            .args(repository_option())
             .arg(format!(
                 "-Dartifact=org.apache.kafka:kafka-metadata:{v}:jar:sources"
             ))
