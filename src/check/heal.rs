@@ -23,6 +23,15 @@ pub(crate) fn heal_with(state: &mut Cluster, rules: &dyn Rules, apply: ApplyFn) 
     for broker in state.runtime.stalled.clone() {
         apply(state, &Event::ResumeBroker { broker }, rules);
     }
+    // An unregistered broker comes back as a new registration (then unfenced).
+    for broker in state.runtime.decommissioned.clone() {
+        let restart = Event::RestartBroker {
+            broker,
+            unclean: false,
+            survives: None,
+        };
+        apply(state, &restart, rules);
+    }
     let brokers: Vec<_> = state.brokers.clone();
     for (b, s) in brokers {
         if s == BrokerState::ControlledShutdown {
@@ -60,6 +69,7 @@ pub(crate) fn heal_with(state: &mut Cluster, rules: &dyn Rules, apply: ApplyFn) 
                     leader_epoch: None,
                     partition_epoch: None,
                     leader_recovery_state: crate::model::LeaderRecoveryState::Recovered,
+                    stale_epoch: None,
                 }
             };
             apply(state, &event, rules);

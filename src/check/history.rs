@@ -36,11 +36,16 @@ use std::path::Path;
 /// default. A history with it off means the same in versions 3 and 4 and is written as
 /// version 3, so every such file (all that existed before version 4) keeps its bytes, its
 /// content hash and its readability by an older isrfuzz; one with it on is written as 4.
-pub const FORMAT_VERSION: u32 = 4;
+/// Version 5 added controller operations (`Event::is_format_5`): a stale broker epoch in
+/// `alter_partition`, `elect_leaders_many`, `alter_topic_config`, `lagging_heartbeat` and
+/// `unregister_broker`. A history without them is written as before (3 or 4).
+pub const FORMAT_VERSION: u32 = 5;
+/// The version a history with ELR on that uses nothing version 5 added is written as.
+pub const FORMAT_VERSION_WITH_ELR: u32 = 4;
 /// The version a history that uses nothing version 4 added is written as.
 pub const FORMAT_VERSION_WITHOUT_ELR: u32 = 3;
 /// Every version this build reads.
-pub const FORMAT_VERSIONS_READ: [u32; 4] = [1, 2, 3, 4];
+pub const FORMAT_VERSIONS_READ: [u32; 5] = [1, 2, 3, 4, 5];
 /// A history longer than this is refused (memory and time stay bounded).
 pub const EVENTS_MAX: usize = 1024;
 /// No list inside an event may be longer than this.
@@ -233,14 +238,24 @@ impl History {
                 "`eligible_leader_replicas` is a format 4 field, found in a format {written} file: set \"format\": 4"
             ));
         }
+        if let Some(i) = self.events.iter().position(Event::is_format_5) {
+            if written < 5 {
+                return Err(format!(
+                    "event {i} uses a format 5 operation (stale_epoch, elect_leaders_many, alter_topic_config, lagging_heartbeat, unregister_broker) in a format {written} file: set \"format\": 5"
+                ));
+            }
+        }
         self.format = self.written_format();
         Ok(())
     }
 
-    /// The version this history is written as: 4 with ELR on, else 3.
+    /// The version this history is written as: 5 when an event uses what version 5
+    /// added, else 4 with ELR on, else 3.
     pub fn written_format(&self) -> u32 {
-        if self.eligible_leader_replicas {
+        if self.events.iter().any(Event::is_format_5) {
             FORMAT_VERSION
+        } else if self.eligible_leader_replicas {
+            FORMAT_VERSION_WITH_ELR
         } else {
             FORMAT_VERSION_WITHOUT_ELR
         }
@@ -251,7 +266,7 @@ impl History {
     pub fn validate(&self) -> Result<(), String> {
         if self.format != self.written_format() {
             return Err(format!(
-                "format version {} does not match the history (expected {}: 4 with `eligible_leader_replicas`, else 3)",
+                "format version {} does not match the history (expected {}: 5 with a format 5 operation, else 4 with `eligible_leader_replicas`, else 3)",
                 self.format,
                 self.written_format()
             ));
@@ -346,8 +361,19 @@ impl History {
             Event::CreatePartition { replicas: l, .. }
             | Event::Reassign { target: l, .. }
             | Event::AlterPartition { isr: l, .. } => l.len(),
+            Event::ElectLeadersMany {
+                partitions: Some(l),
+                ..
+            } => l.len(),
             _ => 0,
         };
+        if let Event::ElectLeadersMany {
+            partitions: Some(list),
+            ..
+        } = event
+        {
+            validate_partition_list(step, event, list, partitions)?;
+        }
         if let Event::RestartBroker {
             unclean: false,
             survives: Some(_),
@@ -363,31 +389,7 @@ impl History {
                 "step {step}: a list of {longest} ids, more than the limit of {LIST_MAX}"
             ));
         }
-        let out_of_range =
-            match *event {
-                Event::Produce { records, .. } => (!(1..=RECORDS_MAX).contains(&records))
-                    .then_some(("records", records, 1, RECORDS_MAX)),
-                Event::AdvanceTime { ms } => {
-                    (!(1..=ADVANCE_MS_MAX).contains(&ms)).then_some(("ms", ms, 1, ADVANCE_MS_MAX))
-                }
-                Event::AlterDisklessSwitch { seal, .. } => {
-                    (!(-2..=SEAL_MAX).contains(&seal)).then_some(("seal", seal, -2, SEAL_MAX))
-                }
-                // -1 is DeleteRecords' "up to the high watermark".
-                Event::DeleteRecords { offset, .. } => {
-                    (!(-1..=SEAL_MAX).contains(&offset)).then_some(("offset", offset, -1, SEAL_MAX))
-                }
-                // A topic config Kafka accepts up to any int; more than the largest
-                // replica set can never be met, so the model bounds it there.
-                Event::CreatePartition {
-                    min_insync_replicas,
-                    ..
-                } => {
-                    let (n, max) = (i64::from(min_insync_replicas), REPLICAS_MAX as i64);
-                    (!(1..=max).contains(&n)).then_some(("min_insync_replicas", n, 1, max))
-                }
-                _ => None,
-            };
+        let out_of_range = out_of_range(event);
         if let Some((field, value, lo, hi)) = out_of_range {
             return Err(format!(
                 "step {step} ({event}): {field} {value} outside {lo}..={hi}"
@@ -409,6 +411,62 @@ impl History {
             (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
         })
     }
+}
+
+/// A numeric field outside its bounds: (field, value, lowest, highest).
+fn out_of_range(event: &Event) -> Option<(&'static str, i64, i64, i64)> {
+    match *event {
+        Event::Produce { records, .. } => {
+            (!(1..=RECORDS_MAX).contains(&records)).then_some(("records", records, 1, RECORDS_MAX))
+        }
+        Event::AdvanceTime { ms } => {
+            (!(1..=ADVANCE_MS_MAX).contains(&ms)).then_some(("ms", ms, 1, ADVANCE_MS_MAX))
+        }
+        Event::AlterDisklessSwitch { seal, .. } => {
+            (!(-2..=SEAL_MAX).contains(&seal)).then_some(("seal", seal, -2, SEAL_MAX))
+        }
+        // -1 is DeleteRecords' "up to the high watermark".
+        Event::DeleteRecords { offset, .. } => {
+            (!(-1..=SEAL_MAX).contains(&offset)).then_some(("offset", offset, -1, SEAL_MAX))
+        }
+        // A topic config Kafka accepts up to any int; more than the largest
+        // replica set can never be met, so the model bounds it there.
+        Event::CreatePartition {
+            min_insync_replicas,
+            ..
+        }
+        | Event::AlterTopicConfig {
+            min_insync_replicas: Some(min_insync_replicas),
+            ..
+        } => {
+            let (n, max) = (i64::from(min_insync_replicas), REPLICAS_MAX as i64);
+            (!(1..=max).contains(&n)).then_some(("min_insync_replicas", n, 1, max))
+        }
+        _ => None,
+    }
+}
+
+/// An election's partitions: each created before the step, none twice (each is one topic
+/// of the request: a duplicate would be elected twice from the same state, which no
+/// client sends).
+fn validate_partition_list(
+    step: usize,
+    event: &Event,
+    list: &[usize],
+    partitions: usize,
+) -> Result<(), String> {
+    if let Some(p) = list.iter().find(|&&p| p >= partitions) {
+        return Err(format!(
+            "step {step} ({event}): partition {p} is not created before this step"
+        ));
+    }
+    if let Some(i) = (1..list.len()).find(|&i| list[..i].contains(&list[i])) {
+        return Err(format!(
+            "step {step} ({event}): partition {} is listed twice",
+            list[i]
+        ));
+    }
+    Ok(())
 }
 
 /// The bytes of a regular file, at most [`FILE_BYTES_MAX`] of them (read with that limit,

@@ -58,6 +58,7 @@ mod tests {
                     leader_epoch: None,
                     partition_epoch: None,
                     leader_recovery_state: crate::model::LeaderRecoveryState::Recovered,
+                    stale_epoch: None,
                 },
             ],
         )

@@ -12,7 +12,7 @@ use super::driver::Driver;
 use crate::check::judge::{Ask, Judge, Start};
 use crate::error::Error;
 use crate::model::broker::BrokerCall;
-use crate::model::{Acks, BrokerId, Survives};
+use crate::model::{Acks, BrokerId, Event, Survives};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::cell::RefCell;
@@ -185,6 +185,19 @@ impl Brokers<'_, '_> {
 impl Judge for Brokers<'_, '_> {
     type Answer = BrokerStep;
     type Error = Error;
+
+    /// An unregistered broker leaves the metadata image: the real brokers' view of it
+    /// (absent, not fenced) is one the driver's image request cannot set, so such a
+    /// history is not judged on the brokers.
+    fn cannot_express(&self, events: &[Event]) -> Option<(usize, String)> {
+        let i = events
+            .iter()
+            .position(|e| matches!(e, Event::UnregisterBroker { .. }))?;
+        Some((
+            i,
+            format!("step {i} unregisters a broker, which the brokers' metadata image cannot show"),
+        ))
+    }
 
     fn reset(&mut self, start: &Start) -> Result<(), Error> {
         let lag = start.config.replica_lag_time_max_ms;

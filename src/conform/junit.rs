@@ -8,7 +8,7 @@
 //! release in, Java source out; `isrfuzz conform --junit` writes it, and ci/conformance.sh
 //! checks that each one fails exactly on the releases that show the violation.
 
-use super::junit_dialect::{ints, javadoc, join, recovery_state, set, shown};
+use super::junit_dialect::{format_5_call, ints, javadoc, join, recovery_state, set, shown};
 use super::release::Release;
 use super::replay::{check_expressible, model_run};
 use crate::check::history::History;
@@ -220,6 +220,7 @@ fn event_call(event: &Event) -> Result<String, String> {
             leader_epoch: Some(le),
             partition_epoch: Some(pe),
             leader_recovery_state,
+            stale_epoch: None,
         } => {
             let lrs = recovery_state(*leader_recovery_state);
             format!(
@@ -240,12 +241,12 @@ fn event_call(event: &Event) -> Result<String, String> {
             election.api_name()
         ),
         Event::ListReassignments => "ctx.listPartitionReassignments()".to_string(),
-        other => {
-            return Err(format!(
+        other => format_5_call(other).ok_or_else(|| {
+            format!(
                 "the model sent a {} the fixture has no call for",
                 other.op()
-            ))
-        }
+            )
+        })?,
     })
 }
 

@@ -4,7 +4,7 @@
 //! assert one text. Also the invariant ids dropped, which mean nothing upstream, and the
 //! small renderers of ids both use.
 
-use crate::model::{BrokerId, LeaderRecoveryState};
+use crate::model::{BrokerId, Event, LeaderRecoveryState};
 
 /// `text` without the invariant's id, which means something only inside isrfuzz: a
 /// message's `G5: ` prefix goes, a comment's `G5 (safe completion): ` becomes its name,
@@ -204,4 +204,49 @@ pub fn recovery_state(lrs: LeaderRecoveryState) -> &'static str {
         LeaderRecoveryState::Recovered => "RECOVERED",
         LeaderRecoveryState::Recovering => "RECOVERING",
     }
+}
+
+/// The fixture call (`ctx.…`, conformance/ReproFixture) for the requests history format 5
+/// added, and the AlterPartition with a stale broker epoch; `None` for any other event.
+pub fn format_5_call(event: &Event) -> Option<String> {
+    Some(match event {
+        Event::AlterPartition {
+            partition,
+            isr,
+            broker: Some(broker),
+            leader_epoch: Some(le),
+            partition_epoch: Some(pe),
+            leader_recovery_state,
+            stale_epoch: Some(stale),
+        } => format!(
+            "ctx.alterPartitionWithStaleEpoch({partition}, {broker}, {le}, {pe}, {}, LeaderRecoveryState.{}, {stale})",
+            ints(isr),
+            recovery_state(*leader_recovery_state)
+        ),
+        Event::ElectLeadersMany {
+            partitions,
+            election,
+        } => {
+            let list = partitions.as_ref().map_or("null".to_string(), |l| {
+                let ids: Vec<BrokerId> = l.iter().map(|&p| p as BrokerId).collect();
+                ints(&ids)
+            });
+            format!("ctx.electLeaders({list}, ElectionType.{})", election.api_name())
+        }
+        Event::AlterTopicConfig {
+            partition,
+            min_insync_replicas,
+            unclean_leader_election_enable,
+        } => {
+            let or_null = |v: Option<String>| v.unwrap_or_else(|| "null".to_string());
+            format!(
+                "ctx.alterTopicConfig({partition}, {}, {})",
+                or_null(min_insync_replicas.map(|m| m.to_string())),
+                or_null(unclean_leader_election_enable.map(|u| u.to_string()))
+            )
+        }
+        Event::LaggingHeartbeat { broker } => format!("ctx.laggingHeartbeat({broker})"),
+        Event::UnregisterBroker { broker } => format!("ctx.unregisterBroker({broker})"),
+        _ => return None,
+    })
 }

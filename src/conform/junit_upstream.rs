@@ -371,6 +371,7 @@ impl Emitter<'_> {
                 leader_epoch: Some(le),
                 partition_epoch: Some(pe),
                 leader_recovery_state,
+                stale_epoch: None,
             } => Call {
                 throws: true,
                 ..plain(

@@ -40,6 +40,9 @@ pub struct Answer {
     pub fault: Option<String>,
     #[serde(default)]
     pub listed: Option<Vec<usize>>,
+    /// ElectLeaders over several partitions: each partition's answer, ascending.
+    #[serde(default)]
+    pub elected: Option<Vec<(usize, String)>>,
     #[serde(default)]
     pub partitions: Vec<Registration>,
     #[serde(default)]
@@ -87,22 +90,35 @@ fn encode_event(event: &Event) -> Result<Value, &'static str> {
             leader_epoch,
             partition_epoch,
             leader_recovery_state,
-        } => json!({"op":"alter_partition","partition":partition,"isr":isr,
-                    "broker":broker,"leader_epoch":leader_epoch,"partition_epoch":partition_epoch,
-                    "leader_recovery_state":lrs(*leader_recovery_state)}),
+            stale_epoch,
+        } => {
+            let mut line = json!({"op":"alter_partition","partition":partition,"isr":isr,
+                "broker":broker,"leader_epoch":leader_epoch,"partition_epoch":partition_epoch,
+                "leader_recovery_state":lrs(*leader_recovery_state)});
+            if let Some(b) = stale_epoch {
+                line["stale_epoch"] = json!(b);
+            }
+            line
+        }
         Event::FenceBroker { broker } => json!({"op":"fence","broker":broker}),
         Event::UnfenceBroker { broker } => json!({"op":"unfence","broker":broker}),
         Event::ControlledShutdown { broker } => json!({"op":"controlled_shutdown","broker":broker}),
         Event::ElectLeaders {
             partition,
             election,
-        } => {
-            let election = match election {
-                ElectionType::Preferred => "preferred",
-                ElectionType::Unclean => "unclean",
-            };
-            json!({"op":"elect","partition":partition,"election":election})
-        }
+        } => json!({"op":"elect","partition":partition,"election":election_name(*election)}),
+        Event::ElectLeadersMany {
+            partitions,
+            election,
+        } => json!({"op":"elect_many","partitions":partitions,"election":election_name(*election)}),
+        Event::AlterTopicConfig {
+            partition,
+            min_insync_replicas,
+            unclean_leader_election_enable,
+        } => json!({"op":"alter_config","partition":partition,"min_isr":min_insync_replicas,
+                    "unclean":unclean_leader_election_enable}),
+        Event::LaggingHeartbeat { broker } => json!({"op":"lagging_heartbeat","broker":broker}),
+        Event::UnregisterBroker { broker } => json!({"op":"unregister","broker":broker}),
         Event::ListReassignments => json!({"op":"list"}),
         _ => return Err("not a controller request"),
     })
@@ -114,6 +130,26 @@ pub fn kind_of(line: &Value) -> String {
     let op = line["op"].as_str().unwrap_or("?");
     let option = match op {
         "elect" => line["election"].as_str(),
+        "elect_many" if line["partitions"].is_null() => {
+            return format!(
+                "elect_many(all, {})",
+                line["election"].as_str().unwrap_or("?")
+            )
+        }
+        "elect_many" => line["election"].as_str(),
+        "alter_partition" if !line["stale_epoch"].is_null() => {
+            let sender = line["stale_epoch"] == line["broker"];
+            Some(if sender {
+                "stale sender epoch"
+            } else {
+                "stale member epoch"
+            })
+        }
+        "alter_config" => match (line["min_isr"].is_null(), line["unclean"].is_null()) {
+            (false, false) => Some("min isr and unclean"),
+            (false, true) => Some("min isr"),
+            _ => Some("unclean"),
+        },
         "reassign" if line["allow_rf_change"] == json!(false) => Some("rf fixed"),
         "alter_partition" if line["leader_recovery_state"] == json!(1) => Some("recovering"),
         "create" if line["unclean"] == json!(true) => Some("unclean enabled"),
@@ -123,6 +159,13 @@ pub fn kind_of(line: &Value) -> String {
     match option {
         Some(o) => format!("{op}({o})"),
         None => op.to_string(),
+    }
+}
+
+fn election_name(election: ElectionType) -> &'static str {
+    match election {
+        ElectionType::Preferred => "preferred",
+        ElectionType::Unclean => "unclean",
     }
 }
 
@@ -182,6 +225,16 @@ pub fn differences(model: &Exchange, real: &Answer) -> Vec<String> {
     }
     if model.listed.is_some() && model.listed != real.listed {
         out.push(format!("listed: {:?} ≠ {:?}", model.listed, real.listed));
+    }
+    if let Some(elected) = &model.elected {
+        // The driver answers in ascending partition order; the request's order is the
+        // model's, and no partition is named twice.
+        let mut ours: Vec<(usize, String)> =
+            elected.iter().map(|&(p, e)| (p, e.to_string())).collect();
+        ours.sort_unstable();
+        if real.elected.as_ref() != Some(&ours) {
+            out.push(format!("elected: {:?} ≠ {:?}", ours, real.elected));
+        }
     }
     let ours: Vec<_> = model
         .partitions
@@ -311,11 +364,13 @@ mod tests {
             partitions: Vec::new(),
             brokers: Vec::new(),
             listed: None,
+            elected: None,
         };
         let real = |fault: Option<&str>| Answer {
             error: "UNKNOWN_SERVER_ERROR".into(),
             fault: fault.map(str::to_string),
             listed: None,
+            elected: None,
             partitions: Vec::new(),
             brokers: Vec::new(),
             release: None,

@@ -40,15 +40,28 @@ fn remove_event(h: &mut History, i: usize) {
         .filter(|e| matches!(e, Event::CreatePartition { .. }))
         .count();
     let removed = h.events.remove(i);
+    // Removing the last event of a later format writes the history in the earlier one.
+    h.format = h.written_format();
     if !matches!(removed, Event::CreatePartition { .. }) {
         return;
     }
     h.events.retain(|e| e.partition() != Some(gone));
+    let renumber = |p: &mut usize| {
+        if *p > gone {
+            *p -= 1;
+        }
+    };
     for e in &mut h.events {
         if let Some(p) = e.partition_mut() {
-            if *p > gone {
-                *p -= 1;
-            }
+            renumber(p);
+        }
+        if let Event::ElectLeadersMany {
+            partitions: Some(list),
+            ..
+        } = e
+        {
+            list.retain(|&p| p != gone);
+            list.iter_mut().for_each(renumber);
         }
     }
 }

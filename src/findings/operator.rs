@@ -242,13 +242,18 @@ impl Plan<'_> {
                 broker,
                 leader_epoch,
                 partition_epoch,
+                stale_epoch,
                 ..
             } => {
                 out.push(Line::note(format!(
                     "# step {i}: the ISR of {TOPIC}-{partition} becomes [{}]",
                     list(isr)
                 )));
-                if broker.is_some() || leader_epoch.is_some() || partition_epoch.is_some() {
+                if broker.is_some()
+                    || leader_epoch.is_some()
+                    || partition_epoch.is_some()
+                    || stale_epoch.is_some()
+                {
                     out.push(Line::run("# (sent by another broker or with stale epochs: no command sends it; on a real cluster it is a deposed leader's request still in flight)", beyond("an AlterPartition from another broker or with stale epochs")));
                 }
                 out.extend(self.isr_change(i, *partition, isr, before, carry));
@@ -355,7 +360,7 @@ impl Plan<'_> {
                 title(format!("the operator sets the seal of {TOPIC}-{partition} to {seal}")),
                 Line::run(format!("kafka-topic-switch.sh seal {BS} --topic {TOPIC} --partition {partition} --offset {seal}"), inkless("the operator's seal")),
             ],
-            _ => vec![title(event.op().to_string())],
+            other => format_5_action(i, other),
         }
     }
 
@@ -506,6 +511,45 @@ impl Plan<'_> {
 }
 
 /// An action no in-process cluster performs: `event`, named.
+/// The operations of history format 5, as an operator does them. `isrfuzz cluster` does
+/// none of them yet: each is beyond it.
+fn format_5_action(i: usize, event: &Event) -> Vec<Line> {
+    let title = |what: String| Line::note(format!("# step {i}: {what}"));
+    match event {
+        Event::ElectLeadersMany { partitions: None, election } => vec![
+            title(format!("{} leader election for every partition", election.api_name().to_lowercase())),
+            Line::run(format!("kafka-leader-election.sh {BS} --election-type {} --all-topic-partitions", election.api_name()), beyond("an election over every partition")),
+        ],
+        Event::ElectLeadersMany { partitions: Some(list), election } => {
+            let json: Vec<String> = list.iter().map(|p| format!("{{\"topic\":\"{TOPIC}\",\"partition\":{p}}}")).collect();
+            vec![
+                title(format!("{} leader election for {} partitions in one request", election.api_name().to_lowercase(), list.len())),
+                Line::run(format!("echo '{{\"partitions\":[{}]}}' > elect-{i}.json", json.join(",")), Act::Shell),
+                Line::run(format!("kafka-leader-election.sh {BS} --election-type {} --path-to-json-file elect-{i}.json", election.api_name()), beyond("an election over several partitions")),
+            ]
+        }
+        Event::AlterTopicConfig { partition, min_insync_replicas, unclean_leader_election_enable } => {
+            let mut set = Vec::new();
+            set.extend(min_insync_replicas.map(|m| format!("min.insync.replicas={m}")));
+            set.extend(unclean_leader_election_enable.map(|u| format!("unclean.leader.election.enable={u}")));
+            vec![
+                // The script's partitions share topic t; the history's each have a topic.
+                title(format!("set {} on the topic of {TOPIC}-{partition}", set.join(" and "))),
+                Line::run(format!("kafka-configs.sh {BS} --alter --entity-type topics --entity-name {TOPIC} --add-config {}", set.join(",")), beyond("a topic config change")),
+            ]
+        }
+        Event::LaggingHeartbeat { broker } => vec![
+            title(format!("broker {broker} heartbeats before it has replayed its own registration")),
+            by_hand(&format!("nothing to do: a restarted broker {broker} sends such heartbeats while it catches up with the metadata log"), Manual::Beyond { event: format!("a heartbeat of broker {broker} that lags the metadata log") }),
+        ],
+        Event::UnregisterBroker { broker } => vec![
+            title(format!("the operator unregisters broker {broker}, which is down")),
+            Line::run(format!("kafka-cluster.sh unregister {BS} --id {broker}"), beyond("an unregistration")),
+        ],
+        _ => vec![title(event.op().to_string())],
+    }
+}
+
 fn beyond(event: &str) -> Act {
     Act::Hand(Manual::Beyond {
         event: event.to_string(),

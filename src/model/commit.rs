@@ -3,7 +3,7 @@
 //! leader acceptor, and committing a built record.
 
 use super::builder::{Acceptor, Built, Thrown};
-use super::{Cluster, ErrorCode, PartitionEffect, NO_LEADER};
+use super::{Cluster, ErrorCode, Partition, PartitionEffect, NO_LEADER};
 
 pub(crate) type Rejection = (ErrorCode, &'static str);
 
@@ -46,4 +46,11 @@ pub(crate) fn commit(c: &mut Cluster, index: usize, built: Option<Built>) -> Vec
     };
     c.replay(index, built.partition);
     vec![effect]
+}
+
+/// The partition a request names by its index, or UNKNOWN_TOPIC_OR_PARTITION.
+pub(crate) fn partition(c: &Cluster, index: usize) -> Result<&Partition, Rejection> {
+    c.partitions
+        .get(index)
+        .ok_or((ErrorCode::UnknownTopicOrPartition, "no such partition"))
 }

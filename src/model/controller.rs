@@ -5,13 +5,14 @@
 //! each function). Nothing here touches the broker side: `ops::apply` plays the result on
 //! the brokers, and the broker side calls `apply_controller` for its own requests.
 
-use super::builder::{ChangeBuilder, Election};
-pub(crate) use super::commit::{acceptor, caught, commit, fault, Rejection};
-use super::membership::{broker_leaves, unfence};
+use super::admin::{alter_topic_config, elect_leaders, elect_many};
+use super::builder::ChangeBuilder;
+pub(crate) use super::commit::{acceptor, caught, commit, fault, partition, Rejection};
+use super::membership::{broker_leaves, lagging_heartbeat, unfence, unregister};
 use super::{
-    has_duplicates, sorted_difference, without, BrokerId, BrokerState, Cluster, ElectionType,
-    ErrorCode, Event, Ghost, IdList, LeaderRecoveryState, Outcome, Partition, Rules, NO_LEADER,
-    PARTITIONS_MAX, SEAL_NONE, SEAL_PENDING,
+    has_duplicates, sorted_difference, without, BrokerId, BrokerState, Cluster, ErrorCode, Event,
+    Ghost, IdList, LeaderRecoveryState, Outcome, Partition, Rules, NO_LEADER, PARTITIONS_MAX,
+    SEAL_NONE, SEAL_PENDING,
 };
 
 /// The controller's part of an event: requests and cluster events, without the brokers'
@@ -58,6 +59,7 @@ fn answer(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
             leader_epoch,
             partition_epoch,
             leader_recovery_state,
+            stale_epoch,
         } => {
             let request = AlterPartitionRequest {
                 isr,
@@ -65,6 +67,7 @@ fn answer(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
                 leader_epoch,
                 partition_epoch,
                 leader_recovery_state,
+                stale_epoch,
             };
             alter_partition(c, rules, partition, request)
         }
@@ -77,10 +80,15 @@ fn answer(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
             partition,
             election,
         } => elect_leaders(c, rules, partition, election),
+        Event::ElectLeadersMany { .. }
+        | Event::AlterTopicConfig { .. }
+        | Event::LaggingHeartbeat { .. }
+        | Event::UnregisterBroker { .. } => answer_format_5(c, event, rules),
         Event::ListReassignments => Ok(Outcome::Accepted {
             effects: Vec::new(),
             new_leader_elected: false,
             listed: Some(c.reassigning.clone()),
+            elected: None,
             notes: Vec::new(),
         }),
         _ => Err((ErrorCode::InvalidRequest, "not a controller event")),
@@ -88,10 +96,32 @@ fn answer(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
     result.unwrap_or_else(|(error, reason)| Outcome::rejected(error, reason))
 }
 
-pub(crate) fn partition(c: &Cluster, index: usize) -> Result<&Partition, Rejection> {
-    c.partitions
-        .get(index)
-        .ok_or((ErrorCode::UnknownTopicOrPartition, "no such partition"))
+/// The requests history format 5 added: elections over several partitions, topic config
+/// changes, a heartbeat that lags, unregistration.
+fn answer_format_5(
+    c: &mut Cluster,
+    event: &Event,
+    rules: &dyn Rules,
+) -> Result<Outcome, Rejection> {
+    match *event {
+        Event::ElectLeadersMany {
+            ref partitions,
+            election,
+        } => elect_many(c, rules, partitions.as_deref(), election),
+        Event::AlterTopicConfig {
+            partition,
+            min_insync_replicas,
+            unclean_leader_election_enable,
+        } => alter_topic_config(
+            c,
+            partition,
+            min_insync_replicas,
+            unclean_leader_election_enable,
+        ),
+        Event::LaggingHeartbeat { broker } => lagging_heartbeat(c, broker),
+        Event::UnregisterBroker { broker } => unregister(c, rules, broker),
+        _ => Err((ErrorCode::InvalidRequest, "not a format 5 request")),
+    }
 }
 
 /// `validateManualPartitionAssignment`: non-empty, registered, no duplicates. Fenced and
@@ -289,6 +319,7 @@ struct AlterPartitionRequest<'a> {
     leader_epoch: Option<i32>,
     partition_epoch: Option<i32>,
     leader_recovery_state: LeaderRecoveryState,
+    stale_epoch: Option<BrokerId>,
 }
 
 /// `alterPartition` with `validateAlterPartitionData`, in upstream's check order.
@@ -301,8 +332,9 @@ fn alter_partition(
     let part = partition(c, index)?;
     let from = request.broker.unwrap_or(part.leader);
     // `ClusterControlManager.checkBrokerEpoch` runs before any partition is looked at: a
-    // sender that is not registered (no leader, -1, included) is a stale broker epoch.
-    if !c.is_registered(from) {
+    // sender that is not registered (no leader, -1, included), or whose epoch is not its
+    // registration's, is a stale broker epoch.
+    if !c.is_registered(from) || request.stale_epoch == Some(from) {
         return Err((
             ErrorCode::StaleBrokerEpoch,
             "the sender is not a registered broker",
@@ -323,6 +355,7 @@ fn alter_partition(
         effects,
         new_leader_elected,
         listed: None,
+        elected: None,
         notes: Vec::new(),
     })
 }
@@ -380,10 +413,15 @@ fn validate_alter_partition(
             "RECOVERED cannot go back to RECOVERING",
         ));
     }
-    if isr.iter().any(|&b| !c.is_active(b)) {
+    // `ineligibleReplicasForIsr`: not registered, shutting down, fenced, or a member epoch
+    // (not -1) that is not its registration's.
+    if isr
+        .iter()
+        .any(|&b| !c.is_active(b) || request.stale_epoch == Some(b))
+    {
         return Err((
             ErrorCode::IneligibleReplica,
-            "the ISR names a fenced or shutting-down broker",
+            "the ISR names a fenced, shutting-down or stale-epoch broker",
         ));
     }
     Ok(())
@@ -471,36 +509,4 @@ pub(crate) fn switch_start(
     c.partitions[index] = next;
     commit_seal(c, index, SEAL_PENDING, -1, true);
     Ok(Outcome::accepted(Vec::new()))
-}
-
-/// `electLeader`: PREFERRED or UNCLEAN, ELECTION_NOT_NEEDED when there is nothing to do.
-fn elect_leaders(
-    c: &mut Cluster,
-    rules: &dyn Rules,
-    index: usize,
-    election: ElectionType,
-) -> Result<Outcome, Rejection> {
-    let part = partition(c, index)?;
-    let not_needed = match election {
-        ElectionType::Preferred => part.replicas.first() == Some(&part.leader),
-        ElectionType::Unclean => part.leader != NO_LEADER,
-    };
-    if not_needed {
-        return Err((ErrorCode::ElectionNotNeeded, "the election is not needed"));
-    }
-    let mut builder = ChangeBuilder::new(part, rules, acceptor(c), c.elr);
-    builder.election = match election {
-        ElectionType::Preferred => Election::Preferred,
-        ElectionType::Unclean => Election::Unclean,
-    };
-    let Some(built) = builder.build().map_err(fault)? else {
-        return Err(match election {
-            ElectionType::Preferred => (
-                ErrorCode::PreferredLeaderNotAvailable,
-                "the preferred leader is not available",
-            ),
-            ElectionType::Unclean => (ErrorCode::EligibleLeadersNotAvailable, "no eligible leader"),
-        });
-    };
-    Ok(Outcome::accepted(commit(c, index, Some(built))))
 }

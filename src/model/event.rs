@@ -14,7 +14,7 @@ pub enum ElectionType {
 
 impl ElectionType {
     /// The step tables' name of the election.
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             ElectionType::Preferred => "preferred",
             ElectionType::Unclean => "unclean",
@@ -138,6 +138,11 @@ pub enum Event {
         partition_epoch: Option<i32>,
         #[serde(default = "recovered", skip_serializing_if = "is_recovered")]
         leader_recovery_state: LeaderRecoveryState,
+        /// The broker whose broker epoch the request carries one behind its registration:
+        /// the sender (`checkBrokerEpoch`: STALE_BROKER_EPOCH for the whole request) or an
+        /// ISR member (`ineligibleReplicasForIsr`: INELIGIBLE_REPLICA). Format 5.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stale_epoch: Option<BrokerId>,
     },
     /// The broker's session expired (`handleBrokerFenced`).
     FenceBroker {
@@ -156,6 +161,35 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "is_zero")]
         partition: usize,
         election: ElectionType,
+    },
+    /// ElectLeaders over the partitions listed (in order, each answered on its own), or
+    /// over every partition when `partitions` is absent (then the partitions whose
+    /// election is not needed are left out of the answer). Format 5.
+    ElectLeadersMany {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        partitions: Option<Vec<usize>>,
+        election: ElectionType,
+    },
+    /// IncrementalAlterConfigs (SET) on the partition's topic: `min.insync.replicas`,
+    /// `unclean.leader.election.enable`, or both; an absent one is left as it is. Format 5.
+    AlterTopicConfig {
+        #[serde(default, skip_serializing_if = "is_zero")]
+        partition: usize,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        min_insync_replicas: Option<i32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        unclean_leader_election_enable: Option<bool>,
+    },
+    /// A heartbeat from a fenced broker whose metadata offset is still behind its own
+    /// registration record (it has not caught up yet): it stays fenced. Format 5.
+    LaggingHeartbeat {
+        broker: BrokerId,
+    },
+    /// UnregisterBroker for a broker that is down (fenced): the operator decommissions it.
+    /// It leaves every ISR and ELR it is in and its registration is removed; a later
+    /// restart registers it anew. Format 5.
+    UnregisterBroker {
+        broker: BrokerId,
     },
     /// ListPartitionReassignments over every partition: an observation, changes nothing.
     ListReassignments,
@@ -260,6 +294,10 @@ impl Event {
             Event::UnfenceBroker { .. } => "unfence_broker",
             Event::ControlledShutdown { .. } => "controlled_shutdown",
             Event::ElectLeaders { .. } => "elect_leaders",
+            Event::ElectLeadersMany { .. } => "elect_leaders_many",
+            Event::AlterTopicConfig { .. } => "alter_topic_config",
+            Event::LaggingHeartbeat { .. } => "lagging_heartbeat",
+            Event::UnregisterBroker { .. } => "unregister_broker",
             Event::ListReassignments => "list_reassignments",
             Event::Produce { .. } => "produce",
             Event::AdvanceTime { .. } => "advance_time",
@@ -275,6 +313,22 @@ impl Event {
         }
     }
 
+    /// The event uses what history format 5 added: a stale broker epoch in AlterPartition,
+    /// elections over several partitions, topic config changes, lagging heartbeats and
+    /// unregistration.
+    pub fn is_format_5(&self) -> bool {
+        matches!(
+            self,
+            Event::AlterPartition {
+                stale_epoch: Some(_),
+                ..
+            } | Event::ElectLeadersMany { .. }
+                | Event::AlterTopicConfig { .. }
+                | Event::LaggingHeartbeat { .. }
+                | Event::UnregisterBroker { .. }
+        )
+    }
+
     /// The partition the event addresses, if it addresses one.
     pub fn partition(&self) -> Option<usize> {
         match *self {
@@ -282,6 +336,7 @@ impl Event {
             | Event::CancelReassignment { partition }
             | Event::AlterPartition { partition, .. }
             | Event::ElectLeaders { partition, .. }
+            | Event::AlterTopicConfig { partition, .. }
             | Event::Produce { partition, .. }
             | Event::FollowerFetch { partition, .. }
             | Event::SwitchStart { partition, .. }
@@ -298,6 +353,7 @@ impl Event {
             | Event::CancelReassignment { partition }
             | Event::AlterPartition { partition, .. }
             | Event::ElectLeaders { partition, .. }
+            | Event::AlterTopicConfig { partition, .. }
             | Event::Produce { partition, .. }
             | Event::FollowerFetch { partition, .. }
             | Event::SwitchStart { partition, .. }
@@ -314,6 +370,8 @@ impl Event {
             Event::FenceBroker { broker }
             | Event::UnfenceBroker { broker }
             | Event::ControlledShutdown { broker }
+            | Event::LaggingHeartbeat { broker }
+            | Event::UnregisterBroker { broker }
             | Event::FollowerFetch { broker, .. }
             | Event::StallBroker { broker }
             | Event::ResumeBroker { broker }
@@ -328,14 +386,22 @@ impl Event {
         match self {
             Event::CreatePartition { replicas, .. } => replicas.iter_mut().collect(),
             Event::Reassign { target, .. } => target.iter_mut().collect(),
-            Event::AlterPartition { isr, broker, .. } => {
+            Event::AlterPartition {
+                isr,
+                broker,
+                stale_epoch,
+                ..
+            } => {
                 let mut ids: Vec<_> = isr.iter_mut().collect();
                 ids.extend(broker.as_mut());
+                ids.extend(stale_epoch.as_mut());
                 ids
             }
             Event::FenceBroker { broker }
             | Event::UnfenceBroker { broker }
             | Event::ControlledShutdown { broker }
+            | Event::LaggingHeartbeat { broker }
+            | Event::UnregisterBroker { broker }
             | Event::FollowerFetch { broker, .. }
             | Event::StallBroker { broker }
             | Event::ResumeBroker { broker }
@@ -358,138 +424,5 @@ impl fmt::Display for Ids<'_> {
             write!(f, "{id}")?;
         }
         f.write_str("]")
-    }
-}
-
-/// `create [1,2,3] unclean.enable diskless remote min.isr=2`.
-fn fmt_create(e: &Event, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-    let Event::CreatePartition {
-        replicas,
-        unclean_leader_election_enable,
-        diskless,
-        remote_storage,
-        min_insync_replicas,
-    } = e
-    else {
-        unreachable!("called for create_partition only")
-    };
-    write!(f, "create {}", Ids(replicas))?;
-    flag(f, *unclean_leader_election_enable, " unclean.enable")?;
-    flag(f, *diskless, " diskless")?;
-    flag(f, *remote_storage, " remote")?;
-    if *min_insync_replicas != 1 {
-        write!(f, " min.isr={min_insync_replicas}")?;
-    }
-    Ok(())
-}
-
-/// A short form for step tables, e.g. `reassign p0 [1,2,4]`.
-impl fmt::Display for Event {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Event::CreatePartition { .. } => fmt_create(self, f),
-            Event::Reassign {
-                partition,
-                target,
-                allow_replication_factor_change,
-            } => {
-                write!(f, "reassign p{partition} {}", Ids(target))?;
-                flag(f, !allow_replication_factor_change, " keep-rf")
-            }
-            Event::CancelReassignment { partition } => write!(f, "cancel p{partition}"),
-            Event::AlterPartition {
-                partition,
-                isr,
-                broker,
-                leader_epoch,
-                partition_epoch,
-                leader_recovery_state,
-            } => {
-                write!(f, "alter_partition p{partition} isr={}", Ids(isr))?;
-                optional(f, " from=", broker)?;
-                optional(f, " le=", leader_epoch)?;
-                optional(f, " pe=", partition_epoch)?;
-                let recovering = *leader_recovery_state == LeaderRecoveryState::Recovering;
-                flag(f, recovering, " recovering")
-            }
-            Event::FenceBroker { broker } => write!(f, "fence {broker}"),
-            Event::UnfenceBroker { broker } => write!(f, "unfence {broker}"),
-            Event::ControlledShutdown { broker } => write!(f, "shutdown {broker}"),
-            Event::ElectLeaders {
-                partition,
-                election,
-            } => write!(f, "elect p{partition} {}", election.name()),
-            Event::ListReassignments => f.write_str("list"),
-            Event::Produce {
-                partition,
-                records,
-                acks,
-            } => {
-                write!(f, "produce p{partition} +{records}")?;
-                flag(f, *acks == Acks::All, " acks=all")
-            }
-            Event::AdvanceTime { ms } => write!(f, "time +{ms}ms"),
-            Event::FollowerFetch { partition, broker } => {
-                write!(f, "fetch p{partition} by {broker}")
-            }
-            Event::SwitchStart {
-                partition,
-                consolidating,
-            } => {
-                write!(f, "switch p{partition}")?;
-                flag(f, *consolidating, " consolidating")
-            }
-            Event::SealCommit { partition } => write!(f, "seal_commit p{partition}"),
-            Event::AlterDisklessSwitch { partition, seal } => {
-                write!(f, "alter_switch p{partition} seal={seal}")
-            }
-            Event::StallBroker { broker } => write!(f, "stall {broker}"),
-            Event::ResumeBroker { broker } => write!(f, "resume {broker}"),
-            Event::RestartBroker { .. } => fmt_restart(self, f),
-            Event::DeleteRecords { partition, offset } => match offset {
-                -1 => write!(f, "delete_records p{partition} to the hw"),
-                _ => write!(f, "delete_records p{partition} below {offset}"),
-            },
-            Event::FlushBroker { broker } => write!(f, "flush {broker}"),
-        }
-    }
-}
-
-/// `restart 2 unclean survives=hw`.
-fn fmt_restart(e: &Event, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-    let Event::RestartBroker {
-        broker,
-        unclean,
-        survives,
-    } = e
-    else {
-        unreachable!("called for restart_broker only")
-    };
-    write!(f, "restart {broker}")?;
-    flag(f, *unclean, " unclean")?;
-    flag(
-        f,
-        *survives == Some(Survives::HighWatermark),
-        " survives=hw",
-    )
-}
-
-/// A step table's optional flag: `text` when `on`.
-fn flag(f: &mut fmt::Formatter<'_>, on: bool, text: &str) -> fmt::Result {
-    if on {
-        f.write_str(text)?;
-    }
-    Ok(())
-}
-
-/// A step table's optional field: `prefix` and the value, when there is one.
-fn optional<T: fmt::Display>(
-    f: &mut fmt::Formatter<'_>,
-    prefix: &str,
-    value: &Option<T>,
-) -> fmt::Result {
-    match value {
-        Some(v) => write!(f, "{prefix}{v}"),
-        None => Ok(()),
     }
 }

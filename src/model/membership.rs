@@ -1,5 +1,6 @@
 //! The controller's answers to broker registration events: fencing, controlled shutdown,
-//! an unclean shutdown found at re-registration (ELR only), unfencing.
+//! an unclean shutdown found at re-registration (ELR only), unfencing, a heartbeat that
+//! lags the metadata log, unregistration.
 //! Upstream: metadata/src/main/java/org/apache/kafka/controller/ReplicationControlManager.java
 //! at apache trunk d79bd502ec (`handleBrokerFenced`, `handleBrokerInControlledShutdown`,
 //! `handleBrokerShutdown`, `handleBrokerUnfenced`, `generateLeaderAndIsrUpdates`), and
@@ -62,12 +63,22 @@ pub(crate) fn broker_registers(
     broker: BrokerId,
     unclean: bool,
 ) -> Result<Vec<PartitionEffect>, Rejection> {
-    let unclean = c.elr && unclean;
+    // A broker with no registration (unregistered) has no stored epoch to match: its
+    // shutdown counts as unclean (`registerBroker` compares the previous epoch with -2).
+    let new = !c.is_registered(broker);
+    let unclean = c.elr && (unclean || new);
     let mut records = leave_records(c, rules, broker, unclean, false)?;
     if unclean {
         records.extend(leave_records(c, rules, broker, true, true)?);
     }
-    Ok(commit_all(c, records))
+    let effects = commit_all(c, records);
+    if new {
+        // `RegisterBrokerRecord`: registered fenced.
+        let at = c.brokers.partition_point(|&(b, _)| b < broker);
+        c.brokers.insert(at, (broker, BrokerState::Fenced));
+        c.runtime.decommissioned.retain(|&b| b != broker);
+    }
+    Ok(effects)
 }
 
 /// A handler's records, each built before any is stored, so that a build that throws
@@ -77,18 +88,41 @@ pub(crate) fn broker_registers(
 /// upstream's build-and-append loop.
 type Records = Vec<(usize, Built)>;
 
-/// Store the records in order.
+/// Store the records in order. A partition the request built two records for (the ELR
+/// index listed it again, or in both passes) gets the same record merged twice:
+/// `PartitionRegistration.merge` bumps the partition epoch again, and the leader epoch
+/// again when the record names a leader (it did if the first bumped it).
 fn commit_all(c: &mut Cluster, records: Records) -> Vec<PartitionEffect> {
     let mut effects = Vec::with_capacity(records.len());
+    let mut before: Vec<(usize, i32)> = Vec::new();
     for (index, built) in records {
-        effects.extend(commit(c, index, Some(built)));
+        match before.iter().find(|&&(i, _)| i == index) {
+            Some(&(_, leader_epoch)) => {
+                let mut again = c.partitions[index].clone();
+                again.partition_epoch += 1;
+                if built.partition.leader_epoch != leader_epoch {
+                    again.leader_epoch += 1;
+                }
+                let built = Built {
+                    partition: again,
+                    ..built
+                };
+                effects.extend(commit(c, index, Some(built)));
+            }
+            None => {
+                before.push((index, c.partitions[index].leader_epoch));
+                effects.extend(commit(c, index, Some(built)));
+            }
+        }
     }
     effects
 }
 
 /// `generateLeaderAndIsrUpdates` removing `broker` (never an acceptable leader, out of the
 /// ISR; with `unclean_shutdown`, kept out of the ELR too) over the partitions that list it
-/// in the ISR (or, with `in_elr`, in the ELR; the two sets are disjoint, ELR2).
+/// in the ISR, or, with `in_elr`, over those the ELR index lists it under (once per
+/// entry: `Cluster::elr_index` may list a partition whose ELR no longer holds the broker,
+/// or list it twice). Every record is built from the state before the request.
 fn leave_records(
     c: &Cluster,
     rules: &dyn Rules,
@@ -97,11 +131,16 @@ fn leave_records(
     in_elr: bool,
 ) -> Result<Records, Rejection> {
     let mut records = Vec::new();
-    for index in 0..c.partitions.len() {
+    let listed: Vec<usize> = if in_elr {
+        let entries = c.elr_index.iter().filter(|&&(b, _)| b == broker);
+        entries.map(|&(_, p)| p).collect()
+    } else {
+        (0..c.partitions.len())
+            .filter(|&p| c.partitions[p].isr.contains(&broker))
+            .collect()
+    };
+    for index in listed {
         let part = &c.partitions[index];
-        if !(if in_elr { &part.elr } else { &part.isr }).contains(&broker) {
-            continue;
-        }
         let acceptor = Acceptor {
             brokers: &c.brokers,
             remove: broker,
@@ -171,4 +210,55 @@ fn set_broker_state(c: &mut Cluster, broker: BrokerId, to: BrokerState) {
     if let Some(entry) = c.brokers.iter_mut().find(|(b, _)| *b == broker) {
         entry.1 = to;
     }
+}
+
+/// A heartbeat whose current metadata offset is behind the broker's own registration
+/// record (`BrokerHeartbeatManager.calculateNextBrokerState`): a fenced broker that has
+/// not caught up stays fenced, and nothing is written. Only a fenced broker can lag so:
+/// once unfenced, its offset has passed its registration.
+pub(crate) fn lagging_heartbeat(c: &Cluster, broker: BrokerId) -> Result<Outcome, Rejection> {
+    if c.broker_state(broker) != Some(BrokerState::Fenced)
+        || c.runtime.unregistered.contains(&broker)
+    {
+        return Err((
+            ErrorCode::BrokerStateMismatch,
+            "only a fenced broker that heartbeats can lag its registration",
+        ));
+    }
+    Ok(Outcome::accepted(Vec::new()))
+}
+
+/// `unregisterBroker` (`handleBrokerUnregistered`): `generateLeaderAndIsrUpdates` removing
+/// the broker over the partitions with it in the ISR, then over those with it in the ELR
+/// (disjoint sets, ELR2; no unclean shutdown, so an ELR member stays in the ELR unless the
+/// change moves it), then the registration is gone. The model unregisters only a broker
+/// that is down (fenced), as an operator decommissions one; a live broker's process would
+/// heartbeat on against a removed registration, which the model does not follow.
+pub(crate) fn unregister(
+    c: &mut Cluster,
+    rules: &dyn Rules,
+    broker: BrokerId,
+) -> Result<Outcome, Rejection> {
+    match c.broker_state(broker) {
+        None => {
+            return Err((
+                ErrorCode::BrokerIdNotRegistered,
+                "the broker is not registered",
+            ))
+        }
+        Some(BrokerState::Fenced) => {}
+        Some(_) => {
+            return Err((
+                ErrorCode::BrokerStateMismatch,
+                "the model unregisters only a broker that is down",
+            ))
+        }
+    }
+    let mut records = leave_records(c, rules, broker, false, false)?;
+    records.extend(leave_records(c, rules, broker, false, true)?);
+    let effects = commit_all(c, records);
+    c.brokers.retain(|&(b, _)| b != broker);
+    c.runtime.decommissioned.push(broker);
+    c.runtime.decommissioned.sort_unstable();
+    Ok(Outcome::accepted(effects))
 }

@@ -28,11 +28,13 @@ macro_rules! clone_reusing {
     };
 }
 
+mod admin;
 pub mod broker;
 pub mod builder;
 mod commit;
 mod controller;
 pub mod event;
+mod event_text;
 mod hooks;
 pub mod ids;
 pub mod log;
@@ -252,6 +254,16 @@ pub struct Cluster {
     /// The cluster feature `eligible.leader.replicas.version` ≥ 1
     /// (`FeatureControlManager.isElrFeatureEnabled`): fixed for a history.
     pub elr: bool,
+    /// The index `ReplicationControlManager.brokersToElrs` (`BrokersToElrs`): one
+    /// (broker, partition) entry per time the broker entered the partition's ELR, kept by
+    /// `replay` from each record's ELR change. Handling an unclean shutdown or an
+    /// unregistration walks it. A ClearElrRecord empties ELRs without it
+    /// (`removeTopicElrs`), so it can list brokers no ELR holds, even twice: kept as
+    /// upstream keeps it (docs/model/reassignment.md#the-elr-index). Held sorted: upstream
+    /// walks it in its maps' order, and every record of such a walk is built from the state
+    /// before the request and touches its own partition, so the order changes nothing; a
+    /// sorted index is a function of the ELRs until a ClearElrRecord.
+    pub elr_index: Vec<(BrokerId, usize)>,
 }
 
 clone_reusing!(Cluster {
@@ -261,6 +273,7 @@ clone_reusing!(Cluster {
     ghosts,
     runtime,
     elr,
+    elr_index,
 });
 
 impl Cluster {
@@ -310,11 +323,15 @@ impl Cluster {
         self.brokers == other.brokers
             && self.partitions == other.partitions
             && self.runtime == other.runtime
+            && self.elr_index == other.elr_index
     }
 
     /// `ReplicationControlManager.replay(PartitionChangeRecord)`: store the merged
     /// partition and keep the reassigning index in step.
     pub(crate) fn replay(&mut self, index: usize, next: Partition) {
+        if self.partitions[index].elr != next.elr {
+            self.update_elr_index(index, &next.elr);
+        }
         let reassigning = next.is_reassigning();
         self.partitions[index] = next;
         let listed = self.reassigning.iter().position(|&p| p == index);
@@ -328,6 +345,18 @@ impl Cluster {
             }
             _ => {}
         }
+    }
+
+    /// `BrokersToElrs.update` from the partition's ELR to `next`: a broker that enters it
+    /// gets an entry added, one that leaves it loses every entry it has for the partition.
+    fn update_elr_index(&mut self, index: usize, next: &IdList) {
+        let prev = self.partitions[index].elr;
+        for &b in prev.iter().filter(|b| !next.contains(b)) {
+            self.elr_index.retain(|&e| e != (b, index));
+        }
+        let added = next.iter().filter(|b| !prev.contains(b));
+        self.elr_index.extend(added.map(|&b| (b, index)));
+        self.elr_index.sort_unstable();
     }
 }
 
@@ -384,6 +413,8 @@ pub enum ErrorCode {
     WaitingForReplication,
     /// AlterPartition from a broker that is not registered (`checkBrokerEpoch`).
     StaleBrokerEpoch,
+    /// UnregisterBroker for a broker that is not registered (`unregisterBroker`).
+    BrokerIdNotRegistered,
     /// A non-API exception caught per partition and answered as such
     /// (`ApiError.fromThrowable`), e.g. by AlterPartitionReassignments.
     UnknownServerError,
@@ -417,6 +448,7 @@ impl ErrorCode {
             ErrorCode::BrokerStateMismatch => "BROKER_STATE_MISMATCH",
             ErrorCode::UnknownServerError => "UNKNOWN_SERVER_ERROR",
             ErrorCode::StaleBrokerEpoch => "STALE_BROKER_EPOCH",
+            ErrorCode::BrokerIdNotRegistered => "BROKER_ID_NOT_REGISTERED",
             ErrorCode::ControllerFault => "CONTROLLER_FAULT",
             ErrorCode::WaitingForReplication => "WAITING_FOR_REPLICATION",
         }
@@ -465,6 +497,9 @@ pub enum Outcome {
         new_leader_elected: bool,
         /// ListPartitionReassignments: the partitions listed.
         listed: Option<Vec<usize>>,
+        /// ElectLeaders over several partitions: each partition's answer, in the order of
+        /// the request (over every partition: ascending, without ELECTION_NOT_NEEDED).
+        elected: Option<Vec<(usize, &'static str)>>,
         /// What the broker side did (fetches, shrinks, expansions).
         notes: Vec<Note>,
     },
@@ -481,6 +516,7 @@ impl Outcome {
             effects,
             new_leader_elected: false,
             listed: None,
+            elected: None,
             notes: Vec::new(),
         }
     }

@@ -330,7 +330,8 @@ fn restart_broker(
     loss: Option<Survives>,
 ) -> Result<Outcome, Rejection> {
     let mut effects = Vec::new();
-    if c.broker_state(broker) != Some(BrokerState::Fenced) {
+    // An unregistered broker is down already and has nothing to fence.
+    if c.is_up(broker) {
         let fenced = ok(apply_controller(c, &Event::FenceBroker { broker }, rules))?;
         effects.extend(fenced.effects().iter().cloned());
     }
@@ -364,6 +365,7 @@ fn faulted(effects: Vec<PartitionEffect>, broker: BrokerId, request: &'static st
         effects,
         new_leader_elected: false,
         listed: None,
+        elected: None,
         notes: vec![Note::ControllerFault { broker, request }],
     }
 }

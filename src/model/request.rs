@@ -33,6 +33,9 @@ pub struct Exchange {
     pub brokers: Vec<(BrokerId, BrokerState)>,
     /// ListPartitionReassignments: the partitions listed, ascending.
     pub listed: Option<Vec<usize>>,
+    /// ElectLeaders over several partitions: each partition's answer (`Errors` name), in
+    /// the request's order.
+    pub elected: Option<Vec<(usize, &'static str)>>,
 }
 
 /// The observer. `record` is called once per request, after the model answered it;
@@ -55,10 +58,17 @@ pub fn exchange(request: Request, outcome: &Outcome, after: &Cluster) -> Exchang
             ..
         })
     );
+    // A topic config change names its topic by the partition's index: for an index that
+    // names no topic, the driver has no topic to name (the real controller, without its
+    // broker-side existence check, would store the config).
+    let no_topic = matches!(
+        request,
+        Request::Event(Event::AlterTopicConfig { partition, .. }) if partition >= after.partitions.len()
+    );
     let (error, not_upstream) = match outcome {
         Outcome::Rejected { error, .. } => (
             error.name(),
-            *error == ErrorCode::BrokerStateMismatch || no_sender,
+            *error == ErrorCode::BrokerStateMismatch || no_sender || no_topic,
         ),
         Outcome::Accepted {
             new_leader_elected: true,
@@ -76,6 +86,12 @@ pub fn exchange(request: Request, outcome: &Outcome, after: &Cluster) -> Exchang
         }
         _ => None,
     };
+    let elected = match outcome {
+        Outcome::Accepted {
+            elected: Some(e), ..
+        } => Some(e.clone()),
+        _ => None,
+    };
     Exchange {
         request,
         error,
@@ -83,6 +99,7 @@ pub fn exchange(request: Request, outcome: &Outcome, after: &Cluster) -> Exchang
         partitions: after.partitions.clone(),
         brokers: after.brokers.clone(),
         listed,
+        elected,
     }
 }
 

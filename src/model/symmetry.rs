@@ -86,6 +86,11 @@ impl Renaming {
         let rt = &mut out.runtime;
         rt.stalled = self.sorted_ids(&rt.stalled);
         rt.unregistered = self.sorted_ids(&rt.unregistered);
+        for (b, _) in &mut out.elr_index {
+            *b = self.apply(*b);
+        }
+        out.elr_index.sort_unstable();
+        rt.decommissioned = self.sorted_ids(&rt.decommissioned);
         for p in &mut rt.partitions {
             for l in &mut p.locals {
                 l.broker = self.apply(l.broker);

@@ -170,6 +170,7 @@ fn alphabet(start: &Start, state: &Cluster, max_target: usize) -> Vec<Event> {
                 leader_epoch: None,
                 partition_epoch: None,
                 leader_recovery_state: LeaderRecoveryState::Recovered,
+                stale_epoch: None,
             });
         }
     }

@@ -129,6 +129,7 @@ pub fn parse(text: &str) -> History {
                 } else {
                     LeaderRecoveryState::Recovered
                 },
+                stale_epoch: field(&words, "stale="),
             },
             "fence" => Event::FenceBroker {
                 broker: arg.parse().unwrap(),
@@ -146,6 +147,32 @@ pub fn parse(text: &str) -> History {
                 } else {
                     ElectionType::Preferred
                 },
+            },
+            // `elect-many p0 p2 unclean`, `elect-many all preferred`
+            "elect-many" => Event::ElectLeadersMany {
+                partitions: (!has("all")).then(|| {
+                    let ps = words.iter().filter_map(|w| w.strip_prefix('p'));
+                    ps.filter_map(|n| n.parse().ok()).collect()
+                }),
+                election: if has("unclean") {
+                    ElectionType::Unclean
+                } else {
+                    ElectionType::Preferred
+                },
+            },
+            // `config p0 min.isr=2 unclean=true`
+            "config" => Event::AlterTopicConfig {
+                partition,
+                min_insync_replicas: field(&words, "min.isr="),
+                unclean_leader_election_enable: words
+                    .iter()
+                    .find_map(|w| w.strip_prefix("unclean=").map(|v| v == "true")),
+            },
+            "lagging" => Event::LaggingHeartbeat {
+                broker: arg.parse().unwrap(),
+            },
+            "unregister" => Event::UnregisterBroker {
+                broker: arg.parse().unwrap(),
             },
             "list" => Event::ListReassignments,
             other => panic!("unknown clause `{other}`"),

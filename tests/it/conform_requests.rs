@@ -123,6 +123,7 @@ fn every_field_of_an_answer_is_compared() {
         error: "NONE".into(),
         fault: None,
         listed: None,
+        elected: None,
         partitions: model
             .partitions
             .iter()

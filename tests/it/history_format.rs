@@ -121,9 +121,9 @@ fn format_1_is_migrated_and_other_versions_refused() {
         .assert_eq(&History::from_json(&v1_with_acks).unwrap_err());
     let v2_with_acks = v1_with_acks.replace(r#""format": 1"#, r#""format": 2"#);
     assert!(History::from_json(&v2_with_acks).is_ok());
-    let v5 = v1.replace(r#""format": 1"#, r#""format": 5"#);
-    expect!["unknown format version 5 (this isrfuzz reads versions 1 to 4)"]
-        .assert_eq(&History::from_json(&v5).unwrap_err());
+    let v6 = v1.replace(r#""format": 1"#, r#""format": 6"#);
+    expect!["unknown format version 6 (this isrfuzz reads versions 1 to 5)"]
+        .assert_eq(&History::from_json(&v6).unwrap_err());
 }
 
 /// Format 2's unclean restart kept the log up to the high watermark: it loads as format 3's
@@ -241,6 +241,6 @@ fn format_4_elr_feature() {
     }
     let mut mismatched = on.clone();
     mismatched.format = 3;
-    expect!["format version 3 does not match the history (expected 4: 4 with `eligible_leader_replicas`, else 3)"]
+    expect!["format version 3 does not match the history (expected 4: 5 with a format 5 operation, else 4 with `eligible_leader_replicas`, else 3)"]
         .assert_eq(&mismatched.validate().unwrap_err());
 }

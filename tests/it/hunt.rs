@@ -65,10 +65,10 @@ fn ops_after_creation(f: &Finding) -> usize {
 
 #[test]
 fn finds_kafka_21419_and_minimizes_it() {
-    // Seed 2: with the generator's table as it is (every row changes the draws), seeds 1
-    // and 3 first find G5 by a path that also fences a broker, minimized to 4 operations
-    // (the same bug; seeds 2, 4, 5 and 6 give the 3-operation shape asserted here).
-    let report = run(&[("trunk", "complete")], 4000, 2);
+    // Seed 1: with the generator's table as it is (every row changes the draws), seed 2
+    // first finds G5 by a path with one more reassignment, minimized to 4 operations (the
+    // same bug; seeds 1 and 3 to 7 give the 3-operation shape asserted here).
+    let report = run(&[("trunk", "complete")], 4000, 1);
     let g5 = finding(&report, "trunk", "G5");
     let g2 = finding(&report, "trunk", "G2");
     assert!(ops_after_creation(g5) <= 3, "{}", g5.history.to_json());
@@ -202,8 +202,11 @@ fn a_hunt_sample_reaches_every_sometimes_property() {
     // (2-6 per 10 s `hunt`); `v8_has_a_witness` pins its committed witness instead. V20
     // (ELR5's premise: every candidate gone while the last leader is away) about once per
     // 50,000 ELR-on histories; tests/it/witnesses.rs finds it reached by
-    // corpus/regressions/elr5-every-candidate-gone-keeps-the-last-leader.json.
-    const RARE: &[&str] = &["V8", "V20"];
+    // corpus/regressions/elr5-every-candidate-gone-keeps-the-last-leader.json. V23 (an
+    // unplaced last fetched epoch answered OFFSET_OUT_OF_RANGE, F22) fired 3, 6, 0, 6, 0
+    // and 6 times in 6,000 histories of seeds 1 to 6 once the generator drew format 5's
+    // operations; tests/it/fetcher.rs replays its witness.
+    const RARE: &[&str] = &["V8", "V20", "V23"];
     let mut missed = Vec::new();
     for (i, inv) in isrfuzz::check::invariants::INVARIANTS.iter().enumerate() {
         let sometimes = inv.kind == isrfuzz::check::invariants::Kind::Sometimes;

@@ -124,7 +124,9 @@ pub(super) fn s3_epochs(s: &StepView) -> Option<String> {
 
 /// S3 on one partition before and after the step.
 fn s3_partition(prev: &Partition, p: &Partition) -> Option<String> {
-    let changed = prev != p;
+    // The topic configs held on the model's partition are not the registration's: a
+    // config change writes a ConfigRecord, not a partition record.
+    let changed = prev != p && !configs_only(prev, p);
     if changed != (p.partition_epoch > prev.partition_epoch)
         || p.partition_epoch < prev.partition_epoch
     {
@@ -141,6 +143,14 @@ fn s3_partition(prev: &Partition, p: &Partition) -> Option<String> {
         ));
     }
     None
+}
+
+/// The two differ in the topic's `min.insync.replicas` or unclean setting alone.
+fn configs_only(prev: &Partition, p: &Partition) -> bool {
+    let mut same = prev.clone();
+    same.min_insync_replicas = p.min_insync_replicas;
+    same.unclean_leader_election_enable = p.unclean_leader_election_enable;
+    same == *p
 }
 
 pub(super) fn g1_composition(v: &PartView) -> Option<String> {

@@ -219,6 +219,9 @@ pub struct Runtime {
     /// Restarted brokers whose registration threw in the controller: their process keeps
     /// retrying it and never heartbeats, so nothing unfences them until they restart.
     pub unregistered: Vec<BrokerId>,
+    /// Brokers the operator unregistered (`unregister_broker`), sorted: down, with no
+    /// registration, until a restart registers them anew.
+    pub decommissioned: Vec<BrokerId>,
 }
 
 clone_reusing!(Runtime {
@@ -228,6 +231,7 @@ clone_reusing!(Runtime {
     stalled,
     partitions,
     unregistered,
+    decommissioned,
 });
 
 /// What the broker side did in a step, for the invariants and the step table.
@@ -408,6 +412,7 @@ fn alter_isr(c: &mut Cluster, rules: &dyn Rules, p: usize, isr: Vec<BrokerId>) -
         partition_epoch: None,
         // A leader elected uncleanly has recovered by the time it changes the ISR.
         leader_recovery_state: super::LeaderRecoveryState::Recovered,
+        stale_epoch: None,
     };
     let (before, sender) = (part.partition_epoch, part.leader);
     let outcome = super::controller::apply_controller(c, &request, rules);

@@ -47,7 +47,7 @@ pub const GEN_TARGET_MAX: usize = 5;
 pub const GEN_FAULTS_MAX: usize = 4;
 
 /// Event kinds (`Event` variants) the generator produces.
-pub const GEN_EVENT_KINDS: usize = 20;
+pub const GEN_EVENT_KINDS: usize = 24;
 
 /// Of every 8 values of the mode byte's low 3 bits, how many turn ELR on.
 pub const GEN_ELR_ON_EIGHTHS: u8 = 4;

@@ -53,6 +53,9 @@ pub(super) const OPS: &[OpSpec] = &[
     op("restart_broker",        |g| g.faults_left(),                               restart),
     op("delete_records",        |g| g.any_partition(deletable),                    delete_records),
     op("flush_broker",          |_| true,                                          flush),
+    op("alter_topic_config",    |g| g.any_partition(|_, _| true),                  alter_config),
+    op("lagging_heartbeat",     |g| g.any_broker_in(FENCED),                       lagging),
+    op("unregister_broker",     |g| g.faults_left() && g.any_broker_in(FENCED),    unregister),
 ];
 
 const fn op(
@@ -219,14 +222,17 @@ fn alter_partition(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
         leader_recovery_state = LeaderRecoveryState::Recovering;
         isr.truncate(1);
     }
-    let (mut broker, mut leader_epoch) = (None, None);
+    let (mut broker, mut leader_epoch, mut stale_epoch) = (None, None, None);
     if g.invalid_on_purpose(u) {
-        match u.int(0, 4) {
+        match u.int(0, 6) {
             0 => isr.retain(|&r| r != p.leader),
             1 => isr.push(u.pick(&g.brokers)),
             2 => leader_epoch = Some(p.leader_epoch - 1),
             3 => broker = Some(u.pick(&g.brokers)),
-            _ => leader_recovery_state = LeaderRecoveryState::Recovering,
+            4 => leader_recovery_state = LeaderRecoveryState::Recovering,
+            // A broker epoch one behind: the sender's, or an ISR member's.
+            5 => stale_epoch = Some(p.leader),
+            _ => stale_epoch = u.one_of(&isr),
         }
     }
     Some(Event::AlterPartition {
@@ -236,6 +242,7 @@ fn alter_partition(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
         leader_epoch,
         partition_epoch: None,
         leader_recovery_state,
+        stale_epoch,
     })
 }
 
@@ -258,6 +265,8 @@ fn shutdown(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
 
 /// The invalid draw comes first: an invalid request may target any partition. The
 /// election type follows the partition: unclean if it has no leader, else preferred.
+/// One request in four names several partitions: every one, or this one among others in
+/// a drawn order.
 fn elect(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
     let invalid = g.invalid_on_purpose(u);
     let partition = g.partition(u, |c, p| invalid || election_needed(c, p))?;
@@ -266,10 +275,53 @@ fn elect(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
     } else {
         ElectionType::Preferred
     };
-    Some(Event::ElectLeaders {
-        partition,
+    if u.int(0, 3) != 0 {
+        return Some(Event::ElectLeaders {
+            partition,
+            election,
+        });
+    }
+    let count = g.cluster().partitions.len();
+    let partitions = (!u.flag()).then(|| {
+        let all: Vec<BrokerId> = (0..count as BrokerId).collect();
+        let k = u.int(1, count);
+        let mut list: Vec<usize> = u
+            .distinct(&all, k)
+            .into_iter()
+            .map(|p| p as usize)
+            .collect();
+        if !list.contains(&partition) {
+            list[0] = partition;
+        }
+        list
+    });
+    Some(Event::ElectLeadersMany {
+        partitions,
         election,
     })
+}
+
+/// `min.insync.replicas` 1 to 3, the unclean setting, or both, on any partition's topic.
+fn alter_config(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
+    let partition = g.partition(u, |_, _| true)?;
+    let what = u.int(0, 2);
+    Some(Event::AlterTopicConfig {
+        partition,
+        min_insync_replicas: (what != 1).then(|| u.int(1, 3) as i32),
+        unclean_leader_election_enable: (what != 0).then(|| u.flag()),
+    })
+}
+
+fn lagging(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
+    let broker = g.broker_in(u, FENCED)?;
+    Some(Event::LaggingHeartbeat { broker })
+}
+
+/// The operator decommissions a broker that is down; a later restart brings it back.
+fn unregister(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
+    let broker = g.broker_in(u, FENCED)?;
+    g.faults += 1;
+    Some(Event::UnregisterBroker { broker })
 }
 
 /// Replicas among the active brokers; an invalid request (drawn only if some broker is

@@ -182,7 +182,9 @@ fn tag(event: &Event) -> String {
 /// The tags `op` may build: its name, and for a stall of a stalled broker, a resume.
 fn builds_its_own_kind(op: &OpSpec, event: &Event) -> bool {
     let t = tag(event);
-    t == op.name || (op.name == "stall_broker" && t == "resume_broker")
+    t == op.name
+        || (op.name == "stall_broker" && t == "resume_broker")
+        || (op.name == "elect_leaders" && t == "elect_leaders_many")
 }
 
 /// `decode`'s loop, step by step: before each step, `check` sees the guide and

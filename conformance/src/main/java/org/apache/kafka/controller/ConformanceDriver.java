@@ -1,10 +1,9 @@
 package org.apache.kafka.controller;
 
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.ApiException;
-import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.errors.StaleBrokerEpochException;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData.ReassignablePartition;
@@ -46,13 +45,12 @@ import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.BrokerHeartbeatReply;
 import org.apache.kafka.metadata.BrokerRegistration;
 import org.apache.kafka.metadata.FinalizedControllerFeatures;
-import org.apache.kafka.metadata.KafkaConfigSchema;
+import org.apache.kafka.common.requests.ApiError;
 import org.apache.kafka.metadata.PartitionRegistration;
 import org.apache.kafka.metadata.placement.StripedReplicaPlacer;
 import org.apache.kafka.server.common.ApiMessageAndVersion;
 import org.apache.kafka.server.common.EligibleLeaderReplicasVersion;
 import org.apache.kafka.server.common.MetadataVersion;
-import org.apache.kafka.server.config.ConfigSynonym;
 import org.apache.kafka.timeline.SnapshotRegistry;
 
 import java.io.BufferedReader;
@@ -64,9 +62,9 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -85,63 +83,8 @@ import java.util.Set;
  */
 public final class ConformanceDriver {
     static final String CLUSTER_ID = "isrfuzzConformance0000";
-    static final String MIN_ISR = "min.insync.replicas";
-    static final String UNCLEAN = "unclean.leader.election.enable";
-
-    /** The two topic configs the protocol sets, with the broker defaults (1, false). */
-    static final KafkaConfigSchema SCHEMA;
-
-    static {
-        Map<ConfigResource.Type, ConfigDef> defs = new HashMap<>();
-        for (ConfigResource.Type type : new ConfigResource.Type[] {
-            ConfigResource.Type.BROKER, ConfigResource.Type.TOPIC}) {
-            defs.put(type, new ConfigDef()
-                .define(UNCLEAN, ConfigDef.Type.BOOLEAN, "false", ConfigDef.Importance.HIGH, "")
-                .define(MIN_ISR, ConfigDef.Type.INT, "1", ConfigDef.Range.atLeast(1),
-                    ConfigDef.Importance.HIGH, ""));
-        }
-        Map<String, List<ConfigSynonym>> synonyms = new HashMap<>();
-        synonyms.put(UNCLEAN, List.of(new ConfigSynonym(UNCLEAN)));
-        synonyms.put(MIN_ISR, List.of(new ConfigSynonym(MIN_ISR)));
-        SCHEMA = new KafkaConfigSchema(defs, synonyms);
-    }
-
-    /**
-     * What the broker's own topic-config validation (LogConfig) checks of the two configs:
-     * min.insync.replicas an int of at least 1, unclean.leader.election.enable a boolean.
-     * The controller alone (ConfigurationValidator.NO_OP) checks nothing.
-     */
-    static final ConfigurationValidator VALIDATOR = new ConfigurationValidator() {
-        @Override
-        public void validate(ConfigResource resource) {
-        }
-
-        @Override
-        public void validate(ConfigResource resource, Map<String, String> newConfigs,
-                             Map<String, String> existingConfigs) {
-            if (resource.type() != ConfigResource.Type.TOPIC) return;
-            String minIsr = newConfigs.get(MIN_ISR);
-            if (minIsr != null) {
-                int value;
-                try {
-                    value = Integer.parseInt(minIsr.trim());
-                } catch (NumberFormatException e) {
-                    throw new InvalidConfigurationException("Invalid value " + minIsr +
-                        " for configuration " + MIN_ISR + ": Not a number of type INT");
-                }
-                if (value < 1) {
-                    throw new InvalidConfigurationException("Invalid value " + minIsr +
-                        " for configuration " + MIN_ISR + ": Value must be at least 1");
-                }
-            }
-            String unclean = newConfigs.get(UNCLEAN);
-            if (unclean != null && !unclean.trim().equalsIgnoreCase("true")
-                    && !unclean.trim().equalsIgnoreCase("false")) {
-                throw new InvalidConfigurationException("Invalid value " + unclean +
-                    " for configuration " + UNCLEAN + ": Expected value to be either true or false");
-            }
-        }
-    };
+    static final String MIN_ISR = TopicConfigs.MIN_ISR;
+    static final String UNCLEAN = TopicConfigs.UNCLEAN;
 
     /**
      * The features this controller supports: the release's production levels of every
@@ -189,6 +132,8 @@ public final class ConformanceDriver {
         String error = "NONE";
         String fault;
         List<Integer> listed;
+        /** ElectLeaders over several partitions: [partition, error] pairs, ascending. */
+        List<Object[]> elected;
         String release;
     }
 
@@ -250,7 +195,7 @@ public final class ConformanceDriver {
             if (op.equals("quit")) {
                 if (clusterSide != null) clusterSide.close();
                 Outcome o = new Outcome();
-                render(o, out);
+                OutcomeJson.render(o, replication, topicIds, cluster, out);
                 return true;
             }
             if (op.startsWith("cluster_")) {
@@ -271,7 +216,7 @@ public final class ConformanceDriver {
                 if (replication == null) throw new DriverException("no reset before " + op);
                 o = dispatch(op, req);
             }
-            render(o, out);
+            OutcomeJson.render(o, replication, topicIds, cluster, out);
         } catch (Throwable t) {
             out.setLength(start);
             out.append("{\"error\":\"DRIVER\",\"fault\":");
@@ -293,9 +238,11 @@ public final class ConformanceDriver {
             case "alter_partition": {
                 int lrs = integer(req, "leader_recovery_state");
                 if (lrs != 0 && lrs != 1) throw new DriverException("leader_recovery_state " + lrs);
+                Object stale = req.get("stale_epoch");
+                int staleEpoch = stale == null ? -1 : integer(req, "stale_epoch");
                 return alterPartition(integer(req, "partition"), integer(req, "broker"),
                     integer(req, "leader_epoch"), integer(req, "partition_epoch"),
-                    intList(req, "isr"), (byte) lrs);
+                    intList(req, "isr"), (byte) lrs, staleEpoch);
             }
             case "fence":
                 return fence(integer(req, "broker"));
@@ -305,19 +252,34 @@ public final class ConformanceDriver {
                 return register(integer(req, "broker"), bool(req, "clean"));
             case "unfence":
                 return heartbeat(integer(req, "broker"), false, false);
-            case "elect": {
-                String election = text(req, "election");
-                byte type;
-                if (election.equals("preferred")) type = 0;
-                else if (election.equals("unclean")) type = 1;
-                else throw new DriverException("unknown election " + election);
-                return elect(integer(req, "partition"), type);
+            case "lagging_heartbeat":
+                return heartbeat(integer(req, "broker"), false, false, true);
+            case "unregister":
+                return unregister(integer(req, "broker"));
+            case "elect":
+                return elect(integer(req, "partition"), electionType(req));
+            case "elect_many":
+                return electMany(req.get("partitions") == null ? null : intList(req, "partitions"),
+                    electionType(req));
+            case "alter_config": {
+                String minIsr = req.get("min_isr") == null ? null
+                    : Integer.toString(integer(req, "min_isr"));
+                String unclean = req.get("unclean") == null ? null
+                    : Boolean.toString(bool(req, "unclean"));
+                return alterConfig(integer(req, "partition"), minIsr, unclean);
             }
             case "list":
                 return list();
             default:
                 throw new DriverException("unknown op " + op);
         }
+    }
+
+    private static byte electionType(Map<String, Object> req) {
+        String election = text(req, "election");
+        if (election.equals("preferred")) return 0;
+        if (election.equals("unclean")) return 1;
+        throw new DriverException("unknown election " + election);
     }
 
     // ---------------------------------------------------------------- operations
@@ -340,8 +302,8 @@ public final class ConformanceDriver {
         ConfigurationControlManager conf = new ConfigurationControlManager.Builder()
             .setSnapshotRegistry(reg)
             .setFeatureControl(feat)
-            .setKafkaConfigSchema(SCHEMA)
-            .setValidator(VALIDATOR)
+            .setKafkaConfigSchema(TopicConfigs.SCHEMA)
+            .setValidator(TopicConfigs.VALIDATOR)
             .build();
         ReplicationControlManager repl = new ReplicationControlManager.Builder()
             .setSnapshotRegistry(reg)
@@ -448,13 +410,17 @@ public final class ConformanceDriver {
         return o;
     }
 
-    /** alterPartition, request version 3, from {@code broker} with its current broker epoch. */
+    /**
+     * alterPartition, request version 3, from {@code broker}; every broker epoch (the
+     * sender's and each ISR member's) is its current one, except that of {@code stale}
+     * (-1: none), which is one behind it.
+     */
     Outcome alterPartition(int partition, int broker, int leaderEpoch, int partitionEpoch,
-                           List<Integer> isr, byte leaderRecoveryState) {
+                           List<Integer> isr, byte leaderRecoveryState, int stale) {
         List<AlterPartitionRequestData.BrokerState> newIsr = new ArrayList<>(isr.size());
         for (int id : isr) {
             newIsr.add(new AlterPartitionRequestData.BrokerState()
-                .setBrokerId(id).setBrokerEpoch(brokerEpoch(id)));
+                .setBrokerId(id).setBrokerEpoch(epochAsSent(id, stale)));
         }
         List<AlterPartitionRequestData.PartitionData> parts = new ArrayList<>(1);
         parts.add(new AlterPartitionRequestData.PartitionData()
@@ -468,7 +434,7 @@ public final class ConformanceDriver {
             .setTopicId(topicId(partition)).setPartitions(parts));
         AlterPartitionRequestData request = new AlterPartitionRequestData()
             .setBrokerId(broker)
-            .setBrokerEpoch(brokerEpoch(broker))
+            .setBrokerEpoch(epochAsSent(broker, stale))
             .setTopics(topics);
         Outcome o = new Outcome();
         AlterPartitionResponseData response =
@@ -503,6 +469,14 @@ public final class ConformanceDriver {
      * the batch.
      */
     Outcome heartbeat(int broker, boolean wantFence, boolean wantShutDown) {
+        return heartbeat(broker, wantFence, wantShutDown, false);
+    }
+
+    /**
+     * A heartbeat; {@code lagging}: its current metadata offset is one below the broker's
+     * register record offset (the broker has not replayed its own registration yet).
+     */
+    Outcome heartbeat(int broker, boolean wantFence, boolean wantShutDown, boolean lagging) {
         Outcome o = new Outcome();
         BrokerHeartbeatReply reply = execute(o, () -> {
             OptionalLong registerOffset = cluster.registerBrokerRecordOffset(broker);
@@ -513,7 +487,7 @@ public final class ConformanceDriver {
             BrokerHeartbeatRequestData request = new BrokerHeartbeatRequestData()
                 .setBrokerId(broker)
                 .setBrokerEpoch(brokerEpoch(broker))
-                .setCurrentMetadataOffset(nextOffset - 1)
+                .setCurrentMetadataOffset(lagging ? registerOffset.getAsLong() - 1 : nextOffset - 1)
                 .setWantFence(wantFence)
                 .setWantShutDown(wantShutDown);
             return replication.processBrokerHeartbeat(request, registerOffset.getAsLong());
@@ -579,6 +553,67 @@ public final class ConformanceDriver {
                 o.error = Errors.forCode(r.errorCode()).name();
             }
         }
+        return o;
+    }
+
+    /**
+     * electLeaders over the topics of {@code partitions} (partition 0 of each, one topic
+     * entry per index, in order), or over every topic when null; the answer's partition
+     * results as [index, error] pairs, ascending.
+     */
+    Outcome electMany(List<Integer> partitions, byte type) {
+        ElectLeadersRequestData request = new ElectLeadersRequestData().setElectionType(type);
+        if (partitions == null) {
+            request.setTopicPartitions(null);
+        } else {
+            for (int p : partitions) {
+                add(request.topicPartitions(), new ElectLeadersRequestData.TopicPartitions()
+                    .setTopic(topicName(p)).setPartitions(List.of(0)));
+            }
+        }
+        Outcome o = new Outcome();
+        ElectLeadersResponseData response = execute(o, () -> replication.electLeaders(request));
+        if (response != null) {
+            o.error = Errors.forCode(response.errorCode()).name();
+            List<Object[]> elected = new ArrayList<>();
+            for (ElectLeadersResponseData.ReplicaElectionResult t : response.replicaElectionResults()) {
+                for (ElectLeadersResponseData.PartitionResult r : t.partitionResult()) {
+                    int index = r.partitionId() == 0 ? topicIndex(t.topic()) : -1;
+                    elected.add(new Object[] {index, Errors.forCode(r.errorCode()).name()});
+                }
+            }
+            elected.sort((a, b) -> Integer.compare((Integer) a[0], (Integer) b[0]));
+            o.elected = elected;
+        }
+        return o;
+    }
+
+    /**
+     * incrementalAlterConfigs SET on topic t&lt;n&gt; of the configs given (null: not in the
+     * request), as QuorumController.incrementalAlterConfigs: the resource's own error is
+     * the answer's.
+     */
+    Outcome alterConfig(int partition, String minIsr, String unclean) {
+        Map<String, Map.Entry<AlterConfigOp.OpType, String>> keys = new LinkedHashMap<>();
+        if (minIsr != null) keys.put(MIN_ISR, Map.entry(AlterConfigOp.OpType.SET, minIsr));
+        if (unclean != null) keys.put(UNCLEAN, Map.entry(AlterConfigOp.OpType.SET, unclean));
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topicName(partition));
+        Map<ConfigResource, Map<String, Map.Entry<AlterConfigOp.OpType, String>>> changes =
+            Map.of(resource, keys);
+        Outcome o = new Outcome();
+        Map<ConfigResource, ApiError> response = execute(o, () ->
+            ConformanceShims.incrementalAlterConfigs(config, changes));
+        if (response != null) {
+            ApiError error = response.get(resource);
+            o.error = error == null ? "UNKNOWN_SERVER_ERROR" : error.error().name();
+        }
+        return o;
+    }
+
+    /** unregisterBroker, as QuorumController.unregisterBroker. */
+    Outcome unregister(int broker) {
+        Outcome o = new Outcome();
+        execute(o, () -> replication.unregisterBroker(broker));
         return o;
     }
 
@@ -696,6 +731,12 @@ public final class ConformanceDriver {
         collection.add(element);
     }
 
+    /** The broker epoch a request carries for {@code broker}: one behind for {@code stale}. */
+    private long epochAsSent(int broker, int stale) {
+        long epoch = brokerEpoch(broker);
+        return broker == stale ? epoch - 1 : epoch;
+    }
+
     private long brokerEpoch(int broker) {
         BrokerRegistration registration = cluster.brokerRegistrations().get(broker);
         return registration == null ? -1L : registration.epoch();
@@ -726,85 +767,6 @@ public final class ConformanceDriver {
 
     // ---------------------------------------------------------------- answers
 
-    private void render(Outcome o, StringBuilder out) {
-        out.append("{\"error\":");
-        string(out, o.error);
-        if (o.release != null) {
-            out.append(",\"release\":");
-            string(out, o.release);
-        }
-        out.append(",\"fault\":");
-        if (o.fault == null) out.append("null");
-        else string(out, o.fault);
-        out.append(",\"listed\":");
-        if (o.listed == null) {
-            out.append("null");
-        } else {
-            out.append('[');
-            for (int i = 0; i < o.listed.size(); i++) {
-                if (i > 0) out.append(',');
-                out.append(o.listed.get(i).intValue());
-            }
-            out.append(']');
-        }
-        out.append(",\"partitions\":[");
-        if (replication != null) {
-            for (int i = 0; i < topicIds.size(); i++) {
-                if (i > 0) out.append(',');
-                PartitionRegistration p = replication.getPartition(topicIds.get(i), 0);
-                out.append("{\"partition\":").append(i);
-                if (p == null) {
-                    out.append('}');
-                    continue;
-                }
-                out.append(",\"replicas\":");
-                ints(out, p.replicas);
-                out.append(",\"isr\":");
-                ints(out, p.isr);
-                out.append(",\"adding\":");
-                ints(out, p.addingReplicas);
-                out.append(",\"removing\":");
-                ints(out, p.removingReplicas);
-                out.append(",\"leader\":").append(p.leader);
-                out.append(",\"leader_epoch\":").append(p.leaderEpoch);
-                out.append(",\"partition_epoch\":").append(p.partitionEpoch);
-                out.append(",\"leader_recovery_state\":").append((int) p.leaderRecoveryState.value());
-                out.append(",\"elr\":");
-                ints(out, p.elr);
-                out.append(",\"last_known_elr\":");
-                ints(out, p.lastKnownElr);
-                out.append('}');
-            }
-        }
-        out.append("],\"brokers\":[");
-        if (cluster != null) {
-            Map<Integer, BrokerRegistration> regs = cluster.brokerRegistrations();
-            int[] ids = new int[regs.size()];
-            int n = 0;
-            for (Integer id : regs.keySet()) ids[n++] = id;
-            Arrays.sort(ids, 0, n);
-            for (int i = 0; i < n; i++) {
-                BrokerRegistration r = regs.get(ids[i]);
-                if (i > 0) out.append(',');
-                out.append("{\"id\":").append(ids[i])
-                    .append(",\"fenced\":").append(r.fenced())
-                    .append(",\"in_controlled_shutdown\":").append(r.inControlledShutdown())
-                    .append('}');
-            }
-        }
-        out.append("]}");
-    }
-
-    private static void ints(StringBuilder out, int[] values) {
-        out.append('[');
-        if (values != null) {
-            for (int i = 0; i < values.length; i++) {
-                if (i > 0) out.append(',');
-                out.append(values[i]);
-            }
-        }
-        out.append(']');
-    }
 
     static void string(StringBuilder out, String s) {
         out.append('"');

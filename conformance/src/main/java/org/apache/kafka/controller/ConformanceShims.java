@@ -1,13 +1,17 @@
 package org.apache.kafka.controller;
 
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
+import org.apache.kafka.common.requests.ApiError;
 import org.apache.kafka.timeline.SnapshotRegistry;
 
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -21,7 +25,9 @@ import java.util.Set;
  *     is the one {@code SnapshotRegistry(LogContext)} takes (the managers' builders make
  *     their own when none is set).</li>
  * <li>{@code ReplicationControlManager.createTopics(context, request, describable)} gained a
- *     fourth parameter, {@code boolean forwarded}, in 4.3.</li>
+ *     fourth parameter, {@code boolean forwarded}, in 4.3, and
+ *     {@code ConfigurationControlManager.incrementalAlterConfigs(changes, newlyCreated)} a
+ *     third, also {@code forwarded}.</li>
  * <li>{@code AlterPartitionReassignmentsRequestData.setAllowReplicationFactorChange(boolean)}
  *     exists from 4.1 (KAFKA-14121); absent in 4.0, where any change is allowed.</li>
  * <li>{@code AppInfoParser} moved from {@code org.apache.kafka.common.utils} to
@@ -37,6 +43,7 @@ final class ConformanceShims {
     private static final Method CREATE_TOPICS;
     private static final boolean CREATE_TOPICS_FORWARDED;
     private static final Method SET_ALLOW_RF_CHANGE;
+    private static final Method INCREMENTAL_ALTER_CONFIGS;
     /** The release read from the jars, {@code AppInfoParser.getVersion()}. */
     static final String RELEASE;
 
@@ -83,6 +90,20 @@ final class ConformanceShims {
                 allow = null;
             }
             SET_ALLOW_RF_CHANGE = allow;
+
+            Method alter = null;
+            for (Method m : ConfigurationControlManager.class.getDeclaredMethods()) {
+                if (!m.getName().equals("incrementalAlterConfigs")) continue;
+                Class<?>[] p = m.getParameterTypes();
+                boolean two = p.length == 2 && p[1] == boolean.class;
+                boolean three = p.length == 3 && p[1] == boolean.class && p[2] == boolean.class;
+                if ((two || three) && p[0] == Map.class) alter = m;
+            }
+            if (alter == null) {
+                throw new IllegalStateException("no ConfigurationControlManager.incrementalAlterConfigs");
+            }
+            alter.setAccessible(true);
+            INCREMENTAL_ALTER_CONFIGS = alter;
 
             RELEASE = readRelease();
         } catch (ReflectiveOperationException e) {
@@ -137,6 +158,28 @@ final class ConformanceShims {
             }
             return (ControllerResult<CreateTopicsResponseData>)
                 CREATE_TOPICS.invoke(replication, context, request, describable);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+
+    /**
+     * {@code config.incrementalAlterConfigs(changes, newlyCreatedResource=false[,
+     * forwarded=false])}: 4.3 added {@code forwarded}. An exception the call throws is
+     * rethrown as is.
+     */
+    @SuppressWarnings("unchecked")
+    static ControllerResult<Map<ConfigResource, ApiError>> incrementalAlterConfigs(
+        ConfigurationControlManager config,
+        Map<ConfigResource, Map<String, Map.Entry<AlterConfigOp.OpType, String>>> changes
+    ) throws Throwable {
+        try {
+            if (INCREMENTAL_ALTER_CONFIGS.getParameterCount() == 3) {
+                return (ControllerResult<Map<ConfigResource, ApiError>>)
+                    INCREMENTAL_ALTER_CONFIGS.invoke(config, changes, false, false);
+            }
+            return (ControllerResult<Map<ConfigResource, ApiError>>)
+                INCREMENTAL_ALTER_CONFIGS.invoke(config, changes, false);
         } catch (InvocationTargetException e) {
             throw e.getCause();
         }

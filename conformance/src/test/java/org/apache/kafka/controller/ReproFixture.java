@@ -76,7 +76,37 @@ final class ReproFixture {
     Answer alterPartition(int partition, int broker, int leaderEpoch, int partitionEpoch,
                           int[] newIsr, LeaderRecoveryState leaderRecoveryState) {
         return answer(driver.alterPartition(partition, broker, leaderEpoch, partitionEpoch,
-            list(newIsr), leaderRecoveryState.value()));
+            list(newIsr), leaderRecoveryState.value(), -1));
+    }
+
+    /** alterPartition as above, with {@code staleBroker}'s broker epoch one behind its registration. */
+    Answer alterPartitionWithStaleEpoch(int partition, int broker, int leaderEpoch,
+                                        int partitionEpoch, int[] newIsr,
+                                        LeaderRecoveryState leaderRecoveryState, int staleBroker) {
+        return answer(driver.alterPartition(partition, broker, leaderEpoch, partitionEpoch,
+            list(newIsr), leaderRecoveryState.value(), staleBroker));
+    }
+
+    /** electLeaders over {@code partitions} in one request, or over every partition (null). */
+    Answer electLeaders(int[] partitions, ElectionType type) {
+        return answer(driver.electMany(partitions == null ? null : list(partitions), type.value));
+    }
+
+    /** incrementalAlterConfigs SET on partition {@code partition}'s topic (null: not changed). */
+    Answer alterTopicConfig(int partition, Integer minInsyncReplicas, Boolean uncleanLeaderElection) {
+        return answer(driver.alterConfig(partition,
+            minInsyncReplicas == null ? null : minInsyncReplicas.toString(),
+            uncleanLeaderElection == null ? null : uncleanLeaderElection.toString()));
+    }
+
+    /** A heartbeat whose metadata offset is behind the broker's own registration record. */
+    Answer laggingHeartbeat(int broker) {
+        return answer(driver.heartbeat(broker, false, false, true));
+    }
+
+    /** unregisterBroker. */
+    Answer unregisterBroker(int broker) {
+        return answer(driver.unregister(broker));
     }
 
     /** A session expiry: handleBrokerFenced. */
