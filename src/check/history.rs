@@ -37,8 +37,8 @@ use std::path::Path;
 /// version 3, so every such file (all that existed before version 4) keeps its bytes, its
 /// content hash and its readability by an older isrfuzz; one with it on is written as 4.
 /// Version 5 added controller operations (`Event::is_format_5`): a stale broker epoch in
-/// `alter_partition`, `elect_leaders_many`, `alter_topic_config`, `lagging_heartbeat` and
-/// `unregister_broker`. A history without them is written as before (3 or 4).
+/// `alter_partition`, `elect_leaders_many`, `alter_topic_config`, `lagging_heartbeat`,
+/// `unregister_broker` and `update_features`. A history without them is written as before (3 or 4).
 pub const FORMAT_VERSION: u32 = 5;
 /// The version a history with ELR on that uses nothing version 5 added is written as.
 pub const FORMAT_VERSION_WITH_ELR: u32 = 4;
@@ -241,7 +241,7 @@ impl History {
         if let Some(i) = self.events.iter().position(Event::is_format_5) {
             if written < 5 {
                 return Err(format!(
-                    "event {i} uses a format 5 operation (stale_epoch, elect_leaders_many, alter_topic_config, lagging_heartbeat, unregister_broker) in a format {written} file: set \"format\": 5"
+                    "event {i} uses a format 5 operation (stale_epoch, elect_leaders_many, alter_topic_config, lagging_heartbeat, unregister_broker, update_features) in a format {written} file: set \"format\": 5"
                 ));
             }
         }

@@ -247,6 +247,9 @@ pub fn format_5_call(event: &Event) -> Option<String> {
         }
         Event::LaggingHeartbeat { broker } => format!("ctx.laggingHeartbeat({broker})"),
         Event::UnregisterBroker { broker } => format!("ctx.unregisterBroker({broker})"),
+        Event::UpdateFeatures {
+            eligible_leader_replicas,
+        } => format!("ctx.updateEligibleLeaderReplicas({eligible_leader_replicas})"),
         _ => return None,
     })
 }

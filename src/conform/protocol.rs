@@ -119,6 +119,9 @@ fn encode_event(event: &Event) -> Result<Value, &'static str> {
                     "unclean":unclean_leader_election_enable}),
         Event::LaggingHeartbeat { broker } => json!({"op":"lagging_heartbeat","broker":broker}),
         Event::UnregisterBroker { broker } => json!({"op":"unregister","broker":broker}),
+        Event::UpdateFeatures {
+            eligible_leader_replicas,
+        } => json!({"op":"update_features","elr":eligible_leader_replicas}),
         Event::ListReassignments => json!({"op":"list"}),
         _ => return Err("not a controller request"),
     })
@@ -145,6 +148,8 @@ pub fn kind_of(line: &Value) -> String {
                 "stale member epoch"
             })
         }
+        "update_features" if line["elr"] == json!(true) => Some("elr on"),
+        "update_features" => Some("elr off"),
         "alter_config" => match (line["min_isr"].is_null(), line["unclean"].is_null()) {
             (false, false) => Some("min isr and unclean"),
             (false, true) => Some("min isr"),

@@ -542,6 +542,13 @@ fn format_5_action(i: usize, event: &Event) -> Vec<Line> {
             title(format!("broker {broker} heartbeats before it has replayed its own registration")),
             by_hand(&format!("nothing to do: a restarted broker {broker} sends such heartbeats while it catches up with the metadata log"), Manual::Beyond { event: format!("a heartbeat of broker {broker} that lags the metadata log") }),
         ],
+        Event::UpdateFeatures { eligible_leader_replicas } => {
+            let (level, how) = if *eligible_leader_replicas { (1, "upgrade") } else { (0, "downgrade") };
+            vec![
+                title(format!("eligible.leader.replicas.version becomes {level}")),
+                Line::run(format!("kafka-features.sh {BS} {how} --feature eligible.leader.replicas.version={level}"), beyond("a feature update")),
+            ]
+        }
         Event::UnregisterBroker { broker } => vec![
             title(format!("the operator unregisters broker {broker}, which is down")),
             Line::run(format!("kafka-cluster.sh unregister {BS} --id {broker}"), beyond("an unregistration")),

@@ -83,7 +83,8 @@ fn answer(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
         Event::ElectLeadersMany { .. }
         | Event::AlterTopicConfig { .. }
         | Event::LaggingHeartbeat { .. }
-        | Event::UnregisterBroker { .. } => answer_format_5(c, event, rules),
+        | Event::UnregisterBroker { .. }
+        | Event::UpdateFeatures { .. } => answer_format_5(c, event, rules),
         Event::ListReassignments => Ok(Outcome::Accepted {
             effects: Vec::new(),
             new_leader_elected: false,
@@ -97,7 +98,7 @@ fn answer(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
 }
 
 /// The requests history format 5 added: elections over several partitions, topic config
-/// changes, a heartbeat that lags, unregistration.
+/// changes, a heartbeat that lags, unregistration, feature updates.
 fn answer_format_5(
     c: &mut Cluster,
     event: &Event,
@@ -120,6 +121,15 @@ fn answer_format_5(
         ),
         Event::LaggingHeartbeat { broker } => lagging_heartbeat(c, broker),
         Event::UnregisterBroker { broker } => unregister(c, rules, broker),
+        // `FeatureControlManager.updateFeatures`: a FeatureLevelRecord, nothing else the
+        // model holds (turning ELR on also writes a cluster-level min.insync.replicas
+        // ConfigRecord, which every topic's own config overrides).
+        Event::UpdateFeatures {
+            eligible_leader_replicas,
+        } => {
+            c.elr = eligible_leader_replicas;
+            Ok(Outcome::accepted(Vec::new()))
+        }
         _ => Err((ErrorCode::InvalidRequest, "not a format 5 request")),
     }
 }

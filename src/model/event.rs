@@ -191,6 +191,12 @@ pub enum Event {
     UnregisterBroker {
         broker: BrokerId,
     },
+    /// UpdateFeatures of `eligible.leader.replicas.version`: 1 turns ELR on, 0 turns it off
+    /// (a safe downgrade). Nothing else is written: a partition's ELR fields stay until its
+    /// next change, which builds with the new setting. Format 5.
+    UpdateFeatures {
+        eligible_leader_replicas: bool,
+    },
     /// ListPartitionReassignments over every partition: an observation, changes nothing.
     ListReassignments,
     /// E1: produce `records` records. Classic topics append on the leader; switched and
@@ -298,6 +304,7 @@ impl Event {
             Event::AlterTopicConfig { .. } => "alter_topic_config",
             Event::LaggingHeartbeat { .. } => "lagging_heartbeat",
             Event::UnregisterBroker { .. } => "unregister_broker",
+            Event::UpdateFeatures { .. } => "update_features",
             Event::ListReassignments => "list_reassignments",
             Event::Produce { .. } => "produce",
             Event::AdvanceTime { .. } => "advance_time",
@@ -314,8 +321,8 @@ impl Event {
     }
 
     /// The event uses what history format 5 added: a stale broker epoch in AlterPartition,
-    /// elections over several partitions, topic config changes, lagging heartbeats and
-    /// unregistration.
+    /// elections over several partitions, topic config changes, lagging heartbeats,
+    /// unregistration and feature updates.
     pub fn is_format_5(&self) -> bool {
         matches!(
             self,
@@ -326,6 +333,7 @@ impl Event {
                 | Event::AlterTopicConfig { .. }
                 | Event::LaggingHeartbeat { .. }
                 | Event::UnregisterBroker { .. }
+                | Event::UpdateFeatures { .. }
         )
     }
 

@@ -51,7 +51,8 @@ impl fmt::Display for Event {
             Event::ElectLeadersMany { .. }
             | Event::AlterTopicConfig { .. }
             | Event::LaggingHeartbeat { .. }
-            | Event::UnregisterBroker { .. } => fmt_format_5(self, f),
+            | Event::UnregisterBroker { .. }
+            | Event::UpdateFeatures { .. } => fmt_format_5(self, f),
             Event::ListReassignments => f.write_str("list"),
             Event::Produce {
                 partition,
@@ -140,6 +141,9 @@ fn fmt_format_5(e: &Event, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         }
         Event::LaggingHeartbeat { broker } => write!(f, "lagging heartbeat {broker}"),
         Event::UnregisterBroker { broker } => write!(f, "unregister {broker}"),
+        Event::UpdateFeatures {
+            eligible_leader_replicas,
+        } => write!(f, "features elr={}", u8::from(*eligible_leader_replicas)),
         _ => unreachable!("called for the operations of format 5 only"),
     }
 }

@@ -252,7 +252,8 @@ pub struct Cluster {
     /// The broker side: local logs, fetchers, the leaders' records, the clock.
     pub runtime: broker::Runtime,
     /// The cluster feature `eligible.leader.replicas.version` ≥ 1
-    /// (`FeatureControlManager.isElrFeatureEnabled`): fixed for a history.
+    /// (`FeatureControlManager.isElrFeatureEnabled`): the history's at the start, then as
+    /// `update_features` sets it.
     pub elr: bool,
     /// The index `ReplicationControlManager.brokersToElrs` (`BrokersToElrs`): one
     /// (broker, partition) entry per time the broker entered the partition's ELR, kept by

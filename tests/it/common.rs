@@ -171,6 +171,9 @@ pub fn parse(text: &str) -> History {
             "lagging" => Event::LaggingHeartbeat {
                 broker: arg.parse().unwrap(),
             },
+            "features" => Event::UpdateFeatures {
+                eligible_leader_replicas: has("elr=1"),
+            },
             "unregister" => Event::UnregisterBroker {
                 broker: arg.parse().unwrap(),
             },

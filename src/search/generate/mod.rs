@@ -47,6 +47,9 @@ pub const GEN_TARGET_MAX: usize = 5;
 pub const GEN_FAULTS_MAX: usize = 4;
 
 /// Event kinds (`Event` variants) the generator produces.
+/// (`update_features` is not drawn: every invariant about ELR is stated for one setting
+/// of the feature, so a history that changes it needs invariants of its own first;
+/// docs/conformance.md, "What generated histories send".)
 pub const GEN_EVENT_KINDS: usize = 24;
 
 /// Of every 8 values of the mode byte's low 3 bits, how many turn ELR on.

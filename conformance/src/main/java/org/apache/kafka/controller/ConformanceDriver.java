@@ -2,6 +2,7 @@ package org.apache.kafka.controller;
 
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.FeatureUpdate;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.StaleBrokerEpochException;
@@ -256,6 +257,8 @@ public final class ConformanceDriver {
                 return heartbeat(integer(req, "broker"), false, false, true);
             case "unregister":
                 return unregister(integer(req, "broker"));
+            case "update_features":
+                return updateElr(bool(req, "elr"));
             case "elect":
                 return elect(integer(req, "partition"), electionType(req));
             case "elect_many":
@@ -522,12 +525,19 @@ public final class ConformanceDriver {
         add(request.listeners(), new BrokerRegistrationRequestData.Listener()
             .setName("PLAINTEXT").setHost("localhost").setPort(9092 + (broker & 0x3fff))
             .setSecurityProtocol(SecurityProtocol.PLAINTEXT.id));
+        // metadata.version as finalized; eligible.leader.replicas.version 0 to 1, the range
+        // a broker of these releases supports, so that it can be turned on and off later.
         for (Map.Entry<String, Short> f : finalized.entrySet()) {
+            if (f.getKey().equals(EligibleLeaderReplicasVersion.FEATURE_NAME)) continue;
             add(request.features(), new BrokerRegistrationRequestData.Feature()
                 .setName(f.getKey())
                 .setMinSupportedVersion(f.getValue())
                 .setMaxSupportedVersion(f.getValue()));
         }
+        add(request.features(), new BrokerRegistrationRequestData.Feature()
+            .setName(EligibleLeaderReplicasVersion.FEATURE_NAME)
+            .setMinSupportedVersion((short) 0)
+            .setMaxSupportedVersion(EligibleLeaderReplicasVersion.ELRV_1.featureLevel()));
         FinalizedControllerFeatures controllerFeatures =
             new FinalizedControllerFeatures(finalized, Long.MAX_VALUE);
         long newEpoch = nextOffset;
@@ -606,6 +616,27 @@ public final class ConformanceDriver {
         if (response != null) {
             ApiError error = response.get(resource);
             o.error = error == null ? "UNKNOWN_SERVER_ERROR" : error.error().name();
+        }
+        return o;
+    }
+
+    /**
+     * updateFeatures of eligible.leader.replicas.version to 1 ({@code on}) or 0 (a safe
+     * downgrade), as QuorumController.updateFeatures: through the configuration manager,
+     * which adds the ELR safety records when turning it on.
+     */
+    Outcome updateElr(boolean on) {
+        String name = EligibleLeaderReplicasVersion.FEATURE_NAME;
+        short level = on ? EligibleLeaderReplicasVersion.ELRV_1.featureLevel() : 0;
+        short current = finalized.getOrDefault(name, (short) 0);
+        FeatureUpdate.UpgradeType type = level < current
+            ? FeatureUpdate.UpgradeType.SAFE_DOWNGRADE : FeatureUpdate.UpgradeType.UPGRADE;
+        Outcome o = new Outcome();
+        ApiError result = execute(o, () ->
+            ConformanceShims.updateFeatures(config, Map.of(name, level), Map.of(name, type)));
+        if (result != null) {
+            o.error = result.error().name();
+            if (result.isSuccess()) finalized.put(name, level);
         }
         return o;
     }

@@ -1,6 +1,7 @@
 package org.apache.kafka.controller;
 
 import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.FeatureUpdate;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
@@ -28,6 +29,8 @@ import java.util.Set;
  *     fourth parameter, {@code boolean forwarded}, in 4.3, and
  *     {@code ConfigurationControlManager.incrementalAlterConfigs(changes, newlyCreated)} a
  *     third, also {@code forwarded}.</li>
+ * <li>{@code ConfigurationControlManager.updateFeatures(updates, types, validateOnly)}
+ *     gained a fourth parameter, {@code int currentClaimEpoch}, in 4.1.</li>
  * <li>{@code AlterPartitionReassignmentsRequestData.setAllowReplicationFactorChange(boolean)}
  *     exists from 4.1 (KAFKA-14121); absent in 4.0, where any change is allowed.</li>
  * <li>{@code AppInfoParser} moved from {@code org.apache.kafka.common.utils} to
@@ -44,6 +47,7 @@ final class ConformanceShims {
     private static final boolean CREATE_TOPICS_FORWARDED;
     private static final Method SET_ALLOW_RF_CHANGE;
     private static final Method INCREMENTAL_ALTER_CONFIGS;
+    private static final Method UPDATE_FEATURES;
     /** The release read from the jars, {@code AppInfoParser.getVersion()}. */
     static final String RELEASE;
 
@@ -104,6 +108,20 @@ final class ConformanceShims {
             }
             alter.setAccessible(true);
             INCREMENTAL_ALTER_CONFIGS = alter;
+
+            Method features = null;
+            for (Method m : ConfigurationControlManager.class.getDeclaredMethods()) {
+                if (!m.getName().equals("updateFeatures")) continue;
+                Class<?>[] p = m.getParameterTypes();
+                boolean three = p.length == 3 && p[2] == boolean.class;
+                boolean four = p.length == 4 && p[2] == boolean.class && p[3] == int.class;
+                if ((three || four) && p[0] == Map.class && p[1] == Map.class) features = m;
+            }
+            if (features == null) {
+                throw new IllegalStateException("no ConfigurationControlManager.updateFeatures");
+            }
+            features.setAccessible(true);
+            UPDATE_FEATURES = features;
 
             RELEASE = readRelease();
         } catch (ReflectiveOperationException e) {
@@ -180,6 +198,28 @@ final class ConformanceShims {
             }
             return (ControllerResult<Map<ConfigResource, ApiError>>)
                 INCREMENTAL_ALTER_CONFIGS.invoke(config, changes, false);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+
+    /**
+     * {@code config.updateFeatures(updates, upgradeTypes, validateOnly=false[,
+     * currentClaimEpoch=0])}: 4.1 added the claim epoch, which only a kraft.version update
+     * reads. An exception the call throws is rethrown as is.
+     */
+    @SuppressWarnings("unchecked")
+    static ControllerResult<ApiError> updateFeatures(
+        ConfigurationControlManager config,
+        Map<String, Short> updates,
+        Map<String, FeatureUpdate.UpgradeType> upgradeTypes
+    ) throws Throwable {
+        try {
+            if (UPDATE_FEATURES.getParameterCount() == 4) {
+                return (ControllerResult<ApiError>)
+                    UPDATE_FEATURES.invoke(config, updates, upgradeTypes, false, 0);
+            }
+            return (ControllerResult<ApiError>) UPDATE_FEATURES.invoke(config, updates, upgradeTypes, false);
         } catch (InvocationTargetException e) {
             throw e.getCause();
         }

@@ -104,6 +104,11 @@ final class ReproFixture {
         return answer(driver.heartbeat(broker, false, false, true));
     }
 
+    /** updateFeatures of eligible.leader.replicas.version: 1 ({@code on}) or 0. */
+    Answer updateEligibleLeaderReplicas(boolean on) {
+        return answer(driver.updateElr(on));
+    }
+
     /** unregisterBroker. */
     Answer unregisterBroker(int broker) {
         return answer(driver.unregister(broker));
