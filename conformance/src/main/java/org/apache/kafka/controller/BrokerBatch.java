@@ -5,8 +5,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
-import static org.apache.kafka.controller.BrokerShims.getLong;
-
 /**
  * One step of a history on the brokers as one request ({@code broker_batch}, BROKERS.md):
  * the calls the model's broker side made in that step, performed in order exactly as the
@@ -21,6 +19,10 @@ import static org.apache.kafka.controller.BrokerShims.getLong;
  * was most of the driver's time.
  */
 final class BrokerBatch {
+    /** The release's methods and accessors this class calls by name, each resolved once per receiver class. */
+    private static final BrokerShims.Site HIGH_WATERMARK = BrokerShims.site("highWatermark");
+    private static final BrokerShims.Site LOG_END_OFFSET = BrokerShims.site("logEndOffset");
+
     private BrokerBatch() {
     }
 
@@ -147,7 +149,7 @@ final class BrokerBatch {
         BrokerSide.Broker b = side.find(id);
         if (b == null) return 0;
         Object log = BrokerShims.getLog(b.logManager, BrokerSide.topicPartition(index));
-        if (log != null) return getLong(log, "logEndOffset");
+        if (log != null) return LOG_END_OFFSET.getLong(log);
         return b.partitions.containsKey(index) ? -1 : 0;
     }
 
@@ -166,7 +168,7 @@ final class BrokerBatch {
         if (b == null) return false;
         Object log = BrokerShims.getLog(b.logManager, BrokerSide.topicPartition(index));
         if (log == null && !b.partitions.containsKey(index)) return false;
-        long at = offset >= 0 ? offset : log == null ? -1 : getLong(log, "highWatermark");
+        long at = offset >= 0 ? offset : log == null ? -1 : HIGH_WATERMARK.getLong(log);
         for (int other : side.brokerIds()) {
             Object l = BrokerShims.getLog(side.find(other).logManager, BrokerSide.topicPartition(index));
             if (l == null) continue;

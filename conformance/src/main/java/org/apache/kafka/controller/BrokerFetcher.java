@@ -14,9 +14,6 @@ import org.apache.kafka.storage.internals.log.LogStartOffsetIncrementReason;
 
 import java.util.Optional;
 
-import static org.apache.kafka.controller.BrokerShims.call;
-import static org.apache.kafka.controller.BrokerShims.get;
-import static org.apache.kafka.controller.BrokerShims.getLong;
 import static org.apache.kafka.controller.BrokerShims.unwrap;
 
 /**
@@ -38,6 +35,31 @@ import static org.apache.kafka.controller.BrokerShims.unwrap;
  * tiered storage.
  */
 final class BrokerFetcher {
+    /** The release's methods and accessors this class calls by name, each resolved once per receiver class. */
+    private static final BrokerShims.Site APPEND_AS_FOLLOWER = BrokerShims.site("appendRecordsToFollowerOrFutureReplica");
+    private static final BrokerShims.Site DIVERGING_EPOCH = BrokerShims.site("divergingEpoch");
+    private static final BrokerShims.Site END_OFFSET_FOR_EPOCH = BrokerShims.site("endOffsetForEpoch");
+    private static final BrokerShims.Site EPOCH = BrokerShims.site("epoch");
+    private static final BrokerShims.Site FETCHED_DATA = BrokerShims.site("fetchedData");
+    private static final BrokerShims.Site FETCH_OFFSET_FOR_TIMESTAMP = BrokerShims.site("fetchOffsetForTimestamp");
+    private static final BrokerShims.Site FETCH_RECORDS = BrokerShims.site("fetchRecords");
+    private static final BrokerShims.Site HIGH_WATERMARK = BrokerShims.site("highWatermark");
+    private static final BrokerShims.Site LAST_LEADER_EPOCH = BrokerShims.site("lastLeaderEpoch");
+    private static final BrokerShims.Site LAST_OFFSET_FOR_LEADER_EPOCH = BrokerShims.site("lastOffsetForLeaderEpoch");
+    private static final BrokerShims.Site LAST_OFFSET = BrokerShims.site("lastOffset");
+    private static final BrokerShims.Site LEADER_EPOCH = BrokerShims.site("leaderEpoch");
+    private static final BrokerShims.Site LOCAL_LOG_OR_EXCEPTION = BrokerShims.site("localLogOrException");
+    private static final BrokerShims.Site LOG_END_OFFSET = BrokerShims.site("logEndOffset");
+    private static final BrokerShims.Site LOG_START_OFFSET = BrokerShims.site("logStartOffset");
+    private static final BrokerShims.Site MAYBE_INCREMENT_LOG_START_OFFSET =
+        BrokerShims.site("maybeIncrementLogStartOffset");
+    private static final BrokerShims.Site MAYBE_UPDATE_HIGH_WATERMARK = BrokerShims.site("maybeUpdateHighWatermark");
+    private static final BrokerShims.Site OFFSET = BrokerShims.site("offset");
+    private static final BrokerShims.Site RECORDS = BrokerShims.site("records");
+    private static final BrokerShims.Site TIMESTAMP_AND_OFFSET_OPT = BrokerShims.site("timestampAndOffsetOpt");
+    private static final BrokerShims.Site TRUNCATE_TO = BrokerShims.site("truncateTo");
+    private static final BrokerShims.Site VALID_BYTES = BrokerShims.site("validBytes");
+
     private BrokerFetcher() {
     }
 
@@ -91,7 +113,7 @@ final class BrokerFetcher {
      */
     static FetchState initial(int leader, int leaderEpoch, Object log) {
         Integer latest = BrokerShims.latestEpoch(log);
-        long offset = latest != null ? getLong(log, "logEndOffset") : getLong(log, "highWatermark");
+        long offset = latest != null ? LOG_END_OFFSET.getLong(log) : HIGH_WATERMARK.getLong(log);
         return new FetchState(leader, offset, leaderEpoch, latest, latest == null, null);
     }
 
@@ -106,8 +128,8 @@ final class BrokerFetcher {
         if (st != null && !st.truncating) fetch(side, follower, leader, index, st, a, o);
         Object log = BrokerShims.getLog(follower.logManager, BrokerSide.topicPartition(index));
         if (log != null) {
-            a.hw = getLong(log, "highWatermark");
-            a.logStart = getLong(log, "logStartOffset");
+            a.hw = HIGH_WATERMARK.getLong(log);
+            a.logStart = LOG_START_OFFSET.getLong(log);
         }
     }
 
@@ -124,7 +146,7 @@ final class BrokerFetcher {
     private static Object followerLog(BrokerSide.Broker f, int index) {
         Object p = f.partitions.get(index);
         if (p == null) throw new NotLeaderOrFollowerException("broker " + f.id + " hosts no partition " + index);
-        return call(p, "localLogOrException");
+        return LOCAL_LOG_OR_EXCEPTION.call(p);
     }
 
     /**
@@ -145,7 +167,7 @@ final class BrokerFetcher {
         if (lp == null) {
             error = Errors.NOT_LEADER_OR_FOLLOWER.code();
         } else {
-            r = (OffsetForLeaderEpochResponseData.EpochEndOffset) call(lp, "lastOffsetForLeaderEpoch",
+            r = (OffsetForLeaderEpochResponseData.EpochEndOffset) LAST_OFFSET_FOR_LEADER_EPOCH.call(lp,
                 Optional.of(st.leaderEpoch), latest, true);
             error = r.errorCode();
         }
@@ -170,7 +192,7 @@ final class BrokerFetcher {
     private static boolean doTruncate(BrokerSide.Broker f, int index, long offset, BrokerSide.Outcome o) {
         try {
             noteInsideABatch(f, index, offset, o);
-            call(f.partitions.get(index), "truncateTo", offset, false);
+            TRUNCATE_TO.call(f.partitions.get(index), offset, false);
             return true;
         } catch (Throwable t) {
             unexpected(o, t);
@@ -195,15 +217,15 @@ final class BrokerFetcher {
     /** {@code AbstractFetcherThread.getOffsetTruncationState} for the leader's (epoch, end offset). */
     private static long truncationOffset(BrokerSide.Broker f, int index, FetchState st, int epoch, long endOffset) {
         Object log = followerLog(f, index);
-        long replicaEnd = getLong(log, "logEndOffset");
+        long replicaEnd = LOG_END_OFFSET.getLong(log);
         if (endOffset == UNDEFINED_EPOCH_OFFSET) return st.offset;
         if (epoch == UNDEFINED_EPOCH) return Math.min(endOffset, replicaEnd);
-        Object local = unwrap(call(log, "endOffsetForEpoch", epoch));
+        Object local = unwrap(END_OFFSET_FOR_EPOCH.call(log, epoch));
         if (local == null) return Math.min(endOffset, replicaEnd);
-        long followerEnd = getLong(local, "offset");
+        long followerEnd = OFFSET.getLong(local);
         // OffsetAndEpoch: leaderEpoch() in 4.0, a record with epoch() later
         long followerEpoch = BrokerShims.hasMethod(local, "epoch")
-            ? getLong(local, "epoch") : getLong(local, "leaderEpoch");
+            ? EPOCH.getLong(local) : LEADER_EPOCH.getLong(local);
         if (followerEpoch != epoch) return Math.min(followerEnd, replicaEnd);
         return Math.min(Math.min(followerEnd, endOffset), replicaEnd);
     }
@@ -212,7 +234,7 @@ final class BrokerFetcher {
     private static void fetch(BrokerSide side, BrokerSide.Broker f, BrokerSide.Broker l, int index, FetchState st,
                               FetchAnswer a, BrokerSide.Outcome o) {
         // RemoteLeaderEndPoint.buildFetch
-        long logStart = getLong(followerLog(f, index), "logStartOffset");
+        long logStart = LOG_START_OFFSET.getLong(followerLog(f, index));
         FetchRequest.PartitionData request = new FetchRequest.PartitionData(BrokerSide.topicId(index), st.offset,
             logStart, FETCH_SIZE, Optional.of(st.leaderEpoch), Optional.ofNullable(st.lastFetchedEpoch));
         a.sent = true;
@@ -225,7 +247,7 @@ final class BrokerFetcher {
             a.error = Errors.NOT_LEADER_OR_FOLLOWER.name();
         } else {
             try {
-                info = call(lp, "fetchRecords", BrokerShims.followerFetchParams(f.id, f.epoch), request,
+                info = FETCH_RECORDS.call(lp, BrokerShims.followerFetchParams(f.id, f.epoch), request,
                     side.clock.milliseconds(), FETCH_SIZE, true, true);
             } catch (Throwable t) {
                 a.error = Errors.forException(t).name();
@@ -242,9 +264,9 @@ final class BrokerFetcher {
             // UNKNOWN_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER and the rest: retried later, nothing changes
             return;
         }
-        long hw = getLong(info, "highWatermark");
-        long leaderLogStart = getLong(info, "logStartOffset");
-        Object records = get(get(info, "fetchedData"), "records");
+        long hw = HIGH_WATERMARK.getLong(info);
+        long leaderLogStart = LOG_START_OFFSET.getLong(info);
+        Object records = RECORDS.get(FETCHED_DATA.get(info));
         for (long[] b : BrokerShims.batches(records)) {
             a.records += b[1] - b[0] + 1;
             // The leader answers with whole batches: one that starts below the fetch offset
@@ -253,7 +275,7 @@ final class BrokerFetcher {
             // no batches, does not express. Noted only; the round goes on as upstream's.
             if (b[0] < st.offset) o.fromInsideABatch = true;
         }
-        Object diverging = unwrap(get(info, "divergingEpoch"));
+        Object diverging = unwrap(DIVERGING_EPOCH.get(info));
         if (diverging != null) {
             // A diverging epoch: truncate (truncateOnFetchResponse), process no data this round.
             FetchResponseData.EpochEndOffset d = (FetchResponseData.EpochEndOffset) diverging;
@@ -277,11 +299,11 @@ final class BrokerFetcher {
             return;
         }
         if (appendInfo == null) return;
-        int validBytes = ((Number) get(appendInfo, "validBytes")).intValue();
-        long next = validBytes > 0 ? getLong(appendInfo, "lastOffset") + 1 : st.offset;
+        int validBytes = ((Number) VALID_BYTES.get(appendInfo)).intValue();
+        long next = validBytes > 0 ? LAST_OFFSET.getLong(appendInfo) + 1 : st.offset;
         long lag = Math.max(0L, hw - next);
         if (validBytes > 0 || st.lag == null) {
-            Object epoch = unwrap(get(appendInfo, "lastLeaderEpoch"));
+            Object epoch = unwrap(LAST_LEADER_EPOCH.get(appendInfo));
             Integer lastFetched = epoch != null ? Integer.valueOf(((Number) epoch).intValue()) : st.lastFetchedEpoch;
             f.fetches.put(index, new FetchState(st.leader, next, st.leaderEpoch, lastFetched, false, lag));
         }
@@ -296,17 +318,17 @@ final class BrokerFetcher {
                                                long hw, long leaderLogStart) {
         Object partition = f.partitions.get(index);
         if (partition == null) throw new NotLeaderOrFollowerException("no partition " + index);
-        Object log = call(partition, "localLogOrException");
+        Object log = LOCAL_LOG_OR_EXCEPTION.call(partition);
         Object memory = BrokerShims.toMemoryRecords(records);
-        long logEnd = getLong(log, "logEndOffset");
+        long logEnd = LOG_END_OFFSET.getLong(log);
         if (st.offset != logEnd) {
             throw new IllegalStateException("fetched at " + st.offset + " but the log of partition " + index
                 + " ends at " + logEnd);
         }
-        Object appendInfo = unwrap(call(partition, "appendRecordsToFollowerOrFutureReplica", memory, false,
+        Object appendInfo = unwrap(APPEND_AS_FOLLOWER.call(partition, memory, false,
             st.leaderEpoch));
-        call(log, "maybeUpdateHighWatermark", hw);
-        call(log, "maybeIncrementLogStartOffset", leaderLogStart,
+        MAYBE_UPDATE_HIGH_WATERMARK.call(log, hw);
+        MAYBE_INCREMENT_LOG_START_OFFSET.call(log, leaderLogStart,
             LogStartOffsetIncrementReason.LeaderOffsetIncremented);
         return appendInfo;
     }
@@ -334,11 +356,11 @@ final class BrokerFetcher {
     private static FetchState fetchOffsetAndTruncate(BrokerSide.Broker f, BrokerSide.Broker l, int index,
                                                      FetchState st, BrokerSide.Outcome o) {
         Object partition = f.partitions.get(index);
-        long replicaEnd = getLong(followerLog(f, index), "logEndOffset");
+        long replicaEnd = LOG_END_OFFSET.getLong(followerLog(f, index));
         long leaderEnd = listOffset(l, index, LATEST_TIMESTAMP, st.leaderEpoch, o);
         if (leaderEnd < replicaEnd) {
             noteInsideABatch(f, index, leaderEnd, o);
-            call(partition, "truncateTo", leaderEnd, false);
+            TRUNCATE_TO.call(partition, leaderEnd, false);
             return new FetchState(st.leader, leaderEnd, st.leaderEpoch,
                 BrokerShims.latestEpoch(followerLog(f, index)), false, 0L);
         }
@@ -360,13 +382,13 @@ final class BrokerFetcher {
         if (lp == null) throw Errors.NOT_LEADER_OR_FOLLOWER.exception();
         Object holder;
         try {
-            holder = call(lp, "fetchOffsetForTimestamp", timestamp, BrokerShims.none(), Optional.of(leaderEpoch),
+            holder = FETCH_OFFSET_FOR_TIMESTAMP.call(lp, timestamp, BrokerShims.none(), Optional.of(leaderEpoch),
                 true, BrokerShims.none());
         } catch (Throwable t) {
             unexpected(o, t);
             throw Errors.forException(t).exception();
         }
-        Object found = unwrap(call(holder, "timestampAndOffsetOpt"));
-        return found == null ? -1L : getLong(found, "offset");
+        Object found = unwrap(TIMESTAMP_AND_OFFSET_OPT.call(holder));
+        return found == null ? -1L : OFFSET.getLong(found);
     }
 }

@@ -10,9 +10,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
-import static org.apache.kafka.controller.BrokerShims.call;
-import static org.apache.kafka.controller.BrokerShims.getLong;
-
 /**
  * The replicas as the brokers judge's answers carry them (BROKERS.md, {@code replicas}):
  * every replica any broker holds, its log's offsets, epochs and batches, its Partition's
@@ -20,6 +17,18 @@ import static org.apache.kafka.controller.BrokerShims.getLong;
  * rendered again only for the replicas a call may have changed.
  */
 final class BrokerReplicas {
+    /** The release's methods and accessors this class calls by name, each resolved once per receiver class. */
+    private static final BrokerShims.Site GET_LEADER_EPOCH = BrokerShims.site("getLeaderEpoch");
+    private static final BrokerShims.Site HIGH_WATERMARK = BrokerShims.site("highWatermark");
+    private static final BrokerShims.Site ISR = BrokerShims.site("isr");
+    private static final BrokerShims.Site IS_LEADER = BrokerShims.site("isLeader");
+    private static final BrokerShims.Site LOG_END_OFFSET = BrokerShims.site("logEndOffset");
+    private static final BrokerShims.Site LOG_START_OFFSET = BrokerShims.site("logStartOffset");
+    private static final BrokerShims.Site MAXIMAL_ISR = BrokerShims.site("maximalIsr");
+    private static final BrokerShims.Site PARTITION_STATE = BrokerShims.site("partitionState");
+    private static final BrokerShims.Site RECOVERY_POINT = BrokerShims.site("recoveryPoint");
+    private static final BrokerShims.Site TOPIC_PARTITION = BrokerShims.site("topicPartition");
+
     /**
      * Each broker's replicas as the last answer rendered them, by partition index, kept
      * until a call names the replica (reading every log's batches and epochs at every step
@@ -139,7 +148,7 @@ final class BrokerReplicas {
         TreeMap<Integer, Object> logs = new TreeMap<>();
         try {
             for (Object log : BrokerShims.allLogs(b.logManager)) {
-                int index = BrokerSide.topicIndex(((TopicPartition) call(log, "topicPartition")).topic());
+                int index = BrokerSide.topicIndex(((TopicPartition) TOPIC_PARTITION.call(log)).topic());
                 if (index >= 0) logs.put(index, log);
             }
         } catch (Throwable t) {
@@ -160,10 +169,10 @@ final class BrokerReplicas {
         Object p = b.partitions.get(index);
         out.append("{\"broker\":").append(b.id).append(",\"partition\":").append(index);
         if (log != null) {
-            out.append(",\"leo\":").append(getLong(log, "logEndOffset"))
-                .append(",\"log_start\":").append(getLong(log, "logStartOffset"))
-                .append(",\"hw\":").append(getLong(log, "highWatermark"))
-                .append(",\"recovery_point\":").append(getLong(log, "recoveryPoint"));
+            out.append(",\"leo\":").append(LOG_END_OFFSET.getLong(log))
+                .append(",\"log_start\":").append(LOG_START_OFFSET.getLong(log))
+                .append(",\"hw\":").append(HIGH_WATERMARK.getLong(log))
+                .append(",\"recovery_point\":").append(RECOVERY_POINT.getLong(log));
             out.append(",\"epochs\":");
             triples(out, BrokerShims.epochs(log));
             out.append(",\"batches\":");
@@ -171,17 +180,17 @@ final class BrokerReplicas {
         } else {
             out.append(",\"leo\":-1,\"log_start\":-1,\"hw\":-1,\"recovery_point\":-1,\"epochs\":[],\"batches\":[]");
         }
-        boolean leads = p != null && (Boolean) call(p, "isLeader");
+        boolean leads = p != null && (Boolean) IS_LEADER.call(p);
         out.append(",\"leader\":").append(leads)
             .append(",\"fetch_failed\":").append(b.failed.contains(index))
             .append(",\"online\":").append(p != null)
-            .append(",\"leader_epoch\":").append(p == null ? -1 : ((Number) call(p, "getLeaderEpoch")).intValue());
+            .append(",\"leader_epoch\":").append(p == null ? -1 : ((Number) GET_LEADER_EPOCH.call(p)).intValue());
         int[] isr = new int[0];
         int[] maximal = new int[0];
         if (p != null) {
-            Object state = call(p, "partitionState");
-            isr = BrokerShims.sortedInts(call(state, "isr"));
-            maximal = BrokerShims.sortedInts(call(state, "maximalIsr"));
+            Object state = PARTITION_STATE.call(p);
+            isr = BrokerShims.sortedInts(ISR.call(state));
+            maximal = BrokerShims.sortedInts(MAXIMAL_ISR.call(state));
         }
         out.append(",\"isr\":").append(Arrays.toString(isr).replace(" ", ""))
             .append(",\"maximal_isr\":").append(Arrays.toString(maximal).replace(" ", ""));

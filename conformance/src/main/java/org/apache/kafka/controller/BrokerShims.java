@@ -86,6 +86,34 @@ import java.util.function.BiFunction;
  * </ul>
  */
 final class BrokerShims {
+    /** The release's methods and accessors this class calls by name, each resolved once per receiver class. */
+    private static final Site ALL_LOGS = site("allLogs");
+    private static final Site APPEND_RECORDS_TO_LEADER_DEFAULT_6 = site("appendRecordsToLeader$default$6");
+    private static final Site ASYNC_DELETE = site("asyncDelete");
+    private static final Site BASE_OFFSET = site("baseOffset");
+    private static final Site BATCHES = site("batches");
+    private static final Site EPOCH = site("epoch");
+    private static final Site EPOCH_ENTRIES = site("epochEntries");
+    private static final Site GET_LOG = site("getLog");
+    private static final Site LAST_OFFSET = site("lastOffset");
+    private static final Site LATEST_EPOCH = site("latestEpoch");
+    private static final Site LEADER_EPOCH_CACHE = site("leaderEpochCache");
+    private static final Site LOG = site("log");
+    private static final Site LOG_SEGMENTS = site("logSegments");
+    private static final Site PARTITION_LEADER_EPOCH = site("partitionLeaderEpoch");
+    private static final Site READABLE_RECORDS = site("readableRecords");
+    private static final Site READ_INTO = site("readInto");
+    private static final Site SET_IMAGE = site("setImage");
+    private static final Site SHUTDOWN = site("shutdown");
+    private static final Site SIZE_IN_BYTES = site("sizeInBytes");
+    private static final Site STARTUP = site("startup");
+    private static final Site STARTUP_DEFAULT_2 = site("startup$default$2");
+    private static final Site START_OFFSET = site("startOffset");
+    private static final Site TO_LEADER_AND_ISR_PARTITION_STATE = site("toLeaderAndIsrPartitionState");
+    private static final Site TRUNCATE_FULLY_AND_START_AT = site("truncateFullyAndStartAt");
+    private static final Site TRUNCATE_FULLY_AND_START_AT_DEFAULT_3 = site("truncateFullyAndStartAt$default$3");
+    private static final Site WITH_RECORDS = site("withRecords");
+
     private BrokerShims() {
     }
 
@@ -168,6 +196,100 @@ final class BrokerShims {
             + args.length + " arguments");
     }
 
+    /** The method {@link #call} would pick when {@code c} has one public method of that name and arity, else null. */
+    private static Method only(Class<?> c, String name, int arity) {
+        Method found = null;
+        for (Method m : methods(c, name)) {
+            if (m.getParameterCount() != arity) continue;
+            if (found != null) return null;
+            found = m;
+        }
+        return found;
+    }
+
+    private static boolean fitsAll(Class<?>[] p, Object[] args) {
+        for (int i = 0; i < p.length; i++) {
+            if (!fits(p[i], args[i])) return false;
+        }
+        return true;
+    }
+
+    /** A call site's method (or accessor) for one receiver class. */
+    private static final class Target {
+        final Class<?> type;
+        final int arity;
+        /** The one method of the name and arity (null: resolved per call), or the accessor. */
+        final Object member;
+        final Class<?>[] params;
+
+        Target(Class<?> type, int arity, Object member) {
+            this.type = type;
+            this.arity = arity;
+            this.member = member;
+            this.params = member instanceof Method ? ((Method) member).getParameterTypes() : null;
+        }
+    }
+
+    /**
+     * One call site of a method or accessor named in the source: what {@link #call} or
+     * {@link #get} finds for a receiver class, kept for the next receivers of that class
+     * (looking the name up per call was a twentieth of the JVM's time). A method is kept
+     * only when the class has one public method of that name and arity, so the pick cannot
+     * depend on the arguments, and only used while the arguments fit it; otherwise the
+     * call resolves as {@link #call} does. The same method is called either way. The
+     * broker side runs on one thread; the kept targets are immutable.
+     */
+    static final class Site {
+        private final String name;
+        /** Receiver classes seen, most a handful (records and batches come in two classes). */
+        private Target[] seen = new Target[0];
+
+        Site(String name) {
+            this.name = name;
+        }
+
+        private Target target(Class<?> c, int arity, boolean accessor) {
+            Target[] known = seen;
+            for (Target t : known) {
+                if (t.type == c && t.arity == arity) return t;
+            }
+            Target t = new Target(c, arity, accessor ? accessor(c, name) : only(c, name, arity));
+            Target[] more = java.util.Arrays.copyOf(known, known.length + 1);
+            more[known.length] = t;
+            seen = more;
+            return t;
+        }
+
+        private Method method(Class<?> c, Object[] args) {
+            Target t = target(c, args.length, false);
+            if (t.member != null && fitsAll(t.params, args)) return (Method) t.member;
+            return resolve(c, name, args);
+        }
+
+        /** {@code target.name(args)}, as {@link BrokerShims#call}. */
+        Object call(Object target, Object... args) {
+            return invoke(method(target.getClass(), args), target, args);
+        }
+
+        /** The static {@code c.name(args)}, as {@link BrokerShims#callStatic}. */
+        Object callStatic(Class<?> c, Object... args) {
+            return invoke(method(c, args), null, args);
+        }
+
+        /** The value of this accessor or field of {@code target}, as {@link BrokerShims#get}. */
+        Object get(Object target) {
+            return read(target(target.getClass(), -1, true).member, target);
+        }
+
+        long getLong(Object target) {
+            return ((Number) get(target)).longValue();
+        }
+    }
+
+    static Site site(String name) {
+        return new Site(name);
+    }
+
     /** {@code target.name(args)}; what the method throws is rethrown as is. */
     static Object call(Object target, String name, Object... args) {
         return invoke(resolve(target.getClass(), name, args), target, args);
@@ -217,6 +339,10 @@ final class BrokerShims {
             accessor = accessor(target.getClass(), name);
             known.put(name, accessor);
         }
+        return read(accessor, target);
+    }
+
+    private static Object read(Object accessor, Object target) {
         if (accessor instanceof Method) return invoke((Method) accessor, target);
         try {
             return ((Field) accessor).get(target);
@@ -563,7 +689,7 @@ final class BrokerShims {
                 .setFenced(r.fenced())
                 .setInControlledShutdown(r.inControlledShutdown()));
         }
-        call(cache, "setImage", delta.apply(MetadataProvenance.EMPTY));
+        SET_IMAGE.call(cache, delta.apply(MetadataProvenance.EMPTY));
     }
 
     /** The AlterPartition listener (metrics only upstream): does nothing. */
@@ -656,7 +782,7 @@ final class BrokerShims {
 
     /** Every log on the broker, whatever collection type the release returns. */
     static List<Object> allLogs(Object logManager) {
-        return list(call(logManager, "allLogs"));
+        return list(ALL_LOGS.call(logManager));
     }
 
     /**
@@ -728,23 +854,23 @@ final class BrokerShims {
                 return;
             }
         }
-        Object isStray = call(logManager, "startup$default$2");
-        call(logManager, "startup", scala.jdk.javaapi.CollectionConverters.asScala(topics), isStray);
+        Object isStray = STARTUP_DEFAULT_2.call(logManager);
+        STARTUP.call(logManager, scala.jdk.javaapi.CollectionConverters.asScala(topics), isStray);
     }
 
     /** {@code shutdown(brokerEpoch)}: flushes and closes every log, writes the clean-shutdown marker. */
     static void shutdown(Object logManager, long brokerEpoch) {
-        call(logManager, "shutdown", brokerEpoch);
+        SHUTDOWN.call(logManager, brokerEpoch);
     }
 
     /** The log of {@code tp} (not a future one), or null. */
     static Object getLog(Object logManager, TopicPartition tp) {
-        return unwrap(call(logManager, "getLog", tp, false));
+        return unwrap(GET_LOG.call(logManager, tp, false));
     }
 
     /** {@code asyncDelete(tp, isFuture = false, checkpoint = true, isStray = false)}. */
     static void asyncDelete(Object logManager, TopicPartition tp) {
-        call(logManager, "asyncDelete", tp, false, true, false);
+        ASYNC_DELETE.call(logManager, tp, false, true, false);
     }
 
     /** The clean-shutdown marker's file name (a log directory without it is recovered on load). */
@@ -778,7 +904,7 @@ final class BrokerShims {
         if (BECOME_TAKES_REGISTRATION) {
             result = invoke(m, partition, registration, isNew, checkpoints, some(topicId), none());
         } else {
-            Object state = call(registration, "toLeaderAndIsrPartitionState", tp, isNew);
+            Object state = TO_LEADER_AND_ISR_PARTITION_STATE.call(registration, tp, isNew);
             result = invoke(m, partition, state, checkpoints, some(topicId), none());
         }
         return (Boolean) result;
@@ -791,7 +917,7 @@ final class BrokerShims {
             byte[] value = ("v" + (serial + i)).getBytes(StandardCharsets.UTF_8);
             Array.set(array, i, construct(SIMPLE_RECORD, timestamp, null, value));
         }
-        return callStatic(MEMORY_RECORDS, "withRecords", Compression.NONE, array);
+        return WITH_RECORDS.callStatic(MEMORY_RECORDS, Compression.NONE, array);
     }
 
     /**
@@ -805,7 +931,7 @@ final class BrokerShims {
                     VerificationGuard.SENTINEL);
             }
             if (m.getParameterCount() == 6) {
-                Object version = call(partition, "appendRecordsToLeader$default$6");
+                Object version = APPEND_RECORDS_TO_LEADER_DEFAULT_6.call(partition);
                 return invoke(m, partition, records, AppendOrigin.CLIENT, acks, RequestLocal.noCaching(),
                     VerificationGuard.SENTINEL, version);
             }
@@ -815,8 +941,8 @@ final class BrokerShims {
 
     /** {@code truncateFullyAndStartAt(offset, isFuture = false, logStartOffsetOpt = default)}. */
     static void truncateFullyAndStartAt(Object partition, long offset) {
-        Object third = call(partition, "truncateFullyAndStartAt$default$3");
-        call(partition, "truncateFullyAndStartAt", offset, false, third);
+        Object third = TRUNCATE_FULLY_AND_START_AT_DEFAULT_3.call(partition);
+        TRUNCATE_FULLY_AND_START_AT.call(partition, offset, false, third);
     }
 
     /**
@@ -835,18 +961,18 @@ final class BrokerShims {
     /** {@code AbstractFetcherThread.toMemoryRecords}: file records read into memory. */
     static Object toMemoryRecords(Object records) {
         if (MEMORY_RECORDS.isInstance(records)) return records;
-        int size = ((Number) call(records, "sizeInBytes")).intValue();
+        int size = ((Number) SIZE_IN_BYTES.call(records)).intValue();
         ByteBuffer buffer = ByteBuffer.allocate(size);
-        call(records, "readInto", buffer, 0);
-        return callStatic(MEMORY_RECORDS, "readableRecords", buffer);
+        READ_INTO.call(records, buffer, 0);
+        return READABLE_RECORDS.callStatic(MEMORY_RECORDS, buffer);
     }
 
     /** Every batch of some records as [base offset, last offset, partition leader epoch]. */
     static List<long[]> batches(Object records) {
         List<long[]> out = new ArrayList<>();
-        for (Object b : list(call(records, "batches"))) {
-            out.add(new long[] {getLong(b, "baseOffset"), getLong(b, "lastOffset"),
-                getLong(b, "partitionLeaderEpoch")});
+        for (Object b : list(BATCHES.call(records))) {
+            out.add(new long[] {BASE_OFFSET.getLong(b), LAST_OFFSET.getLong(b),
+                PARTITION_LEADER_EPOCH.getLong(b)});
         }
         return out;
     }
@@ -854,24 +980,24 @@ final class BrokerShims {
     /** Every batch of a log, segment by segment. */
     static List<long[]> logBatches(Object log) {
         List<long[]> out = new ArrayList<>();
-        for (Object segment : list(call(log, "logSegments"))) out.addAll(batches(call(segment, "log")));
+        for (Object segment : list(LOG_SEGMENTS.call(log))) out.addAll(batches(LOG.call(segment)));
         return out;
     }
 
     /** The log's leader-epoch cache entries as [epoch, start offset]. */
     static List<long[]> epochs(Object log) {
         List<long[]> out = new ArrayList<>();
-        Object cache = unwrap(call(log, "leaderEpochCache"));
+        Object cache = unwrap(LEADER_EPOCH_CACHE.call(log));
         if (cache == null) return out;
-        for (Object e : list(call(cache, "epochEntries"))) {
-            out.add(new long[] {getLong(e, "epoch"), getLong(e, "startOffset")});
+        for (Object e : list(EPOCH_ENTRIES.call(cache))) {
+            out.add(new long[] {EPOCH.getLong(e), START_OFFSET.getLong(e)});
         }
         return out;
     }
 
     /** The log's latest epoch (UnifiedLog.latestEpoch), or null. */
     static Integer latestEpoch(Object log) {
-        Object e = unwrap(call(log, "latestEpoch"));
+        Object e = unwrap(LATEST_EPOCH.call(log));
         return e == null ? null : ((Number) e).intValue();
     }
 }
