@@ -82,7 +82,7 @@ final class BrokerSide {
         final File dir;
         Object logManager;
         /** The LogManager's scheduler: runs only one-shot tasks with no delay, after each op. */
-        BrokerShims.IdleScheduler scheduler;
+        BrokerStandIns.IdleScheduler scheduler;
         BrokerTopicStats stats;
         Object alterManager;
         OffsetCheckpoints checkpoints;
@@ -143,7 +143,7 @@ final class BrokerSide {
         }
     }
 
-    final BrokerShims.ManualClock clock = new BrokerShims.ManualClock();
+    final BrokerStandIns.ManualClock clock = new BrokerStandIns.ManualClock();
     private Path root;
     private long lagMaxMs;
     private final TreeMap<Integer, Broker> brokers = new TreeMap<>();
@@ -385,7 +385,7 @@ final class BrokerSide {
         b.alterManager = BrokerShims.alterPartitionManager(BrokerShims.ALTER_MANAGER_TYPE,
             (tip, lai) -> submit(b, (TopicIdPartition) tip, (LeaderAndIsr) lai));
         b.checkpoints = (logDir, tp) -> Optional.ofNullable(b.hwCheckpoint.get(topicIndex(tp.topic())));
-        b.scheduler = new BrokerShims.IdleScheduler();
+        b.scheduler = new BrokerStandIns.IdleScheduler();
         Object lm = BrokerShims.newLogManager(b.dir, configRepository, b.scheduler, b.stats,
             new LogDirFailureChannel(1), clock);
         Set<String> topics = new TreeSet<>();
