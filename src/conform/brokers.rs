@@ -104,6 +104,10 @@ pub fn encode(call: &BrokerCall) -> Value {
             json!({"op":"broker_restart","broker":broker,"survives":survives_name(*survives)})
         }
         BrokerCall::Flush { broker } => json!({"op":"broker_flush","broker":broker}),
+        BrokerCall::TopicConfig {
+            partition,
+            min_insync_replicas,
+        } => json!({"op":"broker_config","partition":partition,"min_isr":min_insync_replicas}),
         BrokerCall::DeleteRecords {
             partition,
             broker,

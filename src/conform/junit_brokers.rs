@@ -165,6 +165,10 @@ fn call(c: &BrokerCall) -> String {
             format!("restart({broker}, \"{}\")", survives_name(*survives))
         }
         BrokerCall::Flush { broker } => format!("flush({broker})"),
+        BrokerCall::TopicConfig {
+            partition,
+            min_insync_replicas,
+        } => format!("topicConfig({partition}, {min_insync_replicas})"),
         BrokerCall::DeleteRecords {
             partition,
             broker,

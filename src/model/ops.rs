@@ -54,6 +54,9 @@ pub fn apply(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
         }
         Event::AlterPartition { partition, .. } => Ok(alter_partition(c, event, rules, partition)),
         Event::FenceBroker { broker } => Ok(fence_broker(c, event, rules, broker)),
+        Event::AlterTopicConfig { partition, .. } => {
+            Ok(alter_topic_config(c, event, rules, partition))
+        }
         Event::ControlledShutdown { broker } => Ok(controlled_shutdown(c, event, rules, broker)),
         _ => Ok(apply_controller(c, event, rules)),
     };
@@ -89,6 +92,26 @@ fn alter_partition(c: &mut Cluster, event: &Event, rules: &dyn Rules, partition:
         broker::caught_up_by_assertion(c, rules, partition, applied);
         broker::tell(rules, || {
             broker::BrokerCall::alter_answer(c, leader_before, true, event, &outcome)
+        });
+    }
+    outcome
+}
+
+/// A topic config change, then a new `min.insync.replicas` reaches the brokers (the leader's
+/// high watermark reads it at its next move).
+fn alter_topic_config(
+    c: &mut Cluster,
+    event: &Event,
+    rules: &dyn Rules,
+    partition: usize,
+) -> Outcome {
+    let before = c.partitions.get(partition).map(|p| p.min_insync_replicas);
+    let outcome = apply_controller(c, event, rules);
+    let after = c.partitions.get(partition).map(|p| p.min_insync_replicas);
+    if let (false, Some(min_insync_replicas)) = (before == after, after) {
+        broker::tell(rules, || broker::BrokerCall::TopicConfig {
+            partition,
+            min_insync_replicas,
         });
     }
     outcome

@@ -34,6 +34,12 @@ pub enum BrokerCall {
         fenced: Vec<BrokerId>,
         shutting_down: Vec<BrokerId>,
     },
+    /// The topic of `partition` gets a new `min.insync.replicas` (the ConfigRecord reaches
+    /// every broker: `LogManager.updateTopicConfig` reconfigures each of its logs).
+    TopicConfig {
+        partition: usize,
+        min_insync_replicas: i32,
+    },
     /// `broker` is no longer a replica: its fetch state and log go.
     Remove { broker: BrokerId, partition: usize },
     /// `Partition.appendRecordsToLeader` of one batch on `broker`, at the history's time

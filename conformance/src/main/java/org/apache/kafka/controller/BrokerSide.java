@@ -311,6 +311,9 @@ final class BrokerSide {
             case "broker_restart":
                 restart(broker(integer(req, "broker")), text(req, "survives"));
                 return;
+            case "broker_config":
+                setMinIsr(integer(req, "partition"), integer(req, "min_isr"));
+                return;
             case "broker_flush":
                 for (Object log : BrokerShims.allLogs(broker(integer(req, "broker")).logManager)) {
                     FLUSH.call(log, true);

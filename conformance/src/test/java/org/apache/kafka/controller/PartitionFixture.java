@@ -175,6 +175,14 @@ final class PartitionFixture implements AutoCloseable {
         return c;
     }
 
+    /** The partition's topic gets a new min.insync.replicas, on every broker's log of it. */
+    static Map<String, Object> topicConfig(int partition, int minInsyncReplicas) {
+        Map<String, Object> c = call("broker_config");
+        c.put("partition", (long) partition);
+        c.put("min_isr", (long) minInsyncReplicas);
+        return c;
+    }
+
     /** Every log of the broker flushed to its end. */
     static Map<String, Object> flush(int broker) {
         Map<String, Object> c = call("broker_flush");
