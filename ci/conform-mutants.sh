@@ -39,7 +39,9 @@ worker() {
   while read -r id; do
     i=$((i + 1))
     [ $(( (i - 1) % jobs )) -eq $((n - 1)) ] || continue
-    python3 - "$tree" "$id" apply <<'PY'
+    # A mutant whose text is gone (a refactor moved it) is reported as stale, and the
+    # worker goes on with the next one.
+    python3 - "$tree" "$id" apply <<'PY' || { echo '{"stale": true}' > "$work/result-$id.json"; echo "  $id stale"; continue; }
 import json, sys
 tree, wanted, _ = sys.argv[1:]
 m = next(m for m in json.load(open("ci/conform-mutants.json")) if m["id"] == wanted)
@@ -78,7 +80,9 @@ for m in (m for m in mutants if m["id"] in ids):
         r = json.load(open("%s/result-%s.json" % (work, m["id"])))
     except (OSError, ValueError):
         r = {"error": "no result (the run printed nothing readable)"}
-    if r.get("unviable"):
+    if r.get("stale"):
+        verdict, first = "stale (its text is not once in its file)", "–"
+    elif r.get("unviable"):
         verdict, first = "unviable (does not build)", "–"
     elif r.get("disagreements"):
         viable += 1; caught += 1

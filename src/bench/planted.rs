@@ -248,9 +248,14 @@ pub fn micro(histories: u32, seed: u64) -> Vec<Micro> {
             std::hint::black_box(&copy);
         }
         add(&mut out[1], h.events.len(), t.elapsed());
+        let befores: Vec<_> = (h.events.iter().enumerate())
+            .map(|(i, event)| {
+                crate::check::invariants::before_step(&states[i], event, &outcomes[i])
+            })
+            .collect();
         let views: Vec<StepView> = (h.events.iter().enumerate())
             .map(|(i, event)| StepView {
-                prev: &states[i],
+                prev: &befores[i],
                 next: &states[i + 1],
                 event,
                 outcome: &outcomes[i],

@@ -43,8 +43,13 @@ pub fn run_focused(
                 return ControlFlow::Continue(());
             }
             let (step, next) = (ask.index, judge.state());
+            let before = crate::check::invariants::before_step(
+                judge.prev().unwrap_or(next),
+                ask.event,
+                &answer.outcome,
+            );
             let view = StepView {
-                prev: judge.prev().unwrap_or(next),
+                prev: &before,
                 next,
                 event: ask.event,
                 outcome: &answer.outcome,

@@ -39,13 +39,18 @@ use std::path::Path;
 /// Version 5 added controller operations (`Event::is_format_5`): a stale broker epoch in
 /// `alter_partition`, `elect_leaders_many`, `alter_topic_config`, `lagging_heartbeat`,
 /// `unregister_broker` and `update_features`. A history without them is written as before (3 or 4).
-pub const FORMAT_VERSION: u32 = 5;
+/// Version 6 added topics of several partitions and their deletion (`Event::is_format_6`:
+/// `create_partitions`, `delete_topic`); after a deletion, `partition` counts the live
+/// partitions only. A history without them is written as before (3, 4 or 5).
+pub const FORMAT_VERSION: u32 = 6;
+/// The version a history with a format 5 operation and none of version 6 is written as.
+pub const FORMAT_VERSION_5: u32 = 5;
 /// The version a history with ELR on that uses nothing version 5 added is written as.
 pub const FORMAT_VERSION_WITH_ELR: u32 = 4;
 /// The version a history that uses nothing version 4 added is written as.
 pub const FORMAT_VERSION_WITHOUT_ELR: u32 = 3;
 /// Every version this build reads.
-pub const FORMAT_VERSIONS_READ: [u32; 5] = [1, 2, 3, 4, 5];
+pub const FORMAT_VERSIONS_READ: [u32; 6] = [1, 2, 3, 4, 5, 6];
 /// A history longer than this is refused (memory and time stay bounded).
 pub const EVENTS_MAX: usize = 1024;
 /// No list inside an event may be longer than this.
@@ -245,15 +250,24 @@ impl History {
                 ));
             }
         }
+        if let Some(i) = self.events.iter().position(Event::is_format_6) {
+            if written < 6 {
+                return Err(format!(
+                    "event {i} uses a format 6 operation (create_partitions, delete_topic) in a format {written} file: set \"format\": 6"
+                ));
+            }
+        }
         self.format = self.written_format();
         Ok(())
     }
 
-    /// The version this history is written as: 5 when an event uses what version 5
-    /// added, else 4 with ELR on, else 3.
+    /// The version this history is written as: 6 when an event uses what version 6
+    /// added, else 5 when one uses what version 5 added, else 4 with ELR on, else 3.
     pub fn written_format(&self) -> u32 {
-        if self.events.iter().any(Event::is_format_5) {
+        if self.events.iter().any(Event::is_format_6) {
             FORMAT_VERSION
+        } else if self.events.iter().any(Event::is_format_5) {
+            FORMAT_VERSION_5
         } else if self.eligible_leader_replicas {
             FORMAT_VERSION_WITH_ELR
         } else {
@@ -266,7 +280,7 @@ impl History {
     pub fn validate(&self) -> Result<(), String> {
         if self.format != self.written_format() {
             return Err(format!(
-                "format version {} does not match the history (expected {}: 5 with a format 5 operation, else 4 with `eligible_leader_replicas`, else 3)",
+                "format version {} does not match the history (expected {}: 6 with a format 6 operation, else 5 with a format 5 operation, else 4 with `eligible_leader_replicas`, else 3)",
                 self.format,
                 self.written_format()
             ));
@@ -312,9 +326,8 @@ impl History {
         let mut work = 0u64;
         for (step, event) in self.events.iter().enumerate() {
             self.validate_event(step, event, partitions)?;
-            if matches!(event, Event::CreatePartition { .. }) {
-                partitions += 1;
-            }
+            // Created ever: a bound on the live ones (a deletion may be refused).
+            partitions += usize::from(event.creates_a_partition());
             work = work.saturating_add(self.task_work(event, partitions));
             if work > TASK_WORK_MAX {
                 return Err(format!(
@@ -359,6 +372,7 @@ impl History {
         }
         let longest = match event {
             Event::CreatePartition { replicas: l, .. }
+            | Event::CreatePartitions { replicas: l, .. }
             | Event::Reassign { target: l, .. }
             | Event::AlterPartition { isr: l, .. } => l.len(),
             Event::ElectLeadersMany {

@@ -236,8 +236,9 @@ fn judge(
     at: &At,
     memo: &mut StepMemo,
 ) {
+    let before = super::invariants::before_step(prev, at.event, outcome);
     let view = StepView {
-        prev,
+        prev: &before,
         next,
         event: at.event,
         outcome,

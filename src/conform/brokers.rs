@@ -193,14 +193,22 @@ impl Judge for Brokers<'_, '_> {
     /// An unregistered broker leaves the metadata image: the real brokers' view of it
     /// (absent, not fenced) is one the driver's image request cannot set, so such a
     /// history is not judged on the brokers.
+    /// The broker side names each partition as topic `t<n>`, partition 0: a topic of
+    /// several partitions or a deleted one (format 6) is not judged on the brokers yet.
     fn cannot_express(&self, events: &[Event]) -> Option<(usize, String)> {
         let i = events
             .iter()
-            .position(|e| matches!(e, Event::UnregisterBroker { .. }))?;
-        Some((
-            i,
-            format!("step {i} unregisters a broker, which the brokers' metadata image cannot show"),
-        ))
+            .position(|e| matches!(e, Event::UnregisterBroker { .. }) || e.is_format_6())?;
+        let why = match events[i] {
+            Event::UnregisterBroker { .. } => {
+                "unregisters a broker, which the brokers' metadata image cannot show"
+            }
+            Event::DeleteTopic { .. } => {
+                "deletes a topic, which the brokers judge does not follow yet"
+            }
+            _ => "adds a partition to a topic, which the brokers judge does not follow yet",
+        };
+        Some((i, format!("step {i} {why}")))
     }
 
     fn reset(&mut self, start: &Start) -> Result<(), Error> {

@@ -206,8 +206,8 @@ pub fn recovery_state(lrs: LeaderRecoveryState) -> &'static str {
     }
 }
 
-/// The fixture call (`ctx.…`, conformance/ReproFixture) for the requests history format 5
-/// added, and the AlterPartition with a stale broker epoch; `None` for any other event.
+/// The fixture call (`ctx.…`, conformance/ReproFixture) for the requests history formats 5
+/// and 6 added, and the AlterPartition with a stale broker epoch; `None` for any other event.
 pub fn format_5_call(event: &Event) -> Option<String> {
     Some(match event {
         Event::AlterPartition {
@@ -247,6 +247,11 @@ pub fn format_5_call(event: &Event) -> Option<String> {
         }
         Event::LaggingHeartbeat { broker } => format!("ctx.laggingHeartbeat({broker})"),
         Event::UnregisterBroker { broker } => format!("ctx.unregisterBroker({broker})"),
+        Event::CreatePartitions {
+            partition,
+            replicas,
+        } => format!("ctx.createPartition({partition}, {})", ints(replicas)),
+        Event::DeleteTopic { partition } => format!("ctx.deleteTopic({partition})"),
         Event::UpdateFeatures {
             eligible_leader_replicas,
         } => format!("ctx.updateEligibleLeaderReplicas({eligible_leader_replicas})"),

@@ -122,6 +122,11 @@ fn encode_event(event: &Event) -> Result<Value, &'static str> {
         Event::UpdateFeatures {
             eligible_leader_replicas,
         } => json!({"op":"update_features","elr":eligible_leader_replicas}),
+        Event::CreatePartitions {
+            partition,
+            replicas,
+        } => json!({"op":"add_partition","partition":partition,"replicas":replicas}),
+        Event::DeleteTopic { partition } => json!({"op":"delete","partition":partition}),
         Event::ListReassignments => json!({"op":"list"}),
         _ => return Err("not a controller request"),
     })
@@ -211,12 +216,12 @@ pub fn real_broker(&(id, state): &(BrokerId, BrokerState)) -> RealBroker {
 /// (`p0.isr: [1, 2] ≠ [1]`). Empty when they agree.
 pub fn differences(model: &Exchange, real: &Answer) -> Vec<String> {
     let mut out = Vec::new();
-    // The model names an uncaught exception CONTROLLER_FAULT; the driver reports it as
-    // a fault with the exception (its error is then UNKNOWN_SERVER_ERROR).
-    // A predicted fault is compared by its exception class (the driver's fault reads
-    // `class: message`); the message is not.
-    let model_faults = model.error == ErrorCode::ControllerFault.name();
-    let predicted = ErrorCode::ControllerFault.fault_class().unwrap_or("?");
+    // The model names an uncaught exception CONTROLLER_FAULT(_…); the driver reports it
+    // as a fault with the exception (its error is then UNKNOWN_SERVER_ERROR). A predicted
+    // fault is compared by its exception class (the fault reads `class: message`).
+    let model_fault = ErrorCode::FAULTS.iter().find(|f| model.error == f.name());
+    let model_faults = model_fault.is_some();
+    let predicted = model_fault.and_then(|f| f.fault_class()).unwrap_or("?");
     match (&real.fault, model_faults) {
         (Some(fault), false) => out.push(format!("fault: none ≠ {fault}")),
         (None, true) => out.push(format!("fault: {predicted} ≠ none")),

@@ -392,8 +392,13 @@ fn judge_step(
             differences,
         }
     });
+    let before = crate::check::invariants::before_step(
+        pair.first.prev().expect("kept"),
+        ask.event,
+        &model.outcome,
+    );
     let view = StepView {
-        prev: pair.first.prev().expect("kept"),
+        prev: &before,
         next: &judged,
         event: ask.event,
         outcome: &model.outcome,

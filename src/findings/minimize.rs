@@ -35,14 +35,23 @@ pub fn without_event(h: &History, i: usize) -> History {
 /// [`without_event`] in place (a window of removals copies the history once, not once per
 /// event).
 fn remove_event(h: &mut History, i: usize) {
-    let gone = h.events[..i]
+    let creates = |e: &Event| {
+        matches!(
+            e,
+            Event::CreatePartition { .. } | Event::CreatePartitions { .. }
+        )
+    };
+    let gone = h.events[..i].iter().filter(|e| creates(e)).count();
+    // After a deletion an index counts the live partitions, which only a run knows: such a
+    // history loses the event alone, and the run judges what the others now address.
+    let deletes = h
+        .events
         .iter()
-        .filter(|e| matches!(e, Event::CreatePartition { .. }))
-        .count();
+        .any(|e| matches!(e, Event::DeleteTopic { .. }));
     let removed = h.events.remove(i);
     // Removing the last event of a later format writes the history in the earlier one.
     h.format = h.written_format();
-    if !matches!(removed, Event::CreatePartition { .. }) {
+    if !creates(&removed) || deletes {
         return;
     }
     h.events.retain(|e| e.partition() != Some(gone));
@@ -95,6 +104,7 @@ fn drop_events(best: &mut History, accept: &impl Fn(&History) -> bool) {
 fn list_of(e: &mut Event) -> Option<&mut Vec<BrokerId>> {
     match e {
         Event::CreatePartition { replicas: l, .. }
+        | Event::CreatePartitions { replicas: l, .. }
         | Event::Reassign { target: l, .. }
         | Event::AlterPartition { isr: l, .. } => Some(l),
         _ => None,

@@ -510,8 +510,7 @@ impl Plan<'_> {
     }
 }
 
-/// An action no in-process cluster performs: `event`, named.
-/// The operations of history format 5, as an operator does them. `isrfuzz cluster` does
+/// The operations of history formats 5 and 6, as an operator does them. `isrfuzz cluster` does
 /// none of them yet: each is beyond it.
 fn format_5_action(i: usize, event: &Event) -> Vec<Line> {
     let title = |what: String| Line::note(format!("# step {i}: {what}"));
@@ -552,6 +551,15 @@ fn format_5_action(i: usize, event: &Event) -> Vec<Line> {
         Event::UnregisterBroker { broker } => vec![
             title(format!("the operator unregisters broker {broker}, which is down")),
             Line::run(format!("kafka-cluster.sh unregister {BS} --id {broker}"), beyond("an unregistration")),
+        ],
+        // Format 6. The script's partitions share topic t, so neither maps onto it.
+        Event::CreatePartitions { partition, replicas } => vec![
+            title(format!("the topic of {TOPIC}-{partition} gets one more partition, on brokers {}", list(replicas))),
+            Line::run(format!("kafka-topics.sh {BS} --alter --topic <the topic of {TOPIC}-{partition}> --partitions <its count + 1> --replica-assignment <its assignments>,{}", replicas.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(":")), beyond("adding a partition to a topic")),
+        ],
+        Event::DeleteTopic { partition } => vec![
+            title(format!("the topic of {TOPIC}-{partition} is deleted")),
+            Line::run(format!("kafka-topics.sh {BS} --delete --topic <the topic of {TOPIC}-{partition}>"), beyond("a topic deletion")),
         ],
         _ => vec![title(event.op().to_string())],
     }

@@ -45,7 +45,12 @@ pub fn decisions_on_partition(
             fired.fill(false);
         }
         let next = model.state();
-        let prev = project(model.prev().expect("kept"), next, partition);
+        let before = crate::check::invariants::before_step(
+            model.prev().expect("kept"),
+            ask.event,
+            &answer.outcome,
+        );
+        let prev = project(&before, next, partition);
         let view = StepView {
             prev: &prev,
             next,

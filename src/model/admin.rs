@@ -93,41 +93,46 @@ pub(crate) fn elect_many(
     })
 }
 
-/// IncrementalAlterConfigs SET on the partition's topic. A value equal to the current one
-/// writes no ConfigRecord. With ELR on, a ConfigRecord for `min.insync.replicas` brings a
-/// ClearElrRecord for the topic: every partition of it with an ELR or a last-known ELR
-/// gets both emptied (`PartitionRegistration.merge`: partition epoch + 1, same leader
-/// epoch); the others are untouched. The periodic unclean election of leaderless
-/// partitions (`maybeElectUncleanLeaders`, QuorumController's timer) is not modelled: an
-/// unclean setting takes effect at the partition's next change.
+/// IncrementalAlterConfigs SET on the partition's topic (every partition of it). A value
+/// equal to the current one writes no ConfigRecord. With ELR on, a ConfigRecord for
+/// `min.insync.replicas` brings a ClearElrRecord for the topic: every partition of it with
+/// an ELR or a last-known ELR gets both emptied (`PartitionRegistration.merge`: partition
+/// epoch + 1, same leader epoch); the others are untouched. The periodic unclean election
+/// of leaderless partitions (`maybeElectUncleanLeaders`, QuorumController's timer) is not
+/// modelled: an unclean setting takes effect at the partition's next change.
 pub(crate) fn alter_topic_config(
     c: &mut Cluster,
     index: usize,
     min_insync_replicas: Option<i32>,
     unclean_leader_election_enable: Option<bool>,
 ) -> Result<Outcome, Rejection> {
-    partition(c, index)?;
+    let current = partition(c, index)?.min_insync_replicas;
+    let min_isr_changed = min_insync_replicas.is_some_and(|m| m != current);
     let elr_on = c.elr;
-    let part = &mut c.partitions[index];
-    let min_isr_changed = min_insync_replicas.is_some_and(|m| m != part.min_insync_replicas);
-    if let Some(m) = min_insync_replicas {
-        part.min_insync_replicas = m;
+    let mut effects = Vec::new();
+    let parts: Vec<usize> = c.topic_partitions(c.topic_of[index]).collect();
+    for p in parts {
+        let part = &mut c.partitions[p];
+        if let Some(m) = min_insync_replicas {
+            part.min_insync_replicas = m;
+        }
+        if let Some(u) = unclean_leader_election_enable {
+            part.unclean_leader_election_enable = u;
+        }
+        let has_elr = !part.elr.is_empty() || !part.last_known_elr.is_empty();
+        if !(elr_on && min_isr_changed && has_elr) {
+            continue;
+        }
+        // `removeTopicElrs` stores the merged registration directly, past `replay`: the
+        // brokersToElrs index keeps the brokers it listed (`Cluster::elr_index`).
+        part.elr = IdList::EMPTY;
+        part.last_known_elr = IdList::EMPTY;
+        part.partition_epoch += 1;
+        effects.push(PartitionEffect {
+            partition: p,
+            completion: None,
+            unclean_election: false,
+        });
     }
-    if let Some(u) = unclean_leader_election_enable {
-        part.unclean_leader_election_enable = u;
-    }
-    let has_elr = !part.elr.is_empty() || !part.last_known_elr.is_empty();
-    if !(elr_on && min_isr_changed && has_elr) {
-        return Ok(Outcome::accepted(Vec::new()));
-    }
-    // `removeTopicElrs` stores the merged registration directly, past `replay`: the
-    // brokersToElrs index keeps the brokers it listed (`Cluster::elr_index`).
-    part.elr = IdList::EMPTY;
-    part.last_known_elr = IdList::EMPTY;
-    part.partition_epoch += 1;
-    Ok(Outcome::accepted(vec![PartitionEffect {
-        partition: index,
-        completion: None,
-        unclean_election: false,
-    }]))
+    Ok(Outcome::accepted(effects))
 }

@@ -3,7 +3,7 @@
 //! leader acceptor, and committing a built record.
 
 use super::builder::{Acceptor, Built, Thrown};
-use super::{Cluster, ErrorCode, Partition, PartitionEffect, NO_LEADER};
+use super::{has_duplicates, BrokerId, Cluster, ErrorCode, Partition, PartitionEffect, NO_LEADER};
 
 pub(crate) type Rejection = (ErrorCode, &'static str);
 
@@ -53,4 +53,23 @@ pub(crate) fn partition(c: &Cluster, index: usize) -> Result<&Partition, Rejecti
     c.partitions
         .get(index)
         .ok_or((ErrorCode::UnknownTopicOrPartition, "no such partition"))
+}
+
+/// `validateManualPartitionAssignment`: non-empty, registered, no duplicates. Fenced and
+/// shutting-down brokers are accepted; only registration is checked.
+pub(crate) fn validate_assignment(c: &Cluster, replicas: &[BrokerId]) -> Result<(), Rejection> {
+    let invalid = ErrorCode::InvalidReplicaAssignment;
+    if replicas.is_empty() {
+        return Err((invalid, "the assignment includes an empty replica list"));
+    }
+    if replicas.iter().any(|&b| !c.is_registered(b)) {
+        return Err((
+            invalid,
+            "the assignment names a broker that is not registered",
+        ));
+    }
+    if has_duplicates(replicas) {
+        return Err((invalid, "the assignment names a broker more than once"));
+    }
+    Ok(())
 }

@@ -7,7 +7,9 @@
 
 use super::admin::{alter_topic_config, elect_leaders, elect_many};
 use super::builder::ChangeBuilder;
-pub(crate) use super::commit::{acceptor, caught, commit, fault, partition, Rejection};
+pub(crate) use super::commit::{
+    acceptor, caught, commit, fault, partition, validate_assignment, Rejection,
+};
 use super::membership::{broker_leaves, lagging_heartbeat, unfence, unregister};
 use super::{
     has_duplicates, sorted_difference, without, BrokerId, BrokerState, Cluster, ErrorCode, Event,
@@ -84,7 +86,9 @@ fn answer(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
         | Event::AlterTopicConfig { .. }
         | Event::LaggingHeartbeat { .. }
         | Event::UnregisterBroker { .. }
-        | Event::UpdateFeatures { .. } => answer_format_5(c, event, rules),
+        | Event::UpdateFeatures { .. }
+        | Event::CreatePartitions { .. }
+        | Event::DeleteTopic { .. } => answer_format_5(c, event, rules),
         Event::ListReassignments => Ok(Outcome::Accepted {
             effects: Vec::new(),
             new_leader_elected: false,
@@ -97,8 +101,9 @@ fn answer(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
     result.unwrap_or_else(|(error, reason)| Outcome::rejected(error, reason))
 }
 
-/// The requests history format 5 added: elections over several partitions, topic config
-/// changes, a heartbeat that lags, unregistration, feature updates.
+/// The requests history formats 5 and 6 added: elections over several partitions, topic
+/// config changes, a heartbeat that lags, unregistration, feature updates; partitions
+/// added to a topic, topic deletion.
 fn answer_format_5(
     c: &mut Cluster,
     event: &Event,
@@ -130,27 +135,13 @@ fn answer_format_5(
             c.elr = eligible_leader_replicas;
             Ok(Outcome::accepted(Vec::new()))
         }
-        _ => Err((ErrorCode::InvalidRequest, "not a format 5 request")),
+        Event::CreatePartitions {
+            partition,
+            ref replicas,
+        } => super::topics::create_partitions(c, partition, replicas),
+        Event::DeleteTopic { partition } => super::topics::delete_topic(c, partition),
+        _ => Err((ErrorCode::InvalidRequest, "not a format 5 or 6 request")),
     }
-}
-
-/// `validateManualPartitionAssignment`: non-empty, registered, no duplicates. Fenced and
-/// shutting-down brokers are accepted; only registration is checked.
-fn validate_assignment(c: &Cluster, replicas: &[BrokerId]) -> Result<(), Rejection> {
-    let invalid = ErrorCode::InvalidReplicaAssignment;
-    if replicas.is_empty() {
-        return Err((invalid, "the assignment includes an empty replica list"));
-    }
-    if replicas.iter().any(|&b| !c.is_registered(b)) {
-        return Err((
-            invalid,
-            "the assignment names a broker that is not registered",
-        ));
-    }
-    if has_duplicates(replicas) {
-        return Err((invalid, "the assignment names a broker more than once"));
-    }
-    Ok(())
 }
 
 /// `createTopics` with a manual assignment: ISR = the active replicas, leader = ISR[0].
@@ -210,6 +201,7 @@ fn create_partition(
         last_known_elr: IdList::EMPTY,
     });
     c.ghosts.push(Ghost::default());
+    c.topic_of.push(c.new_topic_id());
     Ok(Outcome::accepted(Vec::new()))
 }
 

@@ -197,6 +197,19 @@ pub enum Event {
     UpdateFeatures {
         eligible_leader_replicas: bool,
     },
+    /// CreatePartitions with a manual assignment: the topic of `partition` gets one more
+    /// partition, on `replicas`; it is the newest partition of the history. Format 6.
+    CreatePartitions {
+        #[serde(default, skip_serializing_if = "is_zero")]
+        partition: usize,
+        replicas: Vec<BrokerId>,
+    },
+    /// DeleteTopics of the topic of `partition`, with every partition it has; the
+    /// partitions after them move down (a history names the live ones). Format 6.
+    DeleteTopic {
+        #[serde(default, skip_serializing_if = "is_zero")]
+        partition: usize,
+    },
     /// ListPartitionReassignments over every partition: an observation, changes nothing.
     ListReassignments,
     /// E1: produce `records` records. Classic topics append on the leader; switched and
@@ -305,6 +318,8 @@ impl Event {
             Event::LaggingHeartbeat { .. } => "lagging_heartbeat",
             Event::UnregisterBroker { .. } => "unregister_broker",
             Event::UpdateFeatures { .. } => "update_features",
+            Event::CreatePartitions { .. } => "create_partitions",
+            Event::DeleteTopic { .. } => "delete_topic",
             Event::ListReassignments => "list_reassignments",
             Event::Produce { .. } => "produce",
             Event::AdvanceTime { .. } => "advance_time",
@@ -337,9 +352,29 @@ impl Event {
         )
     }
 
+    /// The event uses what history format 6 added: topics of several partitions
+    /// (`create_partitions`) and topic deletion.
+    pub fn is_format_6(&self) -> bool {
+        matches!(
+            self,
+            Event::CreatePartitions { .. } | Event::DeleteTopic { .. }
+        )
+    }
+
+    /// CreateTopics or CreatePartitions: the event takes the next partition index.
+    pub fn creates_a_partition(&self) -> bool {
+        matches!(
+            self,
+            Event::CreatePartition { .. } | Event::CreatePartitions { .. }
+        )
+    }
+
     /// The partition the event addresses, if it addresses one.
     pub fn partition(&self) -> Option<usize> {
         match *self {
+            Event::CreatePartitions { partition, .. } | Event::DeleteTopic { partition } => {
+                Some(partition)
+            }
             Event::Reassign { partition, .. }
             | Event::CancelReassignment { partition }
             | Event::AlterPartition { partition, .. }
@@ -357,6 +392,9 @@ impl Event {
 
     pub fn partition_mut(&mut self) -> Option<&mut usize> {
         match self {
+            Event::CreatePartitions { partition, .. } | Event::DeleteTopic { partition } => {
+                Some(partition)
+            }
             Event::Reassign { partition, .. }
             | Event::CancelReassignment { partition }
             | Event::AlterPartition { partition, .. }
@@ -392,7 +430,9 @@ impl Event {
     /// Every broker id the event names, for renumbering during minimization.
     pub fn broker_ids_mut(&mut self) -> Vec<&mut BrokerId> {
         match self {
-            Event::CreatePartition { replicas, .. } => replicas.iter_mut().collect(),
+            Event::CreatePartition { replicas, .. } | Event::CreatePartitions { replicas, .. } => {
+                replicas.iter_mut().collect()
+            }
             Event::Reassign { target, .. } => target.iter_mut().collect(),
             Event::AlterPartition {
                 isr,

@@ -53,6 +53,11 @@ impl fmt::Display for Event {
             | Event::LaggingHeartbeat { .. }
             | Event::UnregisterBroker { .. }
             | Event::UpdateFeatures { .. } => fmt_format_5(self, f),
+            Event::CreatePartitions {
+                partition,
+                replicas,
+            } => write!(f, "add_partition to p{partition}'s topic {}", Ids(replicas)),
+            Event::DeleteTopic { partition } => write!(f, "delete p{partition}'s topic"),
             Event::ListReassignments => f.write_str("list"),
             Event::Produce {
                 partition,

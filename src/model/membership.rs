@@ -133,7 +133,17 @@ fn leave_records(
     let mut records = Vec::new();
     let listed: Vec<usize> = if in_elr {
         let entries = c.elr_index.iter().filter(|&&(b, _)| b == broker);
-        entries.map(|&(_, p)| p).collect()
+        let listed: Vec<usize> = entries.map(|&(_, p)| p).collect();
+        // Upstream walks the index in its maps' order and throws at the deleted topic's
+        // entry; every record is discarded with the request, so where it throws does not
+        // matter (unless a live entry's build throws first: both are faults).
+        if listed.contains(&super::DELETED_PARTITION) {
+            return Err((
+                ErrorCode::DeletedTopicFault,
+                "the ELR index lists the broker under a deleted topic",
+            ));
+        }
+        listed
     } else {
         (0..c.partitions.len())
             .filter(|&p| c.partitions[p].isr.contains(&broker))

@@ -42,6 +42,7 @@ mod membership;
 mod ops;
 pub mod request;
 pub mod symmetry;
+mod topics;
 
 pub use broker::{AtSealAnswer, BrokerConfig, Note, ReplicaState};
 pub use event::{Acks, ElectionType, Event, Survives};
@@ -49,6 +50,7 @@ pub(crate) use hooks::with_rule_hooks;
 pub use hooks::Rules;
 pub use ids::IdList;
 pub use ops::apply;
+pub use topics::DELETED_PARTITION;
 
 /// What `changePartitionReassignment` hands the builder. `None`: setter not called
 /// (the builder keeps the current value).
@@ -265,6 +267,9 @@ pub struct Cluster {
     /// before the request and touches its own partition, so the order changes nothing; a
     /// sorted index is a function of the ELRs until a ClearElrRecord.
     pub elr_index: Vec<(BrokerId, usize)>,
+    /// The topic of each partition (format 6: a topic can have several). Ids tell topics
+    /// apart and nothing more; a topic's partitions are in partition-number order.
+    pub topic_of: Vec<u32>,
 }
 
 clone_reusing!(Cluster {
@@ -275,6 +280,7 @@ clone_reusing!(Cluster {
     runtime,
     elr,
     elr_index,
+    topic_of,
 });
 
 impl Cluster {
@@ -325,6 +331,7 @@ impl Cluster {
             && self.partitions == other.partitions
             && self.runtime == other.runtime
             && self.elr_index == other.elr_index
+            && self.topic_of == other.topic_of
     }
 
     /// `ReplicationControlManager.replay(PartitionChangeRecord)`: store the merged
@@ -423,12 +430,24 @@ pub enum ErrorCode {
     /// the active controller resigns and nothing of the request is written; the request
     /// fails again on the next controller. Nothing changes.
     ControllerFault,
+    /// Not an answer: the walk of the ELR index reached an entry of a deleted topic
+    /// (`DELETED_PARTITION`), and `generateLeaderAndIsrUpdates` throws a RuntimeException
+    /// ("existed in isrMembers, but not in the topics map"). As `ControllerFault`, nothing
+    /// of the request is written.
+    DeletedTopicFault,
     /// Not upstream: a cluster event that does not apply to the broker's current state
     /// (e.g. unfencing a broker that is not fenced). The event changes nothing.
     BrokerStateMismatch,
 }
 
 impl ErrorCode {
+    /// The faults: not answers, the request's handler threw.
+    pub const FAULTS: [ErrorCode; 2] = [ErrorCode::ControllerFault, ErrorCode::DeletedTopicFault];
+
+    pub fn is_fault(self) -> bool {
+        ErrorCode::FAULTS.contains(&self)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             ErrorCode::InvalidReplicaAssignment => "INVALID_REPLICA_ASSIGNMENT",
@@ -451,18 +470,20 @@ impl ErrorCode {
             ErrorCode::StaleBrokerEpoch => "STALE_BROKER_EPOCH",
             ErrorCode::BrokerIdNotRegistered => "BROKER_ID_NOT_REGISTERED",
             ErrorCode::ControllerFault => "CONTROLLER_FAULT",
+            ErrorCode::DeletedTopicFault => "CONTROLLER_FAULT_DELETED_TOPIC",
             ErrorCode::WaitingForReplication => "WAITING_FOR_REPLICATION",
         }
     }
 
-    /// The exception a fault is predicted to be. The model's one fault is the leader
-    /// acceptor's directory lookup on a broker that is not a replica of the registration:
-    /// `PartitionRegistration.directory` throws IllegalArgumentException
-    /// (metadata/src/main/java/org/apache/kafka/metadata/PartitionRegistration.java,
-    /// apache trunk d79bd502ec).
+    /// The exception a fault is predicted to be: the leader acceptor's directory lookup on
+    /// a broker that is not a replica of the registration (`PartitionRegistration.directory`
+    /// throws IllegalArgumentException, metadata/src/main/java/org/apache/kafka/metadata/
+    /// PartitionRegistration.java, apache trunk d79bd502ec), or the ELR index's entry of a
+    /// deleted topic (RuntimeException, `ReplicationControlManager.generateLeaderAndIsrUpdates`).
     pub fn fault_class(self) -> Option<&'static str> {
         match self {
             ErrorCode::ControllerFault => Some("java.lang.IllegalArgumentException"),
+            ErrorCode::DeletedTopicFault => Some("java.lang.RuntimeException"),
             _ => None,
         }
     }

@@ -98,7 +98,7 @@ fn alter_partition(c: &mut Cluster, event: &Event, rules: &dyn Rules, partition:
 }
 
 /// A topic config change, then a new `min.insync.replicas` reaches the brokers (the leader's
-/// high watermark reads it at its next move).
+/// high watermark reads it at its next move), for every partition of the topic.
 fn alter_topic_config(
     c: &mut Cluster,
     event: &Event,
@@ -109,10 +109,12 @@ fn alter_topic_config(
     let outcome = apply_controller(c, event, rules);
     let after = c.partitions.get(partition).map(|p| p.min_insync_replicas);
     if let (false, Some(min_insync_replicas)) = (before == after, after) {
-        broker::tell(rules, || broker::BrokerCall::TopicConfig {
-            partition,
-            min_insync_replicas,
-        });
+        for p in c.topic_partitions(c.topic_of[partition]) {
+            broker::tell(rules, || broker::BrokerCall::TopicConfig {
+                partition: p,
+                min_insync_replicas,
+            });
+        }
     }
     outcome
 }
@@ -139,7 +141,9 @@ fn registers_again(c: &mut Cluster, rules: &dyn Rules, broker: BrokerId, outcome
                 all.extend(effects);
             }
         }
-        Err(_) => *outcome = faulted(outcome.effects().to_vec(), broker, "registration"),
+        Err((error, _)) => {
+            *outcome = faulted(outcome.effects().to_vec(), broker, registration(error))
+        }
     }
 }
 
@@ -363,8 +367,9 @@ fn restart_broker(
     // The new incarnation registers (`handleBrokerShutdown`): with ELR on, an unclean
     // shutdown takes the broker out of every ISR and ELR; otherwise it is handled as a
     // fencing, which matters where the fenced broker was the last ISR member.
-    let Ok(registered) = register(c, rules, broker, loss.is_some()) else {
-        return Ok(faulted(effects, broker, "registration"));
+    let registered = match register(c, rules, broker, loss.is_some()) {
+        Ok(registered) => registered,
+        Err((error, _)) => return Ok(faulted(effects, broker, registration(error))),
     };
     effects.extend(registered);
     // An unfencing the controller cannot take (its handler throws) leaves the broker fenced.
@@ -380,6 +385,15 @@ fn restart_broker(
         return Ok(faulted(effects, broker, "unfencing heartbeat"));
     }
     Ok(Outcome::accepted(effects))
+}
+
+/// The registration that threw, as the S4 detail names it: the ELR index's entry of a
+/// deleted topic is named, the other fault (the leader acceptor's) is not.
+fn registration(error: ErrorCode) -> &'static str {
+    match error {
+        ErrorCode::DeletedTopicFault => "registration (its ELR index entry names a deleted topic)",
+        _ => "registration",
+    }
 }
 
 /// A restart whose own request threw in the controller: what happened before it stands.

@@ -121,9 +121,9 @@ fn format_1_is_migrated_and_other_versions_refused() {
         .assert_eq(&History::from_json(&v1_with_acks).unwrap_err());
     let v2_with_acks = v1_with_acks.replace(r#""format": 1"#, r#""format": 2"#);
     assert!(History::from_json(&v2_with_acks).is_ok());
-    let v6 = v1.replace(r#""format": 1"#, r#""format": 6"#);
-    expect!["unknown format version 6 (this isrfuzz reads versions 1 to 5)"]
-        .assert_eq(&History::from_json(&v6).unwrap_err());
+    let v7 = v1.replace(r#""format": 1"#, r#""format": 7"#);
+    expect!["unknown format version 7 (this isrfuzz reads versions 1 to 6)"]
+        .assert_eq(&History::from_json(&v7).unwrap_err());
 }
 
 /// Format 2's unclean restart kept the log up to the high watermark: it loads as format 3's
@@ -241,6 +241,31 @@ fn format_4_elr_feature() {
     }
     let mut mismatched = on.clone();
     mismatched.format = 3;
-    expect!["format version 3 does not match the history (expected 4: 5 with a format 5 operation, else 4 with `eligible_leader_replicas`, else 3)"]
+    expect!["format version 3 does not match the history (expected 4: 6 with a format 6 operation, else 5 with a format 5 operation, else 4 with `eligible_leader_replicas`, else 3)"]
         .assert_eq(&mismatched.validate().unwrap_err());
+}
+
+/// Format 6's operations (`create_partitions`, `delete_topic`) need format 6; a history with
+/// one is written as 6, and one without any as before (5 with a format 5 operation).
+#[test]
+fn format_6_topic_operations() {
+    let v5 = r#"{"format": 5, "brokers": [1,2], "events": [{"op":"create_partition","replicas":[1,2]},{"op":"create_partition","replicas":[2]},{"op":"unregister_broker","broker":1}]}"#;
+    assert_eq!(History::from_json(v5).unwrap().format, 5);
+    let with_delete = v5.replace(
+        r#"{"op":"unregister_broker","broker":1}"#,
+        r#"{"op":"delete_topic","partition":1},{"op":"unregister_broker","broker":1}"#,
+    );
+    expect![[r#"event 2 uses a format 6 operation (create_partitions, delete_topic) in a format 5 file: set "format": 6"#]]
+        .assert_eq(&History::from_json(&with_delete).unwrap_err());
+    let v6 = with_delete.replace(r#""format": 5"#, r#""format": 6"#);
+    let h = History::from_json(&v6).unwrap();
+    assert_eq!(h.format, 6);
+    assert!(h.to_json().contains("\"format\": 6"), "{}", h.to_json());
+    // A partition index past every creation (a `create_partitions` counts as one) is refused.
+    let added = v6.replace(
+        r#"{"op":"delete_topic","partition":1}"#,
+        r#"{"op":"create_partitions","replicas":[1,2]},{"op":"delete_topic","partition":3}"#,
+    );
+    expect!["step 3 (delete p3's topic): partition 3 is not created before this step"]
+        .assert_eq(&History::from_json(&added).unwrap_err());
 }

@@ -218,8 +218,9 @@ fn judged_alike(history: &History, rules: RuleSet, name: &str, n: &mut Judged) {
         .with_elr(history.eligible_leader_replicas);
     let mut known: Vec<&str> = Vec::new();
     for (step, (event, record)) in history.events.iter().zip(&run.steps).enumerate() {
+        let before = isrfuzz::check::invariants::before_step(&prev, event, &record.outcome);
         let view = StepView {
-            prev: &prev,
+            prev: &before,
             next: &record.state,
             event,
             outcome: &record.outcome,
@@ -235,7 +236,7 @@ fn judged_alike(history: &History, rules: RuleSet, name: &str, n: &mut Judged) {
         n.found += all.iter().filter(|(id, ..)| per_partition(id)).count();
         known.extend(all.iter().map(|(id, ..)| *id));
         n.steps += 1;
-        n.skipped += usize::from(touched(&prev, &record.state) != all_partitions(&record.state));
+        n.skipped += usize::from(touched(&before, &record.state) != all_partitions(&record.state));
         prev.clone_from(&record.state);
     }
 }

@@ -19,6 +19,7 @@ mod cluster_plan;
 mod conform_brokers_junit;
 mod conform_cli;
 mod conform_junit;
+mod conform_mutants;
 mod conform_requests;
 mod conform_upstream;
 mod controller_requests;

@@ -556,11 +556,16 @@ pub(super) fn v8_unclean_completion(s: &StepView) -> bool {
 /// S4: the request made the controller throw: an uncaught exception (a failover), an
 /// exception answered as UNKNOWN_SERVER_ERROR, or a broker's own request that threw.
 pub(super) fn s4_no_throw(s: &StepView) -> Option<String> {
-    if let Outcome::Rejected { error, .. } = s.outcome {
-        if matches!(
-            error,
-            crate::model::ErrorCode::ControllerFault | crate::model::ErrorCode::UnknownServerError
-        ) {
+    if let Outcome::Rejected { error, reason } = s.outcome {
+        if *error == crate::model::ErrorCode::DeletedTopicFault {
+            // Named apart from the leader acceptor's fault (triage tells them by detail).
+            return Some(format!(
+                "{} answered {}: {reason}",
+                s.event.op(),
+                error.name()
+            ));
+        }
+        if error.is_fault() || *error == crate::model::ErrorCode::UnknownServerError {
             return Some(format!("{} answered {}", s.event.op(), error.name()));
         }
     }

@@ -68,6 +68,24 @@ pub struct StepView<'a> {
     pub outcome: &'a Outcome,
 }
 
+/// The state before a step as the checks compare it with the state after: for an accepted
+/// `delete_topic`, without the deleted topic, so that an index names the same partition in
+/// `prev` and `next` (and a deleted reassignment is no reassignment's end). Every other
+/// step: `prev` itself. Build each [`StepView`]'s `prev` with this (exhaust needs not:
+/// its alphabets delete no topic).
+pub fn before_step<'a>(
+    prev: &'a Cluster,
+    event: &Event,
+    outcome: &Outcome,
+) -> std::borrow::Cow<'a, Cluster> {
+    match *event {
+        Event::DeleteTopic { partition } if !outcome.is_rejected() => {
+            std::borrow::Cow::Owned(prev.without_topic_of(partition))
+        }
+        _ => std::borrow::Cow::Borrowed(prev),
+    }
+}
+
 pub enum Check {
     /// `Some(detail)` when violated.
     Step(fn(&StepView) -> Option<String>),

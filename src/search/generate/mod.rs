@@ -50,7 +50,7 @@ pub const GEN_FAULTS_MAX: usize = 4;
 /// (`update_features` is not drawn: every invariant about ELR is stated for one setting
 /// of the feature, so a history that changes it needs invariants of its own first;
 /// docs/conformance.md, "What generated histories send".)
-pub const GEN_EVENT_KINDS: usize = 24;
+pub const GEN_EVENT_KINDS: usize = 26;
 
 /// Of every 8 values of the mode byte's low 3 bits, how many turn ELR on.
 pub const GEN_ELR_ON_EIGHTHS: u8 = 4;
@@ -277,7 +277,8 @@ struct Guide<'f> {
     model: Model<'f>,
     brokers: Vec<BrokerId>,
     events: Vec<Event>,
-    /// CreatePartition events so far (each takes a partition index, accepted or not).
+    /// CreatePartition and CreatePartitions events so far (each takes a partition index,
+    /// accepted or not).
     creations: usize,
     /// Fence, controlled-shutdown, stall and restart events so far.
     faults: usize,
@@ -346,7 +347,10 @@ impl<'f> Guide<'f> {
 
     fn push(&mut self, event: Event) {
         self.model.push(&event);
-        self.creations += usize::from(matches!(event, Event::CreatePartition { .. }));
+        self.creations += usize::from(matches!(
+            event,
+            Event::CreatePartition { .. } | Event::CreatePartitions { .. }
+        ));
         self.events.push(event);
     }
 
@@ -362,6 +366,12 @@ impl<'f> Guide<'f> {
     }
 
     /// Counted in events: a rejected creation still takes a partition index statically.
+    /// The live topics.
+    fn topics(&self) -> usize {
+        let of = &self.cluster().topic_of;
+        (0..of.len()).filter(|&i| !of[..i].contains(&of[i])).count()
+    }
+
     fn creations(&self) -> usize {
         self.creations
     }

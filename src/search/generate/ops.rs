@@ -34,7 +34,7 @@ pub(super) struct OpSpec {
 pub(super) const OPS: &[OpSpec] = &[
     // name                 applies when                                       constructor
     op("list_reassignments",    |_| true,                                          list),
-    op("reassign",              |_| true,                                          reassign),
+    op("reassign",              |g| !g.cluster().partitions.is_empty(),            reassign),
     op("cancel_reassignment",   |g| g.any_partition(reassigning),                  cancel),
     op("alter_partition",       |g| g.any_partition(has_leader),                   alter_partition),
     op("fence_broker",          |g| g.faults_left() && g.any_broker_in(FENCEABLE), fence),
@@ -56,6 +56,8 @@ pub(super) const OPS: &[OpSpec] = &[
     op("alter_topic_config",    |g| g.any_partition(|_, _| true),                  alter_config),
     op("lagging_heartbeat",     |g| g.any_broker_in(FENCED),                       lagging),
     op("unregister_broker",     |g| g.faults_left() && g.any_broker_in(FENCED),    unregister),
+    op("create_partitions",     |g| g.creations() <= GEN_PARTITIONS_MAX && g.any_partition(classic_topic), add_partition),
+    op("delete_topic",          |g| g.topics() >= 2,                               delete_topic),
 ];
 
 const fn op(
@@ -322,6 +324,42 @@ fn unregister(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
     let broker = g.broker_in(u, FENCED)?;
     g.faults += 1;
     Some(Event::UnregisterBroker { broker })
+}
+
+/// A classic topic that never started a switch: Inkless leaves createPartitions on a
+/// diskless or switched topic unstated, and the model follows the classic rules only.
+fn classic_topic(_: &Cluster, p: &Partition) -> bool {
+    !p.diskless && !p.remote_storage && p.seal == SEAL_NONE
+}
+
+/// One more partition for a classic topic: as many replicas as the topic's first
+/// partition has, among the active brokers; an invalid request (1 in 16) draws any count
+/// from 1 to 3 on any broker. At most one partition beyond the creations' limit.
+fn add_partition(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
+    let partition = g.partition(u, classic_topic)?;
+    let c = g.cluster();
+    let first = c.topic_partitions(c.topic_of[partition]).next()?;
+    let rf = c.partitions[first].replicas.len();
+    let active: Vec<BrokerId> = (g.brokers.iter().copied())
+        .filter(|&b| c.is_active(b))
+        .collect();
+    let (pool, rf) = if active.len() < rf || g.invalid_on_purpose(u) {
+        (g.brokers.clone(), u.int(1, 3.min(g.brokers.len())))
+    } else {
+        (active, rf)
+    };
+    let replicas = u.distinct(&pool, rf);
+    Some(Event::CreatePartitions {
+        partition,
+        replicas,
+    })
+}
+
+/// Deletes the topic of any partition, while another topic is left: a history whose last
+/// topic is gone has nothing more to judge (and the hunt's search would be diluted).
+fn delete_topic(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
+    let partition = g.partition(u, |_, _| true)?;
+    Some(Event::DeleteTopic { partition })
 }
 
 /// Replicas among the active brokers; an invalid request (drawn only if some broker is

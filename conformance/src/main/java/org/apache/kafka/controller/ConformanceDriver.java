@@ -14,6 +14,8 @@ import org.apache.kafka.common.message.AlterPartitionRequestData;
 import org.apache.kafka.common.message.AlterPartitionResponseData;
 import org.apache.kafka.common.message.BrokerHeartbeatRequestData;
 import org.apache.kafka.common.message.BrokerRegistrationRequestData;
+import org.apache.kafka.common.message.CreatePartitionsRequestData;
+import org.apache.kafka.common.message.CreatePartitionsResponseData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableReplicaAssignment;
 import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopic;
@@ -99,6 +101,10 @@ public final class ConformanceDriver {
     private static final short ALTER_PARTITION_VERSION = 3;
     private static final ControllerRequestContext CREATE_TOPICS_CONTEXT =
         context(ApiKeys.CREATE_TOPICS, ApiKeys.CREATE_TOPICS.latestVersion());
+    private static final ControllerRequestContext CREATE_PARTITIONS_CONTEXT =
+        context(ApiKeys.CREATE_PARTITIONS, ApiKeys.CREATE_PARTITIONS.latestVersion());
+    private static final ControllerRequestContext DELETE_TOPICS_CONTEXT =
+        context(ApiKeys.DELETE_TOPICS, ApiKeys.DELETE_TOPICS.latestVersion());
     private static final ControllerRequestContext ALTER_PARTITION_CONTEXT =
         context(ApiKeys.ALTER_PARTITION, ALTER_PARTITION_VERSION);
 
@@ -117,8 +123,8 @@ public final class ConformanceDriver {
     private Map<String, Short> finalized;
     /** The offset the next replayed record gets. */
     private long nextOffset;
-    /** Topic ids by creation index (topic {@code t<n>}, partition 0). */
-    private final ArrayList<Uuid> topicIds = new ArrayList<>();
+    /** The model's partition indices over the real topics. */
+    private final LivePartitions live = new LivePartitions();
     private long incarnations;
     /** The broker side (BROKERS.md), independent of the controller managers. */
     private BrokerSide brokerSide;
@@ -196,7 +202,7 @@ public final class ConformanceDriver {
             if (op.equals("quit")) {
                 if (clusterSide != null) clusterSide.close();
                 Outcome o = new Outcome();
-                OutcomeJson.render(o, replication, topicIds, cluster, out);
+                OutcomeJson.render(o, replication, live, cluster, out);
                 return true;
             }
             if (op.startsWith("cluster_")) {
@@ -217,7 +223,7 @@ public final class ConformanceDriver {
                 if (replication == null) throw new DriverException("no reset before " + op);
                 o = dispatch(op, req);
             }
-            OutcomeJson.render(o, replication, topicIds, cluster, out);
+            OutcomeJson.render(o, replication, live, cluster, out);
         } catch (Throwable t) {
             out.setLength(start);
             out.append("{\"error\":\"DRIVER\",\"fault\":");
@@ -271,6 +277,10 @@ public final class ConformanceDriver {
                     : Boolean.toString(bool(req, "unclean"));
                 return alterConfig(integer(req, "partition"), minIsr, unclean);
             }
+            case "add_partition":
+                return addPartition(integer(req, "partition"), intList(req, "replicas"));
+            case "delete":
+                return deleteTopic(integer(req, "partition"));
             case "list":
                 return list();
             default:
@@ -320,7 +330,7 @@ public final class ConformanceDriver {
         cluster = clus;
         config = conf;
         replication = repl;
-        topicIds.clear();
+        live.clear();
         nextOffset = 1;
         incarnations = 0;
 
@@ -361,7 +371,7 @@ public final class ConformanceDriver {
 
     /** createTopics of topic t&lt;n&gt;, one partition with a manual assignment, two configs. */
     Outcome create(List<Integer> replicas, int minIsr, boolean unclean) {
-        String name = "t" + topicIds.size();
+        String name = live.nextTopicName();
         CreateTopicsRequestData request = new CreateTopicsRequestData();
         CreatableTopic topic = new CreatableTopic().setName(name)
             .setNumPartitions(-1).setReplicationFactor((short) -1);
@@ -382,7 +392,7 @@ public final class ConformanceDriver {
                 o.fault = "no CreatableTopicResult for " + name;
             } else {
                 o.error = Errors.forCode(result.errorCode()).name();
-                if (result.errorCode() == Errors.NONE.code()) topicIds.add(result.topicId());
+                if (result.errorCode() == Errors.NONE.code()) live.topicCreated(result.topicId(), name);
             }
         }
         return o;
@@ -390,11 +400,12 @@ public final class ConformanceDriver {
 
     /** alterPartitionReassignments with a target, or with none (a cancellation). */
     Outcome reassign(int partition, List<Integer> target, boolean allowRfChange) {
-        String name = topicName(partition);
+        String name = live.topic(partition);
         AlterPartitionReassignmentsRequestData request = new AlterPartitionReassignmentsRequestData();
         ConformanceShims.setAllowReplicationFactorChange(request, allowRfChange);
         List<ReassignablePartition> parts = new ArrayList<>(1);
-        parts.add(new ReassignablePartition().setPartitionIndex(0).setReplicas(target));
+        parts.add(new ReassignablePartition().setPartitionIndex(live.partition(partition))
+            .setReplicas(target));
         List<ReassignableTopic> topics = new ArrayList<>(1);
         topics.add(new ReassignableTopic().setName(name).setPartitions(parts));
         request.setTopics(topics);
@@ -427,14 +438,14 @@ public final class ConformanceDriver {
         }
         List<AlterPartitionRequestData.PartitionData> parts = new ArrayList<>(1);
         parts.add(new AlterPartitionRequestData.PartitionData()
-            .setPartitionIndex(0)
+            .setPartitionIndex(live.partition(partition))
             .setLeaderEpoch(leaderEpoch)
             .setPartitionEpoch(partitionEpoch)
             .setLeaderRecoveryState(leaderRecoveryState)
             .setNewIsrWithEpochs(newIsr));
         List<AlterPartitionRequestData.TopicData> topics = new ArrayList<>(1);
         topics.add(new AlterPartitionRequestData.TopicData()
-            .setTopicId(topicId(partition)).setPartitions(parts));
+            .setTopicId(live.topicId(partition)).setPartitions(parts));
         AlterPartitionRequestData request = new AlterPartitionRequestData()
             .setBrokerId(broker)
             .setBrokerEpoch(epochAsSent(broker, stale))
@@ -551,7 +562,7 @@ public final class ConformanceDriver {
     Outcome elect(int partition, byte type) {
         ElectLeadersRequestData request = new ElectLeadersRequestData().setElectionType(type);
         add(request.topicPartitions(), new ElectLeadersRequestData.TopicPartitions()
-            .setTopic(topicName(partition)).setPartitions(List.of(0)));
+            .setTopic(live.topic(partition)).setPartitions(List.of(live.partition(partition))));
         Outcome o = new Outcome();
         ElectLeadersResponseData response = execute(o, () -> replication.electLeaders(request));
         if (response != null) {
@@ -578,7 +589,7 @@ public final class ConformanceDriver {
         } else {
             for (int p : partitions) {
                 add(request.topicPartitions(), new ElectLeadersRequestData.TopicPartitions()
-                    .setTopic(topicName(p)).setPartitions(List.of(0)));
+                    .setTopic(live.topic(p)).setPartitions(List.of(live.partition(p))));
             }
         }
         Outcome o = new Outcome();
@@ -588,7 +599,7 @@ public final class ConformanceDriver {
             List<Object[]> elected = new ArrayList<>();
             for (ElectLeadersResponseData.ReplicaElectionResult t : response.replicaElectionResults()) {
                 for (ElectLeadersResponseData.PartitionResult r : t.partitionResult()) {
-                    int index = r.partitionId() == 0 ? topicIndex(t.topic()) : -1;
+                    int index = live.index(t.topic(), r.partitionId());
                     elected.add(new Object[] {index, Errors.forCode(r.errorCode()).name()});
                 }
             }
@@ -607,7 +618,7 @@ public final class ConformanceDriver {
         Map<String, Map.Entry<AlterConfigOp.OpType, String>> keys = new LinkedHashMap<>();
         if (minIsr != null) keys.put(MIN_ISR, Map.entry(AlterConfigOp.OpType.SET, minIsr));
         if (unclean != null) keys.put(UNCLEAN, Map.entry(AlterConfigOp.OpType.SET, unclean));
-        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topicName(partition));
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, live.topic(partition));
         Map<ConfigResource, Map<String, Map.Entry<AlterConfigOp.OpType, String>>> changes =
             Map.of(resource, keys);
         Outcome o = new Outcome();
@@ -648,6 +659,52 @@ public final class ConformanceDriver {
         return o;
     }
 
+    /**
+     * createPartitions of the topic of index {@code partition} up to one more partition,
+     * with a manual assignment, as QuorumController.createPartitions (not validate-only).
+     * The 4.4 limit on a cluster's partition count (validateTotalNumberOfPartitions) is not
+     * called: a history has at most eight partitions.
+     */
+    Outcome addPartition(int partition, List<Integer> replicas) {
+        String name = live.topic(partition);
+        int count = live.has(partition) ? live.partitionCount(partition) + 1 : 1;
+        CreatePartitionsRequestData.CreatePartitionsTopic topic =
+            new CreatePartitionsRequestData.CreatePartitionsTopic().setName(name).setCount(count)
+                .setAssignments(List.of(new CreatePartitionsRequestData.CreatePartitionsAssignment()
+                    .setBrokerIds(replicas)));
+        Outcome o = new Outcome();
+        List<CreatePartitionsResponseData.CreatePartitionsTopicResult> results = execute(o, () ->
+            replication.createPartitions(CREATE_PARTITIONS_CONTEXT, List.of(topic)));
+        if (results != null) {
+            o.error = results.isEmpty() ? "UNKNOWN_SERVER_ERROR"
+                : Errors.forCode(results.get(0).errorCode()).name();
+            if (o.error.equals("NONE")) live.partitionAdded(partition);
+        }
+        return o;
+    }
+
+    /**
+     * deleteTopics of the topic of index {@code partition}, by name as the broker's API
+     * resolves it (findTopicIds: an unknown name is UNKNOWN_TOPIC_OR_PARTITION).
+     */
+    Outcome deleteTopic(int partition) {
+        String name = live.topic(partition);
+        Outcome o = new Outcome();
+        ResultOrError<Uuid> id = replication.findTopicIds(Long.MAX_VALUE, List.of(name)).get(name);
+        if (id == null || id.isError()) {
+            o.error = id == null ? "UNKNOWN_SERVER_ERROR" : id.error().error().name();
+            return o;
+        }
+        Map<Uuid, ApiError> results = execute(o, () ->
+            replication.deleteTopics(DELETE_TOPICS_CONTEXT, List.of(id.result())));
+        if (results != null) {
+            ApiError error = results.get(id.result());
+            o.error = error == null ? "UNKNOWN_SERVER_ERROR" : error.error().name();
+            if (o.error.equals("NONE")) live.topicDeleted(id.result());
+        }
+        return o;
+    }
+
     /** listPartitionReassignments over every topic, at the latest state. */
     Outcome list() {
         Outcome o = new Outcome();
@@ -657,9 +714,8 @@ public final class ConformanceDriver {
             o.error = Errors.forCode(response.errorCode()).name();
             List<Integer> listed = new ArrayList<>();
             for (ListPartitionReassignmentsResponseData.OngoingTopicReassignment t : response.topics()) {
-                int index = topicIndex(t.name());
                 for (ListPartitionReassignmentsResponseData.OngoingPartitionReassignment p : t.partitions()) {
-                    listed.add(p.partitionIndex() == 0 ? index : -1);
+                    listed.add(live.index(t.name(), p.partitionIndex()));
                 }
             }
             listed.sort(null);
@@ -675,8 +731,8 @@ public final class ConformanceDriver {
 
     /** Partition {@code index}'s registration now (null for an index never created). */
     PartitionRegistration partition(int index) {
-        if (replication == null || index < 0 || index >= topicIds.size()) return null;
-        return replication.getPartition(topicIds.get(index), 0);
+        if (replication == null || !live.has(index)) return null;
+        return replication.getPartition(live.topicId(index), live.partition(index));
     }
 
     /** Broker {@code id}'s registration now (null when it never registered). */
@@ -771,25 +827,6 @@ public final class ConformanceDriver {
     private long brokerEpoch(int broker) {
         BrokerRegistration registration = cluster.brokerRegistrations().get(broker);
         return registration == null ? -1L : registration.epoch();
-    }
-
-    private static String topicName(int partition) {
-        return "t" + partition;
-    }
-
-    private static int topicIndex(String name) {
-        try {
-            if (name.startsWith("t")) return Integer.parseInt(name.substring(1));
-        } catch (NumberFormatException e) {
-            // fall through
-        }
-        return -1;
-    }
-
-    /** The topic id of a partition index; for an index never created, an id no topic has. */
-    private Uuid topicId(int partition) {
-        if (partition >= 0 && partition < topicIds.size()) return topicIds.get(partition);
-        return new Uuid(0x7E57000000000000L, 1L + (partition & 0xffffffffL));
     }
 
     static String describe(Throwable t) {

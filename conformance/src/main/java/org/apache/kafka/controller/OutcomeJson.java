@@ -1,11 +1,9 @@
 package org.apache.kafka.controller;
 
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.metadata.BrokerRegistration;
 import org.apache.kafka.metadata.PartitionRegistration;
 
 import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
 
 /** The controller protocol's answer line (PROTOCOL.md), rendered from the managers. */
@@ -18,7 +16,7 @@ final class OutcomeJson {
      * and every registered broker (ascending id) as the managers hold them now.
      */
     static void render(ConformanceDriver.Outcome o, ReplicationControlManager replication,
-                       List<Uuid> topicIds, ClusterControlManager cluster, StringBuilder out) {
+                       LivePartitions live, ClusterControlManager cluster, StringBuilder out) {
         out.append("{\"error\":");
         ConformanceDriver.string(out, o.error);
         if (o.release != null) {
@@ -51,9 +49,10 @@ final class OutcomeJson {
         }
         out.append(",\"partitions\":[");
         if (replication != null) {
-            for (int i = 0; i < topicIds.size(); i++) {
+            for (int i = 0; i < live.size(); i++) {
                 if (i > 0) out.append(',');
-                PartitionRegistration p = replication.getPartition(topicIds.get(i), 0);
+                PartitionRegistration p =
+                    replication.getPartition(live.topicId(i), live.partition(i));
                 out.append("{\"partition\":").append(i);
                 if (p == null) {
                     out.append('}');

@@ -109,6 +109,16 @@ final class ReproFixture {
         return answer(driver.updateElr(on));
     }
 
+    /** createPartitions: partition {@code partition}'s topic gets one more partition, on {@code replicas}. */
+    Answer createPartition(int partition, int[] replicas) {
+        return answer(driver.addPartition(partition, list(replicas)));
+    }
+
+    /** deleteTopics of partition {@code partition}'s topic. */
+    Answer deleteTopic(int partition) {
+        return answer(driver.deleteTopic(partition));
+    }
+
     /** unregisterBroker. */
     Answer unregisterBroker(int broker) {
         return answer(driver.unregister(broker));
