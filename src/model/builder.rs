@@ -450,10 +450,11 @@ impl ChangeBuilder<'_> {
 }
 
 /// `ReplicationControlManager.getTopicEffectiveMinIsr`: the topic's `min.insync.replicas`,
-/// capped at the replication factor (the length of the stored replica list, taken before
-/// the build; each model partition is its own topic).
+/// capped at the replication factor: the length of the topic's partition 0's stored replica
+/// list, taken before the build (a partition added to a topic reads another partition's;
+/// found by conformance).
 pub fn effective_min_isr(part: &Partition) -> i64 {
-    i64::from(part.min_insync_replicas).min(part.replicas.len() as i64)
+    i64::from(part.min_insync_replicas).min(i64::from(part.topic_replication_factor))
 }
 
 /// The iteration order of a `java.util.HashSet<Integer>` built as `maybePopulateTargetElr`

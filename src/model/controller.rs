@@ -197,6 +197,7 @@ fn create_partition(
         seal: SEAL_NONE,
         diskless_leader_epoch: -1,
         min_insync_replicas,
+        topic_replication_factor: replicas.len() as u32,
         elr: IdList::EMPTY,
         last_known_elr: IdList::EMPTY,
     });

@@ -133,6 +133,10 @@ pub struct Partition {
     pub diskless_leader_epoch: i32,
     /// Topic config `min.insync.replicas`.
     pub min_insync_replicas: i32,
+    /// The replica count of the topic's partition 0 (`parts.get(0).replicas.length`), which
+    /// caps `min.insync.replicas` for every partition of the topic
+    /// (`getTopicEffectiveMinIsr`); kept by `Cluster::replay`.
+    pub topic_replication_factor: u32,
     /// `PartitionRegistration.elr`: replicas that left an ISR smaller than min ISR and are
     /// still safe leaders (KIP-966). In `java.util.HashSet` iteration order, as upstream
     /// writes it (ascending for ids below 16; `builder::JavaHashSet`).
@@ -341,7 +345,15 @@ impl Cluster {
             self.update_elr_index(index, &next.elr);
         }
         let reassigning = next.is_reassigning();
+        let rf = next.replicas.len() as u32;
         self.partitions[index] = next;
+        let topic = self.topic_of[index];
+        if self.topic_partitions(topic).next() == Some(index) {
+            let parts: Vec<usize> = self.topic_partitions(topic).collect();
+            for p in parts {
+                self.partitions[p].topic_replication_factor = rf;
+            }
+        }
         let listed = self.reassigning.iter().position(|&p| p == index);
         match (reassigning, listed) {
             (true, None) => {

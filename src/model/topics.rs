@@ -81,9 +81,38 @@ impl Cluster {
     }
 }
 
+/// The partition number `topicInfo.parts.values().iterator().next()` returns for a topic
+/// of `count` partitions: the parts are a TimelineHashMap (server-common's BaseHashTable:
+/// capacity 2 at first, doubled and rehashed slot by slot once (size + 1) × 0.75 passes it;
+/// slot = the top log2(capacity) bits of the key × -7046029254386353131, Fibonacci
+/// hashing), inserted in partition order, and its iterator walks the slots in order, each
+/// slot's list from its last element (`SnapshottableHashTable.CurrentIterator`). With
+/// three partitions that is partition 2, not 0. Found by conformance (4.4.0 accepted an
+/// assignment the model refused while partition 0 was reassigned).
+pub fn first_in_hash_order(count: usize) -> usize {
+    let slot = |key: usize, capacity: usize| {
+        let shift = 65 - (usize::BITS - capacity.leading_zeros());
+        ((key as i64).wrapping_mul(-7_046_029_254_386_353_131) as u64 >> shift) as usize
+    };
+    let mut table: Vec<Vec<usize>> = vec![Vec::new(); 2];
+    for key in 0..count {
+        if (key + 1) as f64 * 0.75 > table.len() as f64 {
+            let mut grown = vec![Vec::new(); table.len() * 2];
+            for k in table.into_iter().flatten() {
+                let at = slot(k, grown.len());
+                grown[at].push(k);
+            }
+            table = grown;
+        }
+        let at = slot(key, table.len());
+        table[at].push(key);
+    }
+    table.iter().find_map(|s| s.last().copied()).unwrap_or(0)
+}
+
 /// `createPartitions` with one manual assignment: the topic of partition `index` grows by
-/// one partition on `replicas`. The replication factor is the first partition's replica
-/// count (`topicInfo.parts.values().iterator().next()`: partition 0, whose replica list
+/// one partition on `replicas`. The replication factor is the replica count of the
+/// partition the topic's hash map lists first ([`first_in_hash_order`]; its replica list
 /// includes the adding replicas while it is reassigned); the assignment is validated as at
 /// creation (`validateManualPartitionAssignment`, INVALID_REPLICA_ASSIGNMENT also for a
 /// count other than that factor); ISR = the active replicas (none active:
@@ -102,13 +131,13 @@ pub(crate) fn create_partitions(
             "partition limit of the model reached",
         ));
     }
-    let first = c
-        .topic_partitions(topic)
-        .next()
-        .expect("the topic of index");
-    let template = c.partitions[first].clone();
+    let parts: Vec<usize> = c.topic_partitions(topic).collect();
+    let rf = c.partitions[parts[first_in_hash_order(parts.len())]]
+        .replicas
+        .len();
+    let template = c.partitions[parts[0]].clone();
     super::commit::validate_assignment(c, replicas)?;
-    if replicas.len() != template.replicas.len() {
+    if replicas.len() != rf {
         return Err((
             ErrorCode::InvalidReplicaAssignment,
             "the assignment's replica count is not the topic's replication factor",
@@ -151,4 +180,19 @@ pub(crate) fn delete_topic(c: &mut Cluster, index: usize) -> Result<Outcome, Rej
     };
     c.remove_topic(topic);
     Ok(Outcome::accepted(Vec::new()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_in_hash_order;
+
+    /// Worked by hand from BaseHashTable: keys 0 and 1 fill slots 0 and 1 of the first two;
+    /// the third doubles the table, key 1 moves to slot 2 and key 2 joins key 0 in slot 0,
+    /// whose list is read from its end.
+    #[test]
+    fn the_hash_order_starts_where_upstream_starts() {
+        assert_eq!(first_in_hash_order(1), 0);
+        assert_eq!(first_in_hash_order(2), 0);
+        assert_eq!(first_in_hash_order(3), 2);
+    }
 }

@@ -124,8 +124,9 @@ pub(super) fn s3_epochs(s: &StepView) -> Option<String> {
 
 /// S3 on one partition before and after the step.
 fn s3_partition(prev: &Partition, p: &Partition) -> Option<String> {
-    // The topic configs held on the model's partition are not the registration's: a
-    // config change writes a ConfigRecord, not a partition record.
+    // The topic configs (and the topic's replication factor) held on the model's partition
+    // are not the registration's: a config change writes a ConfigRecord, not a partition
+    // record.
     let changed = prev != p && !configs_only(prev, p);
     if changed != (p.partition_epoch > prev.partition_epoch)
         || p.partition_epoch < prev.partition_epoch
@@ -150,6 +151,8 @@ fn configs_only(prev: &Partition, p: &Partition) -> bool {
     let mut same = prev.clone();
     same.min_insync_replicas = p.min_insync_replicas;
     same.unclean_leader_election_enable = p.unclean_leader_election_enable;
+    // Another partition's reassignment (the topic's partition 0) moves this one's cap.
+    same.topic_replication_factor = p.topic_replication_factor;
     same == *p
 }
 

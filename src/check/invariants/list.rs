@@ -86,7 +86,7 @@ const LIST: [Invariant; 60] = [
         id: "S4",
         kind: Kind::Always,
         statement: "no request makes the controller throw: no uncaught exception (a controller failover) and no UNKNOWN_SERVER_ERROR",
-        rationale: "A request whose handler throws writes nothing, and upstream the next active controller throws on it again: a broker that cannot register stays fenced for good, an operator's reassignment is refused with an internal error. The real controller's LeaderAcceptor throws for a candidate that is not a replica of the registration (a stale ELR or last-known-ELR member).",
+        rationale: "A request whose handler throws writes nothing, and upstream the next active controller throws on it again: a broker that cannot register stays fenced for good, an operator's reassignment is refused with an internal error. The real controller throws where its LeaderAcceptor meets a candidate that is not a replica of the registration (a stale ELR or last-known-ELR member), and where its ELR index names a deleted topic.",
         source: "docs/model/reassignment.md#s4; ReplicationControlManager.LeaderAcceptor and PartitionRegistration.directory (apache trunk d79bd502ec; releases 4.0 to 4.4 by conformance)",
         headline: Some("the controller throws on a request"),
         plane: Plane::Control,
