@@ -5,7 +5,9 @@
 //! so a control-plane violation found then is shown by that release; at the differing
 //! request, the real registrations are judged themselves.
 
-use super::brokers::{class_of as broker_class, differences as broker_differences, Brokers};
+use super::brokers::{
+    class_of as broker_class, differences as broker_differences, BrokerStep, Brokers,
+};
 use super::driver::Driver;
 use super::protocol::{class_of, differences, encode, Answer, Registration};
 use super::release::Release;
@@ -263,8 +265,24 @@ impl Judge for Controller<'_, '_> {
     }
 
     fn step(&mut self, ask: &Ask) -> Result<ControllerStep, Error> {
+        Ok(self.step_then(ask, None)?.0)
+    }
+}
+
+impl Controller<'_, '_> {
+    /// The step, with `then` posted right behind its last request (before that answer is
+    /// read), when it gets that far: the JVM receives what it would have received next
+    /// anyway, in the same order. True when `then` was posted (its answer is still to
+    /// be read).
+    pub fn step_then(
+        &mut self,
+        ask: &Ask,
+        then: Option<&serde_json::Value>,
+    ) -> Result<(ControllerStep, bool), Error> {
         let mut out = ControllerStep::default();
-        for model in ask.requests {
+        let last = ask.requests.iter().rposition(|m| !m.not_upstream);
+        let mut posted = false;
+        for (i, model) in ask.requests.iter().enumerate() {
             if model.not_upstream {
                 out.not_upstream += 1;
                 continue;
@@ -275,7 +293,13 @@ impl Judge for Controller<'_, '_> {
                     "step {step}: the real controller has no request for {why}"
                 ))
             })?;
-            let real = self.driver.borrow_mut().exchange(&request)?;
+            let mut driver = self.driver.borrow_mut();
+            driver.post(&request);
+            if let (true, Some(then)) = (last == Some(i), then) {
+                driver.post(then);
+                posted = true;
+            }
+            let real: Answer = driver.answer_as()?;
             out.sent += 1;
             let differences = differences(model, &real);
             if !differences.is_empty() {
@@ -283,7 +307,7 @@ impl Judge for Controller<'_, '_> {
                 break;
             }
         }
-        Ok(out)
+        Ok((out, posted))
     }
 }
 
@@ -301,58 +325,102 @@ pub fn conform_history(
     let (judged, unjudged) = judged_part(history);
     let history: &History = &judged;
     let driver = RefCell::new(driver);
-    let pair = Pair {
-        first: ModelJudge::new(rules, true, true),
-        second: Controller { driver: &driver },
-    };
+    let model_judge = ModelJudge::new(rules, true, true);
+    let controller = Controller { driver: &driver };
     let mut result = Conformance::default();
     let ended = if brokers {
-        let mut judges = Pair {
-            first: pair,
-            second: Brokers { driver: &driver },
+        let brokers = Brokers::new(&driver);
+        let second = RealSide {
+            controller,
+            brokers,
         };
-        drive(
-            history,
-            &mut judges,
-            |judges, ask, ((model, real), real_brokers)| {
-                result.broker_calls += real_brokers.sent;
-                let state = judges.first.first.state();
-                if let Some(reason) = real_brokers.beyond_model {
-                    result.stopped = Some(reason);
-                    return ControlFlow::Break(());
-                }
-                let differences = broker_differences(state, &model.calls, &real_brokers);
-                result.broker_steps += 1;
-                // While the real replicas are the model's, a data-plane violation on them
-                // is one the real brokers show.
-                let planes = if differences.is_empty() {
-                    Planes::Both
-                } else {
-                    Planes::Control
-                };
-                let first = &judges.first;
-                let flow = judge_step(first, rules, ask, &model, real, planes, &mut result);
-                if flow.is_break() || differences.is_empty() {
-                    return flow;
-                }
-                result.disagreement = Some(Disagreement {
-                    step: ask.index,
-                    class: broker_class(&differences),
-                    what: Differed::Brokers { calls: model.calls },
-                    differences,
-                });
-                ControlFlow::Break(())
-            },
-        )?
+        let mut judges = Pair {
+            first: model_judge,
+            second,
+        };
+        drive(history, &mut judges, |judges, ask, (model, real)| {
+            judge_brokers_step(&judges.first, rules, ask, model, real, &mut result)
+        })?
     } else {
-        let mut pair = pair;
+        let mut pair = Pair {
+            first: model_judge,
+            second: controller,
+        };
         drive(history, &mut pair, |pair, ask, (model, real)| {
-            judge_step(pair, rules, ask, &model, real, Planes::Control, &mut result)
+            let planes = Planes::Control;
+            judge_step(&pair.first, rules, ask, &model, real, planes, &mut result)
         })?
     };
     match ended {
         Ended::CannotExpress { why, .. } => Ok(Err(Skip(why))),
         Ended::Ran { .. } => Ok(Ok(Conformance { unjudged, ..result })),
+    }
+}
+
+/// One step of the model, the real controller and the real brokers: the brokers' calls
+/// counted, every replica compared, the invariants judged (the data plane's only while
+/// the replicas are the model's).
+fn judge_brokers_step(
+    model_judge: &ModelJudge,
+    rules: &RuleSet,
+    ask: &Ask,
+    model: ModelStep,
+    (real, real_brokers): (ControllerStep, BrokerStep),
+    result: &mut Conformance,
+) -> ControlFlow<()> {
+    result.broker_calls += real_brokers.sent;
+    if let Some(reason) = real_brokers.beyond_model {
+        result.stopped = Some(reason);
+        return ControlFlow::Break(());
+    }
+    let differences = broker_differences(model_judge.state(), &model.calls, &real_brokers);
+    result.broker_steps += 1;
+    // While the real replicas are the model's, a data-plane violation on them is one the
+    // real brokers show.
+    let planes = if differences.is_empty() {
+        Planes::Both
+    } else {
+        Planes::Control
+    };
+    let flow = judge_step(model_judge, rules, ask, &model, real, planes, result);
+    if flow.is_break() || differences.is_empty() {
+        return flow;
+    }
+    result.disagreement = Some(Disagreement {
+        step: ask.index,
+        class: broker_class(&differences),
+        what: Differed::Brokers { calls: model.calls },
+        differences,
+    });
+    ControlFlow::Break(())
+}
+
+/// The real controller and the real brokers of one JVM as one judge: the controller is
+/// sent the step's requests, then the brokers its calls, as a pair of judges would; the
+/// step's `broker_batch` goes out right behind its last controller request, so that one
+/// wake-up of the JVM serves both (the calls are the model's, not the real answers').
+pub struct RealSide<'a, 'd> {
+    pub controller: Controller<'a, 'd>,
+    pub brokers: Brokers<'a, 'd>,
+}
+
+impl Judge for RealSide<'_, '_> {
+    type Answer = (ControllerStep, BrokerStep);
+    type Error = Error;
+
+    fn cannot_express(&self, events: &[Event]) -> Option<(usize, String)> {
+        (self.controller.cannot_express(events)).or_else(|| self.brokers.cannot_express(events))
+    }
+
+    fn reset(&mut self, start: &Start) -> Result<(), Error> {
+        self.controller.reset(start)?;
+        self.brokers.reset(start)
+    }
+
+    fn step(&mut self, ask: &Ask) -> Result<Self::Answer, Error> {
+        let request = self.brokers.request(ask);
+        let (real, posted) = self.controller.step_then(ask, request.as_ref())?;
+        Ok((real, self.brokers.answer(request, posted)?))
     }
 }
 
@@ -368,7 +436,7 @@ enum Planes {
 /// One step of the model and the real controller: the requests counted, a differing one
 /// kept, the invariants of `planes` judged on the real state.
 fn judge_step(
-    pair: &Pair<ModelJudge, Controller>,
+    model_judge: &ModelJudge,
     rules: &RuleSet,
     ask: &Ask,
     model: &ModelStep,
@@ -378,7 +446,7 @@ fn judge_step(
 ) -> ControlFlow<()> {
     result.requests += real.sent;
     result.not_upstream += real.not_upstream;
-    let mut judged = pair.first.state().clone();
+    let mut judged = model_judge.state().clone();
     result.disagreement = real.differing.map(|(model, real, differences)| {
         overwrite_registrations(&mut judged, &real);
         Disagreement {
@@ -393,7 +461,7 @@ fn judge_step(
         }
     });
     let before = crate::check::invariants::before_step(
-        pair.first.prev().expect("kept"),
+        model_judge.prev().expect("kept"),
         ask.event,
         &model.outcome,
     );
