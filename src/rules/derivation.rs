@@ -203,6 +203,7 @@ mod tests {
             seal: -1,
             diskless_leader_epoch: -1,
             min_insync_replicas: 1,
+            topic_replication_factor: 4,
             elr: Default::default(),
             last_known_elr: Default::default(),
         }

@@ -42,6 +42,7 @@ fn registration(
         seal: -1,
         diskless_leader_epoch: -1,
         min_insync_replicas: 3,
+        topic_replication_factor: replicas.len() as u32,
         elr: elr.to_vec().into(),
         last_known_elr: last_known_elr.to_vec().into(),
     }
