@@ -80,11 +80,22 @@ final class LivePartitions {
         return new Uuid(0x7E57000000000000L, 1L + (index & 0xffffffffL));
     }
 
-    /** The index of a topic's partition, or -1. */
+    /**
+     * The index of a topic's partition, or -1. A name {@link #topic} gave an index that is
+     * not live ({@code missing<n>}) maps back to n: an election that names it is answered
+     * for that index.
+     */
     int index(String topic, int partition) {
         for (int i = 0; i < entries.size(); i++) {
             Entry e = entries.get(i);
             if (e.topic().equals(topic) && e.partition() == partition) return i;
+        }
+        if (topic.startsWith("missing") && partition == 0) {
+            try {
+                return Integer.parseInt(topic.substring("missing".length()));
+            } catch (NumberFormatException e) {
+                return -1;
+            }
         }
         return -1;
     }
