@@ -3,7 +3,10 @@
 //! leader acceptor, and committing a built record.
 
 use super::builder::{Acceptor, Built, Thrown};
-use super::{has_duplicates, BrokerId, Cluster, ErrorCode, Partition, PartitionEffect, NO_LEADER};
+use super::{
+    has_duplicates, BrokerId, Cluster, ErrorCode, Ghost, IdList, LeaderRecoveryState, Outcome,
+    Partition, PartitionEffect, NO_LEADER, SEAL_NONE,
+};
 
 pub(crate) type Rejection = (ErrorCode, &'static str);
 
@@ -72,4 +75,55 @@ pub(crate) fn validate_assignment(c: &Cluster, replicas: &[BrokerId]) -> Result<
         return Err((invalid, "the assignment names a broker more than once"));
     }
     Ok(())
+}
+
+/// The topic configs a new partition gets (and the topic's replication factor, which caps
+/// its `min.insync.replicas`: `Partition::topic_replication_factor`).
+pub(crate) struct TopicConfig {
+    pub unclean_leader_election_enable: bool,
+    pub diskless: bool,
+    pub remote_storage: bool,
+    pub min_insync_replicas: i32,
+    pub replication_factor: u32,
+}
+
+/// A new partition of `topic` as `buildPartitionRegistration` makes it, for createTopics
+/// and createPartitions alike: ISR = the active replicas, leader = the ISR's first, epochs
+/// 0, recovered, never switched. No active replica: INVALID_REPLICA_ASSIGNMENT
+/// (`none_active` says why).
+pub(crate) fn push_partition(
+    c: &mut Cluster,
+    replicas: &[BrokerId],
+    topic: u32,
+    config: TopicConfig,
+    none_active: &'static str,
+) -> Result<Outcome, Rejection> {
+    let isr: Vec<BrokerId> = (replicas.iter().copied())
+        .filter(|&b| c.is_active(b))
+        .collect();
+    let Some(&leader) = isr.first() else {
+        return Err((ErrorCode::InvalidReplicaAssignment, none_active));
+    };
+    c.partitions.push(Partition {
+        replicas: replicas.into(),
+        isr: isr.into(),
+        adding_replicas: IdList::EMPTY,
+        removing_replicas: IdList::EMPTY,
+        leader,
+        leader_epoch: 0,
+        partition_epoch: 0,
+        leader_recovery_state: LeaderRecoveryState::Recovered,
+        unclean_leader_election_enable: config.unclean_leader_election_enable,
+        diskless: config.diskless,
+        remote_storage: config.remote_storage,
+        seal: SEAL_NONE,
+        diskless_leader_epoch: -1,
+        min_insync_replicas: config.min_insync_replicas,
+        topic_replication_factor: config.replication_factor,
+        elr: IdList::EMPTY,
+        last_known_elr: IdList::EMPTY,
+    });
+    c.ghosts.push(Ghost::default());
+    c.topic_of.push(topic);
+    Ok(Outcome::accepted(Vec::new()))
 }

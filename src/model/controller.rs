@@ -8,7 +8,8 @@
 use super::admin::{alter_topic_config, elect_leaders, elect_many};
 use super::builder::ChangeBuilder;
 pub(crate) use super::commit::{
-    acceptor, caught, commit, fault, partition, validate_assignment, Rejection,
+    acceptor, caught, commit, fault, partition, push_partition, validate_assignment, Rejection,
+    TopicConfig,
 };
 use super::membership::{broker_leaves, lagging_heartbeat, unfence, unregister};
 use super::{
@@ -32,22 +33,7 @@ pub(crate) fn apply_controller(c: &mut Cluster, event: &Event, rules: &dyn Rules
 /// The controller's answer to one request (`apply_controller` without the tap).
 fn answer(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
     let result = match *event {
-        Event::CreatePartition {
-            ref replicas,
-            unclean_leader_election_enable,
-            diskless,
-            remote_storage,
-            min_insync_replicas,
-        } => create_partition(
-            c,
-            replicas,
-            TopicConfig {
-                unclean_leader_election_enable,
-                diskless,
-                remote_storage,
-                min_insync_replicas,
-            },
-        ),
+        Event::CreatePartition { .. } => create_partition(c, event),
         Event::Reassign {
             partition,
             ref target,
@@ -144,26 +130,25 @@ fn answer_format_5(
     }
 }
 
-/// `createTopics` with a manual assignment: ISR = the active replicas, leader = ISR[0].
-/// The topic configs a partition is created with.
-struct TopicConfig {
-    unclean_leader_election_enable: bool,
-    diskless: bool,
-    remote_storage: bool,
-    min_insync_replicas: i32,
-}
-
-fn create_partition(
-    c: &mut Cluster,
-    replicas: &[BrokerId],
-    config: TopicConfig,
-) -> Result<Outcome, Rejection> {
-    let TopicConfig {
+/// `createTopics` with a manual assignment for one partition, on a new topic.
+fn create_partition(c: &mut Cluster, event: &Event) -> Result<Outcome, Rejection> {
+    let Event::CreatePartition {
+        ref replicas,
         unclean_leader_election_enable,
         diskless,
         remote_storage,
         min_insync_replicas,
-    } = config;
+    } = *event
+    else {
+        return Err((ErrorCode::InvalidRequest, "not a topic creation"));
+    };
+    let config = TopicConfig {
+        unclean_leader_election_enable,
+        diskless,
+        remote_storage,
+        min_insync_replicas,
+        replication_factor: replicas.len() as u32,
+    };
     if c.partitions.len() >= PARTITIONS_MAX {
         return Err((
             ErrorCode::InvalidRequest,
@@ -171,39 +156,14 @@ fn create_partition(
         ));
     }
     validate_assignment(c, replicas)?;
-    let isr: Vec<BrokerId> = replicas
-        .iter()
-        .copied()
-        .filter(|&b| c.is_active(b))
-        .collect();
-    let Some(&leader) = isr.first() else {
-        return Err((
-            ErrorCode::InvalidReplicaAssignment,
-            "every replica is fenced or shutting down",
-        ));
-    };
-    c.partitions.push(Partition {
-        replicas: replicas.into(),
-        isr: isr.into(),
-        adding_replicas: IdList::EMPTY,
-        removing_replicas: IdList::EMPTY,
-        leader,
-        leader_epoch: 0,
-        partition_epoch: 0,
-        leader_recovery_state: LeaderRecoveryState::Recovered,
-        unclean_leader_election_enable,
-        diskless,
-        remote_storage,
-        seal: SEAL_NONE,
-        diskless_leader_epoch: -1,
-        min_insync_replicas,
-        topic_replication_factor: replicas.len() as u32,
-        elr: IdList::EMPTY,
-        last_known_elr: IdList::EMPTY,
-    });
-    c.ghosts.push(Ghost::default());
-    c.topic_of.push(c.new_topic_id());
-    Ok(Outcome::accepted(Vec::new()))
+    let topic = c.new_topic_id();
+    push_partition(
+        c,
+        replicas,
+        topic,
+        config,
+        "every replica is fenced or shutting down",
+    )
 }
 
 /// `alterPartitionReassignment` → `changePartitionReassignment`, with the derivation rule.

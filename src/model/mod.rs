@@ -347,11 +347,14 @@ impl Cluster {
         let reassigning = next.is_reassigning();
         let rf = next.replicas.len() as u32;
         self.partitions[index] = next;
+        // Partition 0 of its topic (no earlier index of the topic): every partition of the
+        // topic reads its replica count. No allocation: this runs for every record.
         let topic = self.topic_of[index];
-        if self.topic_partitions(topic).next() == Some(index) {
-            let parts: Vec<usize> = self.topic_partitions(topic).collect();
-            for p in parts {
-                self.partitions[p].topic_replication_factor = rf;
+        if !self.topic_of[..index].contains(&topic) {
+            for (p, &t) in self.partitions.iter_mut().zip(&self.topic_of) {
+                if t == topic {
+                    p.topic_replication_factor = rf;
+                }
             }
         }
         let listed = self.reassigning.iter().position(|&p| p == index);

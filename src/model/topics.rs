@@ -11,10 +11,8 @@
 //! partitions after them move down.
 
 use super::commit::Rejection;
-use super::{
-    BrokerId, Cluster, ErrorCode, Ghost, IdList, LeaderRecoveryState, Outcome, Partition,
-    PARTITIONS_MAX, SEAL_NONE,
-};
+use super::commit::{push_partition, TopicConfig};
+use super::{BrokerId, Cluster, ErrorCode, Outcome, PARTITIONS_MAX};
 
 /// An entry of `Cluster::elr_index` whose topic was deleted. Upstream keeps it under the
 /// removed topic's id; a walk of the index that reaches it throws (`topics.get` finds no
@@ -135,7 +133,14 @@ pub(crate) fn create_partitions(
     let rf = c.partitions[parts[first_in_hash_order(parts.len())]]
         .replicas
         .len();
-    let template = c.partitions[parts[0]].clone();
+    let template = &c.partitions[parts[0]];
+    let config = TopicConfig {
+        unclean_leader_election_enable: template.unclean_leader_election_enable,
+        diskless: template.diskless,
+        remote_storage: template.remote_storage,
+        min_insync_replicas: template.min_insync_replicas,
+        replication_factor: template.topic_replication_factor,
+    };
     super::commit::validate_assignment(c, replicas)?;
     if replicas.len() != rf {
         return Err((
@@ -143,33 +148,8 @@ pub(crate) fn create_partitions(
             "the assignment's replica count is not the topic's replication factor",
         ));
     }
-    let isr: Vec<BrokerId> = (replicas.iter().copied())
-        .filter(|&b| c.is_active(b))
-        .collect();
-    let Some(&leader) = isr.first() else {
-        return Err((
-            ErrorCode::InvalidReplicaAssignment,
-            "every replica of the new partition is fenced or shutting down",
-        ));
-    };
-    c.partitions.push(Partition {
-        replicas: replicas.into(),
-        isr: isr.into(),
-        adding_replicas: IdList::EMPTY,
-        removing_replicas: IdList::EMPTY,
-        leader,
-        leader_epoch: 0,
-        partition_epoch: 0,
-        leader_recovery_state: LeaderRecoveryState::Recovered,
-        seal: SEAL_NONE,
-        diskless_leader_epoch: -1,
-        elr: IdList::EMPTY,
-        last_known_elr: IdList::EMPTY,
-        ..template
-    });
-    c.ghosts.push(Ghost::default());
-    c.topic_of.push(topic);
-    Ok(Outcome::accepted(Vec::new()))
+    let none_active = "every replica of the new partition is fenced or shutting down";
+    push_partition(c, replicas, topic, config, none_active)
 }
 
 /// `deleteTopics` of the topic of partition `index` (by name, as the broker's API resolves
