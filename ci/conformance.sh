@@ -32,7 +32,12 @@ for v in "${versions[@]}"; do
     --junit "$work/repro-$v" > "$work/$v.json" 2> "$work/$v.err"
   rc=$?
   set -e
-  if [ "$rc" -eq 0 ]; then
+  # A history the brokers judge cannot take (a deletion, say) is still the controller's.
+  if [ "$rc" -eq 0 ] && ! grep -q '"brokers_not_judged_by_reason":{[^}]*deletes a topic' "$work/$v.json"; then
+    rc=controller-skipped
+    echo "conformance: Kafka $v: the corpus's topic deletions were not judged by the controller"
+  fi
+  if [ "$rc" = 0 ]; then
     passed=$((passed + 1))
     echo "conformance: Kafka $v agrees: $(cat "$work/$v.json")"
   else

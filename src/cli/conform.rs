@@ -493,6 +493,7 @@ impl Run<'_> {
             "skipped_by_reason": t.skipped,
             "disagreements": t.by_class,
             "stopped_by_reason": t.stopped,
+            "brokers_not_judged_by_reason": t.brokers_not_judged,
             "unjudged_steps_by_reason": t.unjudged_steps,
             "shown": t.shown_by_invariant(),
             "shown_new": t.shown.new_count(),
@@ -542,6 +543,9 @@ impl Run<'_> {
         println!("  sent to the JVM: {}", sent.join(", "));
         for (reason, n) in &t.skipped {
             println!("  skipped ({reason}): {n}");
+        }
+        for (reason, n) in &t.brokers_not_judged {
+            println!("  judged by the controller alone, the brokers cannot ({reason}): {n}");
         }
         for (reason, n) in &t.unjudged_steps {
             println!("  steps not judged ({reason}): {n}");

@@ -173,6 +173,26 @@ fn fetch(
     v
 }
 
+/// The first step the brokers judge cannot take, and why.
+/// An unregistered broker leaves the metadata image: the real brokers' view of it (absent,
+/// not fenced) is one the driver's image request cannot set.
+/// The broker side names each partition as topic `t<n>`, partition 0: a topic of several
+/// partitions or a deleted one (format 6) is not judged on the brokers yet.
+/// Either way the real controller still judges the history (`conform_history`).
+pub fn not_expressible(events: &[Event]) -> Option<(usize, String)> {
+    let i = events
+        .iter()
+        .position(|e| matches!(e, Event::UnregisterBroker { .. }) || e.is_format_6())?;
+    let why = match events[i] {
+        Event::UnregisterBroker { .. } => {
+            "unregisters a broker, which the brokers' metadata image cannot show"
+        }
+        Event::DeleteTopic { .. } => "deletes a topic, which the brokers judge does not follow yet",
+        _ => "adds a partition to a topic, which the brokers judge does not follow yet",
+    };
+    Some((i, format!("step {i} {why}")))
+}
+
 /// The real brokers, sharing the driver's JVM with the controller judge.
 pub struct Brokers<'a, 'd> {
     pub driver: &'a RefCell<&'d mut Driver>,
@@ -201,25 +221,8 @@ impl Judge for Brokers<'_, '_> {
     type Answer = BrokerStep;
     type Error = Error;
 
-    /// An unregistered broker leaves the metadata image: the real brokers' view of it
-    /// (absent, not fenced) is one the driver's image request cannot set, so such a
-    /// history is not judged on the brokers.
-    /// The broker side names each partition as topic `t<n>`, partition 0: a topic of
-    /// several partitions or a deleted one (format 6) is not judged on the brokers yet.
     fn cannot_express(&self, events: &[Event]) -> Option<(usize, String)> {
-        let i = events
-            .iter()
-            .position(|e| matches!(e, Event::UnregisterBroker { .. }) || e.is_format_6())?;
-        let why = match events[i] {
-            Event::UnregisterBroker { .. } => {
-                "unregisters a broker, which the brokers' metadata image cannot show"
-            }
-            Event::DeleteTopic { .. } => {
-                "deletes a topic, which the brokers judge does not follow yet"
-            }
-            _ => "adds a partition to a topic, which the brokers judge does not follow yet",
-        };
-        Some((i, format!("step {i} {why}")))
+        not_expressible(events)
     }
 
     fn reset(&mut self, start: &Start) -> Result<(), Error> {
@@ -350,6 +353,30 @@ mod tests {
         assert!(count("2:broker_fetch") >= 2, "{calls:?}");
         assert_eq!(count("2:broker_expire"), 1, "{calls:?}");
         assert!(kinds(false).is_empty());
+    }
+
+    /// The brokers judge names the first step it cannot take: an unregistration, a new
+    /// partition, a deletion; a history without one is taken whole.
+    #[test]
+    fn the_first_step_beyond_the_brokers_is_named() {
+        use crate::model::Event;
+        let create = Event::create_classic(vec![1, 2, 3]);
+        let plain = [create.clone(), Event::FenceBroker { broker: 3 }];
+        assert_eq!(not_expressible(&plain), None);
+        let deleted = [
+            create.clone(),
+            create.clone(),
+            Event::DeleteTopic { partition: 1 },
+        ];
+        let (step, why) = not_expressible(&deleted).expect("a deletion");
+        assert_eq!((step, why.contains("deletes a topic")), (2, true), "{why}");
+        let gone = [create, Event::UnregisterBroker { broker: 3 }];
+        let (step, why) = not_expressible(&gone).expect("an unregistration");
+        assert_eq!(
+            (step, why.contains("unregisters a broker")),
+            (1, true),
+            "{why}"
+        );
     }
 
     /// The metadata image reaches the judges when a registration changes, before that

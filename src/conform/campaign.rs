@@ -45,6 +45,8 @@ pub struct Tally {
     pub by_class: BTreeMap<String, u64>,
     /// Histories judged only up to a step beyond the model, by reason.
     pub stopped: BTreeMap<String, u64>,
+    /// Histories the real controller judged alone under `--brokers`, by reason.
+    pub brokers_not_judged: BTreeMap<String, u64>,
     /// Steps of Inkless histories not judged, by reason.
     pub unjudged_steps: BTreeMap<String, u64>,
     /// Control-plane violations the real controller showed: per (rule set, invariant) and
@@ -71,6 +73,9 @@ impl Tally {
         }
         for why in &c.unjudged {
             *self.unjudged_steps.entry(why.clone()).or_default() += 1;
+        }
+        if let Some(reason) = &c.brokers_not_judged {
+            *self.brokers_not_judged.entry(reason.clone()).or_default() += 1;
         }
         if let Some(reason) = c.stopped {
             *self.stopped.entry(reason.to_string()).or_default() += 1;

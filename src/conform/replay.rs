@@ -6,7 +6,8 @@
 //! request, the real registrations are judged themselves.
 
 use super::brokers::{
-    class_of as broker_class, differences as broker_differences, BrokerStep, Brokers,
+    class_of as broker_class, differences as broker_differences, not_expressible, BrokerStep,
+    Brokers,
 };
 use super::driver::Driver;
 use super::protocol::{class_of, differences, encode, Answer, Registration};
@@ -84,6 +85,9 @@ pub struct Conformance {
     /// compared).
     pub stopped: Option<&'static str>,
     pub disagreement: Option<Disagreement>,
+    /// Why the real brokers did not judge this history although asked (`--brokers`): the
+    /// real controller judged it alone. The reason without its step ([`Skip::kind`]).
+    pub brokers_not_judged: Option<String>,
     /// Control-plane violations on the real controller's states: (invariant, step, detail),
     /// the first of each invariant.
     pub shown: Vec<(&'static str, usize, String)>,
@@ -328,7 +332,10 @@ pub fn conform_history(
     let model_judge = ModelJudge::new(rules, true, true);
     let controller = Controller { driver: &driver };
     let mut result = Conformance::default();
-    let ended = if brokers {
+    // A history the brokers cannot take is still one the controller can.
+    let brokers_not_judged = (brokers.then(|| not_expressible(&history.events)).flatten())
+        .map(|(_, why)| Skip(why).kind());
+    let ended = if brokers && brokers_not_judged.is_none() {
         let brokers = Brokers::new(&driver);
         let second = RealSide {
             controller,
@@ -353,7 +360,11 @@ pub fn conform_history(
     };
     match ended {
         Ended::CannotExpress { why, .. } => Ok(Err(Skip(why))),
-        Ended::Ran { .. } => Ok(Ok(Conformance { unjudged, ..result })),
+        Ended::Ran { .. } => Ok(Ok(Conformance {
+            unjudged,
+            brokers_not_judged,
+            ..result
+        })),
     }
 }
 
