@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Throughput of the brokers judge: `isrfuzz conform --kafka V --brokers --seconds S` on
 # generated histories, isrfuzz and the release's JVM pinned to one core (`taskset -c 0`),
-# TRIALS runs per release (seeds 1..TRIALS), medians. Reported: the rate over the whole
+# TRIALS runs per release (seeds 1..TRIALS), medians. Histories count when the brokers
+# judged them (one the controller judged alone, `brokers_not_judged_by_reason`, does not).
+# Reported: the rate over the whole
 # run, the warm rate (the second half of the run: the JIT compiles the real classes for
 # tens of seconds), the JVM's share of conform's time (waiting for the driver's answers),
 # and broker steps compared per second. A run of 120 s or more gets C2 as well as C1 (as
@@ -38,7 +40,8 @@ r = json.load(open(w + "/r.json"))
 if "error" in r:
     sys.exit("bench-brokers: the run failed: " + r["error"])
 s = r["seconds"]
-for name, value in (("rate", r["histories"] / s), ("warm", r["warm_histories_per_second"] or 0),
+# Histories the brokers judged (those the controller judged alone left out).
+for name, value in (("rate", r["histories_judged_whole"] / s), ("warm", r["warm_histories_per_second"] or 0),
                     ("jvm", 100 * r["jvm_seconds"] / s), ("steps", r["broker_steps"] / s)):
     open(w + "/" + name, "a").write("%f\n" % value)
 PY

@@ -18,6 +18,10 @@ files=(f1-unclean-election-completes f2-zk-style-lone-adding-isr f2-zk-style-lon
   f18-stale-elr-member-elected-while-healing f19-last-known-leader-not-a-replica
   f19-non-replica-leader-strands-a-reassignment f19-4.0-elects-a-fenced-non-replica
   f20-last-known-leader-elected-after-its-power-loss f23-min-isr-change-forgets-the-last-leader
+  f24-elr-turned-off-keeps-an-empty-isr f25-deleted-topic-in-the-elr-index-fails-the-registration
+  f25-deleted-topic-in-the-elr-index-fails-the-unregistration f26-elr-turned-back-on-elects-a-stale-elr-member
+  f27-a-stale-elr-with-elr-off-shrinks-the-completing-isr
+  f28-elr-turned-on-over-a-leaderless-partition-keeps-no-last-leader
   kafka-21419-repro kafka-21419-repro-elr-on kafka-21419-override-drops-targeted-replicas)
 printf '| history |'; for v in "${versions[@]}"; do printf ' %s |' "$v"; done; echo
 printf '|---|'; for _ in "${versions[@]}"; do printf -- '---|'; done; echo

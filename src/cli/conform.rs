@@ -485,6 +485,7 @@ impl Run<'_> {
             "code": self.release.code(),
             "rules": self.rules.to_string(),
             "histories": t.histories,
+            "histories_judged_whole": t.judged_whole(),
             "requests": t.requests,
             "not_upstream": t.not_upstream,
             "broker_calls": t.broker_calls,

@@ -82,21 +82,29 @@ impl Tally {
         }
     }
 
-    /// Note the histories done `at` into the run (kept when a second passed since the last).
+    /// Histories every judge asked took whole: under `--brokers`, those the controller
+    /// judged alone are left out (they cost the JVM a fraction of a brokers history, so
+    /// counting them would flatter the brokers judge's rate).
+    pub fn judged_whole(&self) -> u64 {
+        self.histories - self.brokers_not_judged.values().sum::<u64>()
+    }
+
+    /// Note the histories done `at` into the run (kept when a second passed since the
+    /// last): [`Tally::judged_whole`], what the warm rate counts.
     pub fn mark(&mut self, at: Duration) {
         let due = (self.marks.last()).is_none_or(|(t, _)| at >= *t + MARK_EVERY);
         if due && self.marks.len() < MARKS_MAX {
-            self.marks.push((at, self.histories));
+            self.marks.push((at, self.judged_whole()));
         }
     }
 
-    /// Histories per second over the second half of the run (the JIT compiles the real
+    /// Histories judged whole ([`Tally::judged_whole`]) per second over the second half of the run (the JIT compiles the real
     /// classes for tens of seconds after the JVM starts); None for a run under 2 marks.
     pub fn warm_rate(&self) -> Option<f64> {
         let half = self.elapsed / 2;
         let &(t, n) = self.marks.iter().find(|(t, _)| *t >= half)?;
         let secs = (self.elapsed.checked_sub(t)?).as_secs_f64();
-        (secs >= 1.0).then(|| (self.histories - n) as f64 / secs)
+        (secs >= 1.0).then(|| (self.judged_whole() - n) as f64 / secs)
     }
 
     /// Count what [`triage_shown`] made of one history's violations, met `at` into the run.

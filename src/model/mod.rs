@@ -216,6 +216,10 @@ pub struct Ghost {
     /// DeleteRecords moved a leader's log start here: records below it are deleted on
     /// purpose, and no data invariant asks for them.
     pub deleted_below: i64,
+    /// A power loss cut a committed record while ELR was off (`committed_lost` then):
+    /// without ELR the replica stays in the ISR, and turning ELR on later does not give
+    /// back what was lost before, so ELR4 stops judging this partition.
+    pub lost_without_elr: bool,
 }
 
 clone_reusing!(Ghost {
@@ -228,6 +232,7 @@ clone_reusing!(Ghost {
     read,
     read_end,
     deleted_below,
+    lost_without_elr,
 });
 
 /// The most runs `Ghost::read` keeps; past it, later reads are not recorded (a judged

@@ -228,3 +228,19 @@ fn f18_a_stale_elr_member_blocks_the_last_known_leader() {
             holds"#]],
     );
 }
+
+/// ELR off while the last ISR member loses power: it stays in the ISR and comes back as
+/// leader without the records (no ELR to keep it out, the data invariants exempt a power
+/// loss). Turning ELR on afterwards does not make that ELR4's: the guarantee starts with
+/// the feature (`Ghost::lost_without_elr`). Counted against a power loss with the feature
+/// on, which ELR4 still judges (`elr_on_the_last_isr_member_losing_power_is_not_elected`).
+#[test]
+fn a_power_loss_before_elr_was_turned_on_is_not_elr4s() {
+    check(
+        "brokers 1,2,3; create 1 min.isr=1; produce 1 acks=all; restart 1 unclean; \
+         features elr=1",
+        expect![[r#"
+            leader=1 Recovered isr=[1] elr=[] last_known_elr=[] logs=1:0/0
+            holds"#]],
+    );
+}

@@ -94,7 +94,7 @@ fn a_focused_run_reports_what_the_full_run_does() {
     .enumerate()
     {
         let rules = RuleSet::parse(rules).unwrap();
-        for seed in 0..72u64 {
+        for seed in 0..84u64 {
             Rng::new(seed * 7 + k as u64).fill(&mut buf);
             let history = decode_guided(&buf, &rules);
             let full = &oracle::run(&history, &[rules], false).sides[0];

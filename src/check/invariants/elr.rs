@@ -1,6 +1,9 @@
 //! Checks of the eligible leader replicas (KIP-966) on every partition after every step:
-//! ELR1–ELR5, and the vacuity checks V18–V20. With the ELR feature off the lists stay empty and every check holds. The
-//! entries that name these checks are in the one list in `list.rs`.
+//! ELR1–ELR5, and the vacuity checks V18–V20. Each states what the feature guarantees
+//! while it is on: with the feature off the controller neither reads nor keeps the lists
+//! (a registration keeps the ones written under ELR until its next change, F24), so no
+//! check judges them then. Turned on again, the lists it finds are judged as they are.
+//! The entries that name these checks are in the one list in `list.rs`.
 
 use super::data::{first_missing, kept_acked};
 use super::{PartView, StepView};
@@ -11,7 +14,7 @@ use crate::model::{contains_all, BrokerId, Partition, NO_LEADER};
 /// ELR1: ELR ⊆ replicas.
 pub(super) fn elr1_within_replicas(v: &PartView) -> Option<String> {
     let p = v.partition;
-    (!contains_all(&p.replicas, &p.elr)).then(|| {
+    (v.scope.elr && !contains_all(&p.replicas, &p.elr)).then(|| {
         format!(
             "elr {} ⊄ replicas {} (isr {})",
             Ids(&p.elr),
@@ -30,7 +33,7 @@ pub(super) fn elr2_disjoint_from_isr(v: &PartView) -> Option<String> {
         .copied()
         .filter(|b| p.isr.contains(b))
         .collect();
-    (!both.is_empty())
+    (v.scope.elr && !both.is_empty())
         .then(|| format!("elr {} ∩ isr {} = {}", Ids(&p.elr), Ids(&p.isr), Ids(&both)))
 }
 
@@ -38,7 +41,7 @@ pub(super) fn elr2_disjoint_from_isr(v: &PartView) -> Option<String> {
 pub(super) fn elr3_empty_at_min_isr(v: &PartView) -> Option<String> {
     let p = v.partition;
     let min_isr = effective_min_isr(p);
-    (p.isr.len() as i64 >= min_isr && !p.elr.is_empty()).then(|| {
+    (v.scope.elr && p.isr.len() as i64 >= min_isr && !p.elr.is_empty()).then(|| {
         format!(
             "isr {} has the effective min ISR of {min_isr} members yet elr {}",
             Ids(&p.isr),
@@ -58,10 +61,11 @@ pub(crate) fn leader_candidates(p: &Partition) -> impl Iterator<Item = BrokerId>
 /// ELR4: with ELR on, every leader candidate holds every acknowledged record. Judged after
 /// a power loss too (`Ghost::committed_lost` does not exempt): taking a broker that shut
 /// down uncleanly out of the ISR and the ELR is what ELR adds. An unclean election gives
-/// the guarantee up, as for D1–D4.
+/// the guarantee up, as for D1–D4, and so does a power loss while the feature was off
+/// (`Ghost::lost_without_elr`): turned on later, ELR cannot give back what it never saw.
 pub(super) fn elr4_candidates_hold_acked(v: &PartView) -> Option<String> {
     let (p, g) = (v.partition, v.ghost);
-    if !v.scope.elr || p.diskless || g.unclean_election {
+    if !v.scope.elr || p.diskless || g.unclean_election || g.lost_without_elr {
         return None;
     }
     leader_candidates(p).find_map(|b| {
@@ -99,6 +103,15 @@ pub(super) fn elr5_last_leader_kept(s: &StepView) -> Option<String> {
         } else {
             &before.last_known_elr
         };
+        if expected.is_empty() {
+            // The previous state had no leader and kept none: it lost its leader while
+            // nothing recorded it (ELR off then, F28), so no last leader is left to try.
+            return Some(format!(
+                "p{i}: no leader, isr or elr, and no last leader was ever recorded \
+                 (last_known_elr {})",
+                Ids(&p.last_known_elr)
+            ));
+        }
         (p.last_known_elr.len() != 1 || p.last_known_elr[..] != *expected).then(|| {
             format!(
                 "p{i}: no leader, isr or elr, and last_known_elr {} is not the last leader {}",

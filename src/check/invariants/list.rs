@@ -585,7 +585,7 @@ const LIST: [Invariant; 60] = [
     Invariant {
         id: "ELR1",
         kind: Kind::Always,
-        statement: "ELR ⊆ replicas",
+        statement: "with ELR on: ELR ⊆ replicas",
         rationale: "An ELR member stands for a replica that holds every committed record; a broker that is no longer a replica holds no log of the partition. The controller never elects it (elections walk the replica list), but the registration then names a safe leader that is not one.",
         source: "docs/model/reassignment.md#elr-invariants; KIP-966; PartitionChangeBuilder.maybePopulateTargetElr (apache trunk d79bd502ec)",
         headline: Some("the eligible leader replicas name a broker that is no replica"),
@@ -596,7 +596,7 @@ const LIST: [Invariant; 60] = [
     Invariant {
         id: "ELR2",
         kind: Kind::Always,
-        statement: "ELR ∩ ISR = ∅",
+        statement: "with ELR on: ELR ∩ ISR = ∅",
         rationale: "A replica is either in sync or eligible after leaving the ISR, never both; upstream refuses to replay a registration that breaks this.",
         source: "docs/model/reassignment.md#elr-invariants; ReplicationControlManager.replay(PartitionChangeRecord) validation, PartitionChangeBuilder.maybePopulateTargetElr (apache trunk d79bd502ec)",
         headline: Some("a replica is in both the ISR and the ELR"),
@@ -607,7 +607,7 @@ const LIST: [Invariant; 60] = [
     Invariant {
         id: "ELR3",
         kind: Kind::Always,
-        statement: "|ISR| ≥ min(min.insync.replicas, |replicas|) ⇒ ELR = ∅",
+        statement: "with ELR on: |ISR| ≥ min(min.insync.replicas, |replicas|) ⇒ ELR = ∅",
         rationale: "The ELR only exists while the ISR is below the effective min ISR (capped at the replication factor): every build clears it once the target ISR reaches it. Upstream takes the cap from the replica list before a completion shortens it, and elects from the ELR after that step (ISR = {leader} next to a non-empty ELR when min ISR ≤ 1, which the model cannot reach): docs/model/reassignment.md#elr-invariants.",
         source: "docs/model/reassignment.md#elr-invariants; KIP-966; PartitionChangeBuilder.maybePopulateTargetElr, tryElection, ReplicationControlManager.getTopicEffectiveMinIsr (apache trunk d79bd502ec)",
         headline: Some("the ELR is not cleared once the ISR reaches min.insync.replicas"),

@@ -441,6 +441,7 @@ pub fn reset_process(c: &mut Cluster, rules: &dyn Rules, broker: BrokerId, loss:
         survives: loss,
     });
     let now = c.runtime.now_ms;
+    let elr = c.elr;
     for (rt, ghost) in c.runtime.partitions.iter_mut().zip(&mut c.ghosts) {
         let committed = rt.locals.iter().map(|l| l.hw).max().unwrap_or(0);
         if rt.leader.as_ref().is_some_and(|l| l.broker == broker) {
@@ -471,7 +472,9 @@ pub fn reset_process(c: &mut Cluster, rules: &dyn Rules, broker: BrokerId, loss:
                         Survives::Flushed => log.recovery_point(),
                         Survives::HighWatermark => local.hw.max(log.recovery_point()),
                     };
-                    ghost.committed_lost |= kept < committed.min(log.end());
+                    let lost = kept < committed.min(log.end());
+                    ghost.committed_lost |= lost;
+                    ghost.lost_without_elr |= lost && !elr;
                     log.truncate_to(kept);
                     // What survived the power loss is on disk: a second one loses nothing
                     // of it. Found by the real brokers of 4.0.2 (the driver's restart ends

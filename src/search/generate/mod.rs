@@ -47,10 +47,15 @@ pub const GEN_TARGET_MAX: usize = 5;
 pub const GEN_FAULTS_MAX: usize = 4;
 
 /// Event kinds (`Event` variants) the generator produces.
-/// (`update_features` is not drawn: every invariant about ELR is stated for one setting
-/// of the feature, so a history that changes it needs invariants of its own first;
-/// docs/conformance.md, "What generated histories send".)
-pub const GEN_EVENT_KINDS: usize = 26;
+pub const GEN_EVENT_KINDS: usize = 27;
+/// Feature changes (ELR turned on or off) per history, built only when the mode byte
+/// draws the feature's starting setting too (`ElrMode::Drawn`): a campaign that forces
+/// ELR on or off keeps it so.
+pub const GEN_FEATURE_CHANGES_MAX: usize = 2;
+/// Of every 8 values of the mode byte's bits 5-7, how many let a history change the
+/// feature: one, since a history that may change it does in about three of four, and
+/// every other mechanism is found in the histories that keep one setting.
+pub const GEN_FEATURE_CHANGE_EIGHTHS: u8 = 1;
 
 /// Of every 8 values of the mode byte's low 3 bits, how many turn ELR on.
 pub const GEN_ELR_ON_EIGHTHS: u8 = 4;
@@ -73,6 +78,11 @@ pub enum ElrMode {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Mode {
     elr: bool,
+    /// Whether `update_features` may be drawn (bits 5-7; forced modes read the same
+    /// bits, and build nothing from the draw).
+    feature_changes: bool,
+    /// Whether the setting is drawn, so that `update_features` builds an event.
+    toggles: bool,
     /// The first partition's `min.insync.replicas`.
     first_min_isr: i32,
 }
@@ -80,9 +90,9 @@ struct Mode {
 /// Splits off the mode byte (the last; none in empty input, which reads as 0: ELR off)
 /// and reads the mode from it. A forced mode reads the same bits for the min ISR, so a byte string
 /// decodes to the same events drawn on or forced on.
-fn mode(data: &[u8], elr: ElrMode) -> (&[u8], Mode) {
+fn mode(data: &[u8], elr_mode: ElrMode) -> (&[u8], Mode) {
     let (byte, rest) = data.split_last().map_or((0, data), |(&b, rest)| (b, rest));
-    let elr = match elr {
+    let elr = match elr_mode {
         ElrMode::Drawn => byte % 8 >= 8 - GEN_ELR_ON_EIGHTHS,
         ElrMode::On => true,
         ElrMode::Off => false,
@@ -92,7 +102,17 @@ fn mode(data: &[u8], elr: ElrMode) -> (&[u8], Mode) {
     } else {
         1
     };
-    (rest, Mode { elr, first_min_isr })
+    let toggles = elr_mode == ElrMode::Drawn;
+    let feature_changes = byte >> 5 < GEN_FEATURE_CHANGE_EIGHTHS;
+    (
+        rest,
+        Mode {
+            elr,
+            feature_changes,
+            toggles,
+            first_min_isr,
+        },
+    )
 }
 
 /// How to decode: the one entry, [`decode`], takes these options.
@@ -284,6 +304,10 @@ struct Guide<'f> {
     faults: usize,
     /// Requests made invalid on purpose so far (the tests bound their share).
     invalid_on_purpose: usize,
+    /// `update_features` may be drawn ([`Mode::feature_changes`]).
+    feature_changes: bool,
+    /// `update_features` builds an event ([`Mode::toggles`]).
+    elr_toggles: bool,
 }
 
 impl<'f> Guide<'f> {
@@ -300,6 +324,8 @@ impl<'f> Guide<'f> {
             creations: 0,
             faults: 0,
             invalid_on_purpose: 0,
+            feature_changes: mode.feature_changes,
+            elr_toggles: mode.toggles,
         };
         let rf = u.pick(&[3, 2, 1, 4]);
         let replicas = u.distinct(&g.brokers, rf);
@@ -337,6 +363,8 @@ impl<'f> Guide<'f> {
             creations: self.creations,
             faults: self.faults,
             invalid_on_purpose: self.invalid_on_purpose,
+            feature_changes: self.feature_changes,
+            elr_toggles: self.elr_toggles,
         }
     }
 
@@ -374,6 +402,17 @@ impl<'f> Guide<'f> {
 
     fn creations(&self) -> usize {
         self.creations
+    }
+
+    /// The feature may still be turned on or off in this history. Whether the mode allows
+    /// it is the constructor's to say (it then builds nothing): a precondition that read
+    /// the mode would make a forced mode draw other operations from the same bytes.
+    fn feature_change_left(&self) -> bool {
+        let changes = self
+            .events
+            .iter()
+            .filter(|e| matches!(e, Event::UpdateFeatures { .. }));
+        self.feature_changes && changes.count() < GEN_FEATURE_CHANGES_MAX
     }
 
     fn partitions_where(&self, eligible: impl Fn(&Cluster, &Partition) -> bool) -> Vec<usize> {

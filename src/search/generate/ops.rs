@@ -58,6 +58,7 @@ pub(super) const OPS: &[OpSpec] = &[
     op("unregister_broker",     |g| g.faults_left() && g.any_broker_in(FENCED),    unregister),
     op("create_partitions",     |g| g.creations() <= GEN_PARTITIONS_MAX && g.any_partition(classic_topic), add_partition),
     op("delete_topic",          |g| g.topics() >= 2,                               delete_topic),
+    op("update_features",       |g| g.feature_change_left(),                       update_features),
 ];
 
 const fn op(
@@ -360,6 +361,18 @@ fn add_partition(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
 fn delete_topic(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
     let partition = g.partition(u, |_, _| true)?;
     Some(Event::DeleteTopic { partition })
+}
+
+/// The operator turns ELR off when it is on, on when it is off
+/// (`kafka-features.sh downgrade|upgrade --feature eligible.leader.replicas.version=0|1`);
+/// nothing when the campaign forces the feature's setting.
+fn update_features(g: &mut Guide, _: &mut Unstructured) -> Option<Event> {
+    if !g.elr_toggles {
+        return None;
+    }
+    Some(Event::UpdateFeatures {
+        eligible_leader_replicas: !g.cluster().elr,
+    })
 }
 
 /// Replicas among the active brokers; an invalid request (drawn only if some broker is
