@@ -337,6 +337,25 @@ fn property(c: &Cluster, p: usize, inv: &str, out: &mut String) -> Result<(), St
     Ok(())
 }
 
+/// What a reproducer may import from `PartitionFixture`: every builder [`call`] writes and
+/// the acks constant. Sorted, as upstream's import order has them.
+const FIXTURE_NAMES: [&str; 14] = [
+    "ACKS_ALL",
+    "alterAnswer",
+    "catchUp",
+    "deleteRecords",
+    "delta",
+    "expansionAnswer",
+    "expire",
+    "fetch",
+    "flush",
+    "image",
+    "produce",
+    "remove",
+    "restart",
+    "topicConfig",
+];
+
 fn render_class(
     label: &str,
     release: &Release,
@@ -349,22 +368,7 @@ fn render_class(
     let mut out = String::new();
     out.push_str("package org.apache.kafka.controller;\n\n");
     out.push_str("import org.junit.jupiter.api.Test;\n\n");
-    // Sorted, as upstream's import order has them.
-    for name in [
-        "ACKS_ALL",
-        "alterAnswer",
-        "catchUp",
-        "deleteRecords",
-        "delta",
-        "expansionAnswer",
-        "expire",
-        "fetch",
-        "flush",
-        "image",
-        "produce",
-        "remove",
-        "restart",
-    ] {
+    for name in FIXTURE_NAMES {
         let used = body.contains(&format!("{name}(")) || body.contains(&format!("{name},"));
         if used {
             let _ = writeln!(
@@ -399,4 +403,63 @@ class {class} {{
         statement = javadoc(statement),
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each builder a call is written as is imported: a missing one is a reproducer that
+    /// does not compile (found by F26's, the first with a topic config change).
+    #[test]
+    fn every_call_builder_is_imported() {
+        let calls = [
+            BrokerCall::Image {
+                fenced: vec![1],
+                shutting_down: vec![],
+            },
+            BrokerCall::Remove {
+                broker: 1,
+                partition: 0,
+            },
+            BrokerCall::Fetch {
+                partition: 0,
+                follower: 2,
+                leader: 1,
+                now_ms: 0,
+            },
+            BrokerCall::CatchUp {
+                partition: 0,
+                follower: 2,
+                leader: 1,
+                now_ms: 0,
+            },
+            BrokerCall::Expire {
+                now_ms: 0,
+                brokers: vec![1],
+            },
+            BrokerCall::Restart {
+                broker: 1,
+                survives: None,
+            },
+            BrokerCall::Flush { broker: 1 },
+            BrokerCall::TopicConfig {
+                partition: 0,
+                min_insync_replicas: 1,
+            },
+            BrokerCall::DeleteRecords {
+                partition: 0,
+                broker: 1,
+                offset: 1,
+            },
+        ];
+        for c in &calls {
+            let text = call(c);
+            let name = text.split('(').next().unwrap_or_default();
+            assert!(
+                FIXTURE_NAMES.contains(&name),
+                "{text}: {name} is not imported"
+            );
+        }
+    }
 }
