@@ -257,6 +257,25 @@ fn elr_on_in_the_operator_steps_and_the_step_table() {
            1  reassign p0 [2]                    ok, completed            p0 [2]           [2]         []        []          2   1   1 elr=[3] lke=[]  !! ELR1 ELR3"#]].assert_eq(&rows.join("\n"));
 }
 
+/// F28's steps: before broker 1 restarts, its partition has no leader, so the script asks
+/// for no backlog (a produce there only times out) and says why.
+#[test]
+fn no_backlog_is_produced_for_a_partition_without_a_leader() {
+    let file = "corpus/regressions/f28-elr-turned-on-over-a-leaderless-partition-keeps-no-last-leader.json";
+    let h = History::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap();
+    let verdict = oracle::run(&h, &[RuleSet::trunk()], true);
+    let steps = operator::operator_steps(&h, &verdict.sides[0]);
+    let before_restart = steps.split("# step 3:").next().unwrap();
+    assert!(
+        !before_restart.contains("kafka-producer-perf-test.sh"),
+        "{steps}"
+    );
+    assert!(
+        before_restart.contains("The partition has no leader"),
+        "{steps}"
+    );
+}
+
 /// The label of each violation, with its column's x and its own y.
 fn violation_labels(doc: &str) -> Vec<(String, String, String)> {
     doc.split("class=\"violation-label\" x=\"")
