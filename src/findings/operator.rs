@@ -188,8 +188,7 @@ impl Plan<'_> {
             if part.is_some_and(|x| x.diskless) {
                 out.push(Line::note("# (The topic is diskless or switching: it takes no backlog now; the replica holds back only if it is behind.)"));
             } else if part.is_some_and(|x| x.leader < 0) {
-                // A produce to a partition without a leader only times out (F28's script
-                // asked for one): the replica misses nothing while no one can write.
+                // No one can write to a leaderless partition (F28): a produce only times out.
                 out.push(Line::note("# (The partition has no leader: nothing can be produced now, and the replica misses nothing.)"));
             } else if running_in_sync {
                 carry
