@@ -98,8 +98,9 @@ impl Tally {
         }
     }
 
-    /// Histories judged whole ([`Tally::judged_whole`]) per second over the second half of the run (the JIT compiles the real
-    /// classes for tens of seconds after the JVM starts); None for a run under 2 marks.
+    /// Histories judged whole ([`Tally::judged_whole`]) per second over the second half of
+    /// the run (the JIT compiles the real classes for tens of seconds after the JVM
+    /// starts); None for a run under 2 marks.
     pub fn warm_rate(&self) -> Option<f64> {
         let half = self.elapsed / 2;
         let &(t, n) = self.marks.iter().find(|(t, _)| *t >= half)?;

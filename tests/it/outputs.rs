@@ -14,10 +14,21 @@ use std::path::Path;
 const REPRO: &str = "corpus/regressions/kafka-21419-repro.json";
 
 fn repro() -> (History, oracle::Verdict) {
-    let h = History::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(REPRO)).unwrap();
+    let h = load(REPRO);
     let sides = RuleSet::parse_pair(h.rules.as_deref().unwrap()).unwrap();
     let verdict = oracle::run(&h, &sides, true);
     (h, verdict)
+}
+
+/// A committed history (a path from the crate's root), and its run under `rules` alone.
+fn load_and_run(file: &str, rules: RuleSet) -> (History, oracle::Verdict) {
+    let h = load(file);
+    let verdict = oracle::run(&h, &[rules], true);
+    (h, verdict)
+}
+
+fn load(file: &str) -> History {
+    History::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap()
 }
 
 #[test]
@@ -180,8 +191,7 @@ fn markdown_tickets_for_kraft_and_inkless() {
         "{t}"
     );
     let file = "corpus/regressions/f5-operator-seal-elects-leader-without-prefix.json";
-    let h = History::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap();
-    let verdict = oracle::run(&h, &[RuleSet::complete()], true);
+    let (h, verdict) = load_and_run(file, RuleSet::complete());
     let t = ticket::ticket(file, &h, &verdict, ticket::Format::Md, ticket_reproducer);
     assert!(t.contains("Component: Inkless"), "{t}");
     assert!(
@@ -238,8 +248,7 @@ fn svg_timeline_has_a_lane_per_broker_a_column_per_step_and_the_violations_marke
 #[test]
 fn elr_on_in_the_operator_steps_and_the_step_table() {
     let file = "corpus/regressions/f17-elr-names-a-removed-replica.json";
-    let h = History::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap();
-    let verdict = oracle::run(&h, &[RuleSet::complete()], true);
+    let (h, verdict) = load_and_run(file, RuleSet::complete());
     let steps = operator::operator_steps(&h, &verdict.sides[0]);
     let head: Vec<&str> = (steps.lines())
         .filter(|l| l.contains("eligible.leader.replicas") || l.contains("--create"))
@@ -262,8 +271,7 @@ fn elr_on_in_the_operator_steps_and_the_step_table() {
 #[test]
 fn no_backlog_is_produced_for_a_partition_without_a_leader() {
     let file = "corpus/regressions/f28-elr-turned-on-over-a-leaderless-partition-keeps-no-last-leader.json";
-    let h = History::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap();
-    let verdict = oracle::run(&h, &[RuleSet::trunk()], true);
+    let (h, verdict) = load_and_run(file, RuleSet::trunk());
     let steps = operator::operator_steps(&h, &verdict.sides[0]);
     let before_restart = steps.split("# step 3:").next().unwrap();
     assert!(
@@ -293,7 +301,7 @@ fn violation_labels(doc: &str) -> Vec<(String, String, String)> {
 fn svg_timeline_names_events_stacks_labels_and_has_a_legend() {
     // trunk violates G1 and G2 at step 2, G4 and G5 at step 3.
     let path = "corpus/regressions/trunk--G4--56267fc605ad76f8.json";
-    let h = History::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap();
+    let h = load(path);
     let sides = RuleSet::parse_pair(h.rules.as_deref().unwrap()).unwrap();
     let doc = svg::timeline(&h, &oracle::run(&h, &sides, true));
     // Every column carries its event's name.

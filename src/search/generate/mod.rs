@@ -307,7 +307,7 @@ struct Guide<'f> {
     /// `update_features` may be drawn ([`Mode::feature_changes`]).
     feature_changes: bool,
     /// `update_features` builds an event ([`Mode::toggles`]).
-    elr_toggles: bool,
+    toggles: bool,
 }
 
 impl<'f> Guide<'f> {
@@ -325,7 +325,7 @@ impl<'f> Guide<'f> {
             faults: 0,
             invalid_on_purpose: 0,
             feature_changes: mode.feature_changes,
-            elr_toggles: mode.toggles,
+            toggles: mode.toggles,
         };
         let rf = u.pick(&[3, 2, 1, 4]);
         let replicas = u.distinct(&g.brokers, rf);
@@ -364,7 +364,7 @@ impl<'f> Guide<'f> {
             faults: self.faults,
             invalid_on_purpose: self.invalid_on_purpose,
             feature_changes: self.feature_changes,
-            elr_toggles: self.elr_toggles,
+            toggles: self.toggles,
         }
     }
 

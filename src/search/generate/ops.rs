@@ -367,7 +367,7 @@ fn delete_topic(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
 /// (`kafka-features.sh downgrade|upgrade --feature eligible.leader.replicas.version=0|1`);
 /// nothing when the campaign forces the feature's setting.
 fn update_features(g: &mut Guide, _: &mut Unstructured) -> Option<Event> {
-    if !g.elr_toggles {
+    if !g.toggles {
         return None;
     }
     Some(Event::UpdateFeatures {
