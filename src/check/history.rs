@@ -42,7 +42,11 @@ use std::path::Path;
 /// Version 6 added topics of several partitions and their deletion (`Event::is_format_6`:
 /// `create_partitions`, `delete_topic`); after a deletion, `partition` counts the live
 /// partitions only. A history without them is written as before (3, 4 or 5).
-pub const FORMAT_VERSION: u32 = 6;
+/// Version 7 added log directories (`Event::is_format_7`: `assign_replica_dir`,
+/// `log_dir_offline`); every broker has two. A history without them is written as before.
+pub const FORMAT_VERSION: u32 = 7;
+/// The version a history with a format 6 operation and none of version 7 is written as.
+pub const FORMAT_VERSION_6: u32 = 6;
 /// The version a history with a format 5 operation and none of version 6 is written as.
 pub const FORMAT_VERSION_5: u32 = 5;
 /// The version a history with ELR on that uses nothing version 5 added is written as.
@@ -50,7 +54,7 @@ pub const FORMAT_VERSION_WITH_ELR: u32 = 4;
 /// The version a history that uses nothing version 4 added is written as.
 pub const FORMAT_VERSION_WITHOUT_ELR: u32 = 3;
 /// Every version this build reads.
-pub const FORMAT_VERSIONS_READ: [u32; 6] = [1, 2, 3, 4, 5, 6];
+pub const FORMAT_VERSIONS_READ: [u32; 7] = [1, 2, 3, 4, 5, 6, 7];
 /// A history longer than this is refused (memory and time stay bounded).
 pub const EVENTS_MAX: usize = 1024;
 /// No list inside an event may be longer than this.
@@ -257,15 +261,24 @@ impl History {
                 ));
             }
         }
+        if let Some(i) = self.events.iter().position(Event::is_format_7) {
+            if written < 7 {
+                return Err(format!(
+                    "event {i} uses a format 7 operation (assign_replica_dir, log_dir_offline) in a format {written} file: set \"format\": 7"
+                ));
+            }
+        }
         self.format = self.written_format();
         Ok(())
     }
 
-    /// The version this history is written as: 6 when an event uses what version 6
+    /// The version this history is written as: 7 or 6 when an event uses what that version
     /// added, else 5 when one uses what version 5 added, else 4 with ELR on, else 3.
     pub fn written_format(&self) -> u32 {
-        if self.events.iter().any(Event::is_format_6) {
+        if self.events.iter().any(Event::is_format_7) {
             FORMAT_VERSION
+        } else if self.events.iter().any(Event::is_format_6) {
+            FORMAT_VERSION_6
         } else if self.events.iter().any(Event::is_format_5) {
             FORMAT_VERSION_5
         } else if self.eligible_leader_replicas {
@@ -280,7 +293,7 @@ impl History {
     pub fn validate(&self) -> Result<(), String> {
         if self.format != self.written_format() {
             return Err(format!(
-                "format version {} does not match the history (expected {}: 6 with a format 6 operation, else 5 with a format 5 operation, else 4 with `eligible_leader_replicas`, else 3)",
+                "format version {} does not match the history (expected {}: 7 with a format 7 operation, else 6 with a format 6 operation, else 5 with a format 5 operation, else 4 with `eligible_leader_replicas`, else 3)",
                 self.format,
                 self.written_format()
             ));
@@ -455,6 +468,11 @@ fn out_of_range(event: &Event) -> Option<(&'static str, i64, i64, i64)> {
         } => {
             let (n, max) = (i64::from(min_insync_replicas), REPLICAS_MAX as i64);
             (!(1..=max).contains(&n)).then_some(("min_insync_replicas", n, 1, max))
+        }
+        // Every broker registers two directories, numbered 0 and 1.
+        Event::AssignReplicaDir { dir, .. } | Event::LogDirOffline { dir, .. } => {
+            let (d, max) = (i64::from(dir), i64::from(crate::model::dirs::DIRS_PER_BROKER) - 1);
+            (!(0..=max).contains(&d)).then_some(("dir", d, 0, max))
         }
         _ => None,
     }

@@ -177,17 +177,23 @@ fn fetch(
 /// An unregistered broker leaves the metadata image: the real brokers' view of it (absent,
 /// not fenced) is one the driver's image request cannot set.
 /// The broker side names each partition as topic `t<n>`, partition 0: a topic of several
-/// partitions or a deleted one (format 6) is not judged on the brokers yet.
+/// partitions or a deleted one (format 6) is not judged on the brokers yet, nor are log
+/// directories (format 7).
 /// Either way the real controller still judges the history (`conform_history`).
 pub fn not_expressible(events: &[Event]) -> Option<(usize, String)> {
     let i = events
         .iter()
-        .position(|e| matches!(e, Event::UnregisterBroker { .. }) || e.is_format_6())?;
+        .position(|e| {
+            matches!(e, Event::UnregisterBroker { .. }) || e.is_format_6() || e.is_format_7()
+        })?;
     let why = match events[i] {
         Event::UnregisterBroker { .. } => {
             "unregisters a broker, which the brokers' metadata image cannot show"
         }
         Event::DeleteTopic { .. } => "deletes a topic, which the brokers judge does not follow yet",
+        Event::AssignReplicaDir { .. } | Event::LogDirOffline { .. } => {
+            "places a replica in a log directory or fails one: the brokers judge runs one directory per broker"
+        }
         _ => "adds a partition to a topic, which the brokers judge does not follow yet",
     };
     Some((i, format!("step {i} {why}")))

@@ -255,6 +255,12 @@ pub fn format_5_call(event: &Event) -> Option<String> {
         Event::UpdateFeatures {
             eligible_leader_replicas,
         } => format!("ctx.updateEligibleLeaderReplicas({eligible_leader_replicas})"),
+        Event::AssignReplicaDir {
+            partition,
+            broker,
+            dir,
+        } => format!("ctx.assignReplicaDir({partition}, {broker}, {dir})"),
+        Event::LogDirOffline { broker, dir } => format!("ctx.logDirOffline({broker}, {dir})"),
         _ => return None,
     })
 }

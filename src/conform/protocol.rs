@@ -22,6 +22,11 @@ pub struct Registration {
     pub leader_recovery_state: i8,
     pub elr: Vec<BrokerId>,
     pub last_known_elr: Vec<BrokerId>,
+    /// `directories`, one per replica: the replica's broker's directory index, -1
+    /// UNASSIGNED, -2 MIGRATING, -3 LOST, -4 a directory of another broker. Compared when
+    /// the answer has it (the controller driver's; a real cluster's directories are its own).
+    #[serde(default)]
+    pub dirs: Option<Vec<BrokerId>>,
 }
 
 /// A broker as `ClusterControlManager` registers it.
@@ -30,6 +35,9 @@ pub struct RealBroker {
     pub id: BrokerId,
     pub fenced: bool,
     pub in_controlled_shutdown: bool,
+    /// The directories the registration lists online, by index (compared when given).
+    #[serde(default)]
+    pub dirs: Option<Vec<BrokerId>>,
 }
 
 /// One answer line.
@@ -128,6 +136,14 @@ fn encode_event(event: &Event) -> Result<Value, &'static str> {
         } => json!({"op":"add_partition","partition":partition,"replicas":replicas}),
         Event::DeleteTopic { partition } => json!({"op":"delete","partition":partition}),
         Event::ListReassignments => json!({"op":"list"}),
+        Event::AssignReplicaDir {
+            partition,
+            broker,
+            dir,
+        } => json!({"op":"assign_dir","partition":partition,"broker":broker,"dir":dir}),
+        Event::LogDirOffline { broker, dir } => {
+            json!({"op":"dir_offline","broker":broker,"dir":dir})
+        }
         _ => return Err("not a controller request"),
     })
 }
@@ -200,15 +216,23 @@ pub fn registration(partition: usize, p: &Partition) -> Registration {
         leader_recovery_state: lrs(p.leader_recovery_state),
         elr: p.elr.to_vec(),
         last_known_elr: p.last_known_elr.to_vec(),
+        dirs: Some(p.dirs.to_vec()),
     }
 }
 
-/// The model's broker as the driver would print it.
-pub fn real_broker(&(id, state): &(BrokerId, BrokerState)) -> RealBroker {
+/// The model's broker as the driver would print it, with the directories `offline_dirs`
+/// (`Cluster::offline_dirs`) leaves online.
+pub fn real_broker(
+    &(id, state): &(BrokerId, BrokerState),
+    offline_dirs: &[(BrokerId, u8, u8)],
+) -> RealBroker {
+    let mask = (offline_dirs.iter().find(|&&(b, _, _)| b == id)).map_or(0, |&(_, m, _)| m);
+    let online = (0..crate::model::dirs::DIRS_PER_BROKER).filter(|d| mask & (1 << d) == 0);
     RealBroker {
         id,
         fenced: state == BrokerState::Fenced,
         in_controlled_shutdown: state == BrokerState::ControlledShutdown,
+        dirs: Some(online.map(BrokerId::from).collect()),
     }
 }
 
@@ -262,8 +286,18 @@ pub fn differences(model: &Exchange, real: &Answer) -> Vec<String> {
     for (a, b) in ours.iter().zip(&real.partitions) {
         registration_differences(a, b, &mut out);
     }
-    let brokers: Vec<_> = model.brokers.iter().map(real_broker).collect();
+    let brokers: Vec<_> = (model.brokers.iter())
+        .map(|b| real_broker(b, &model.offline_dirs))
+        .collect();
     for (a, b) in brokers.iter().zip(&real.brokers) {
+        if b.dirs.is_some() && a.dirs != b.dirs {
+            out.push(format!(
+                "broker {}.dirs: {:?} ≠ {:?}",
+                a.id,
+                a.dirs.as_deref().unwrap_or_default(),
+                b.dirs.as_deref().unwrap_or_default()
+            ));
+        }
         // A fenced broker keeps `inControlledShutdown` until it registers again; fencing
         // decides what the controller does with it (`ClusterControlManager.isActive`).
         if a.id != b.id || broker_state(a) != broker_state(b) {
@@ -338,6 +372,10 @@ fn registration_differences(a: &Registration, b: &Registration, out: &mut Vec<St
         format!("{:?}", a.last_known_elr),
         format!("{:?}", b.last_known_elr),
     );
+    if let Some(real) = &b.dirs {
+        let model = a.dirs.as_deref().unwrap_or_default();
+        field("dirs", format!("{model:?}"), format!("{real:?}"));
+    }
 }
 
 /// The class of a disagreement, for grouping and file names: `fault`, `error`, or the
@@ -373,6 +411,7 @@ mod tests {
             not_upstream: false,
             partitions: Vec::new(),
             brokers: Vec::new(),
+            offline_dirs: Vec::new(),
             listed: None,
             elected: None,
         };

@@ -13,7 +13,8 @@ use crate::check::history::History;
 use crate::check::invariants;
 use crate::check::oracle::{SideRun, StepRecord};
 use crate::findings::commands::{
-    backlog, by_hand, create_lines, describe_regex, list, reassign_lines, BS, TOPIC,
+    backlog, beyond, by_hand, create_lines, describe_regex, format_5_action, list,
+    reassign_lines, BS, TOPIC,
 };
 use crate::findings::plain;
 use crate::findings::plan::{texts, Act, Line, Manual};
@@ -511,67 +512,6 @@ impl Plan<'_> {
                     .any(|h| h.partition == *partition && h.broker == *b && h.join == Some(i + 1))
         })
     }
-}
-
-/// The operations of history formats 5 and 6, as an operator does them. `isrfuzz cluster` does
-/// none of them yet: each is beyond it.
-fn format_5_action(i: usize, event: &Event) -> Vec<Line> {
-    let title = |what: String| Line::note(format!("# step {i}: {what}"));
-    match event {
-        Event::ElectLeadersMany { partitions: None, election } => vec![
-            title(format!("{} leader election for every partition", election.api_name().to_lowercase())),
-            Line::run(format!("kafka-leader-election.sh {BS} --election-type {} --all-topic-partitions", election.api_name()), beyond("an election over every partition")),
-        ],
-        Event::ElectLeadersMany { partitions: Some(list), election } => {
-            let json: Vec<String> = list.iter().map(|p| format!("{{\"topic\":\"{TOPIC}\",\"partition\":{p}}}")).collect();
-            vec![
-                title(format!("{} leader election for {} partitions in one request", election.api_name().to_lowercase(), list.len())),
-                Line::run(format!("echo '{{\"partitions\":[{}]}}' > elect-{i}.json", json.join(",")), Act::Shell),
-                Line::run(format!("kafka-leader-election.sh {BS} --election-type {} --path-to-json-file elect-{i}.json", election.api_name()), beyond("an election over several partitions")),
-            ]
-        }
-        Event::AlterTopicConfig { partition, min_insync_replicas, unclean_leader_election_enable } => {
-            let mut set = Vec::new();
-            set.extend(min_insync_replicas.map(|m| format!("min.insync.replicas={m}")));
-            set.extend(unclean_leader_election_enable.map(|u| format!("unclean.leader.election.enable={u}")));
-            vec![
-                // The script's partitions share topic t; the history's each have a topic.
-                title(format!("set {} on the topic of {TOPIC}-{partition}", set.join(" and "))),
-                Line::run(format!("kafka-configs.sh {BS} --alter --entity-type topics --entity-name {TOPIC} --add-config {}", set.join(",")), beyond("a topic config change")),
-            ]
-        }
-        Event::LaggingHeartbeat { broker } => vec![
-            title(format!("broker {broker} heartbeats before it has replayed its own registration")),
-            by_hand(&format!("nothing to do: a restarted broker {broker} sends such heartbeats while it catches up with the metadata log"), Manual::Beyond { event: format!("a heartbeat of broker {broker} that lags the metadata log") }),
-        ],
-        Event::UpdateFeatures { eligible_leader_replicas } => {
-            let (level, how) = if *eligible_leader_replicas { (1, "upgrade") } else { (0, "downgrade") };
-            vec![
-                title(format!("eligible.leader.replicas.version becomes {level}")),
-                Line::run(format!("kafka-features.sh {BS} {how} --feature eligible.leader.replicas.version={level}"), beyond("a feature update")),
-            ]
-        }
-        Event::UnregisterBroker { broker } => vec![
-            title(format!("the operator unregisters broker {broker}, which is down")),
-            Line::run(format!("kafka-cluster.sh unregister {BS} --id {broker}"), beyond("an unregistration")),
-        ],
-        // Format 6. The script's partitions share topic t, so neither maps onto it.
-        Event::CreatePartitions { partition, replicas } => vec![
-            title(format!("the topic of {TOPIC}-{partition} gets one more partition, on brokers {}", list(replicas))),
-            Line::run(format!("kafka-topics.sh {BS} --alter --topic <the topic of {TOPIC}-{partition}> --partitions <its count + 1> --replica-assignment <its assignments>,{}", replicas.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(":")), beyond("adding a partition to a topic")),
-        ],
-        Event::DeleteTopic { partition } => vec![
-            title(format!("the topic of {TOPIC}-{partition} is deleted")),
-            Line::run(format!("kafka-topics.sh {BS} --delete --topic <the topic of {TOPIC}-{partition}>"), beyond("a topic deletion")),
-        ],
-        _ => vec![title(event.op().to_string())],
-    }
-}
-
-fn beyond(event: &str) -> Act {
-    Act::Hand(Manual::Beyond {
-        event: event.to_string(),
-    })
 }
 
 /// `# What is wrong …` lines, one per violation of `side`, in words.

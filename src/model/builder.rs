@@ -29,6 +29,8 @@ pub enum Election {
 #[derive(Clone, Copy)]
 pub struct Acceptor<'a> {
     pub brokers: &'a [(BrokerId, BrokerState)],
+    /// `Cluster::offline_dirs`: `hasOnlineDir` and the default directory read it.
+    pub offline_dirs: &'a [(BrokerId, u8, u8)],
     /// Never acceptable (the broker being fenced or shut down).
     pub remove: BrokerId,
     /// Acceptable even though still fenced (the broker being unfenced).
@@ -82,6 +84,7 @@ struct ChangeRecord {
     leader: Option<BrokerId>,
     isr: Option<IdList>,
     replicas: Option<IdList>,
+    dirs: Option<IdList>,
     removing: Option<IdList>,
     adding: Option<IdList>,
     leader_recovery_state: Option<LeaderRecoveryState>,
@@ -95,6 +98,7 @@ impl ChangeRecord {
         self.leader.is_none()
             && self.isr.is_none()
             && self.replicas.is_none()
+            && self.dirs.is_none()
             && self.removing.is_none()
             && self.adding.is_none()
             && self.leader_recovery_state.is_none()
@@ -116,6 +120,9 @@ impl ChangeRecord {
         }
         if let Some(v) = self.replicas {
             next.replicas = v;
+        }
+        if let Some(v) = self.dirs {
+            next.dirs = v;
         }
         if let Some(v) = self.removing {
             next.removing_replicas = v;
@@ -146,6 +153,8 @@ pub struct ChangeBuilder<'a> {
     pub target_adding: IdList,
     pub target_removing: IdList,
     pub target_lrs: LeaderRecoveryState,
+    /// `setDirectory`: the one replica whose directory the change sets (AssignReplicasToDirs).
+    pub target_dir: Option<(BrokerId, BrokerId)>,
     /// `eligibleLeaderReplicasEnabled`: the cluster's ELR feature.
     elr_enabled: bool,
     target_elr: IdList,
@@ -178,6 +187,7 @@ impl<'a> ChangeBuilder<'a> {
             target_adding: part.adding_replicas,
             target_removing: part.removing_replicas,
             target_lrs: part.leader_recovery_state,
+            target_dir: None,
             elr_enabled,
             target_elr: part.elr,
             target_last_known_elr: part.last_known_elr,
@@ -205,11 +215,16 @@ impl<'a> ChangeBuilder<'a> {
         if !self.acceptor.accepts(replica) {
             return false;
         }
-        if !self.part.diskless && !self.part.replicas.contains(&replica) {
+        if self.part.diskless {
+            return true;
+        }
+        let Some(dir) = self.part.dir_of(replica) else {
             self.threw.set(true);
             return false;
-        }
-        true
+        };
+        // `ClusterControlManager.hasOnlineDir` on the directory the registration the
+        // builder started from gives (not the one a `setDirectory` is moving it to).
+        super::dirs::has_online_dir(self.acceptor.offline_dirs, replica, dir)
     }
 
     /// `isValidNewLeader`: in the ISR, or in the ELR when the ISR is empty, and acceptable.
@@ -349,8 +364,23 @@ impl<'a> ChangeBuilder<'a> {
     }
 
     /// `setAssignmentChanges`: replicas (unless empty), removing and adding, when changed.
+    /// With directory assignment (every release modelled): `directories` too, when changed.
+    /// A replica keeps its directory unless `setDirectory` names it; a new one gets the
+    /// cluster describer's `defaultDir`.
     fn set_assignment_changes(&mut self, record: &mut ChangeRecord) {
         let part = self.part;
+        if !self.target_replicas.is_empty() {
+            let dirs: IdList = (self.target_replicas.iter())
+                .map(|&r| match self.target_dir {
+                    Some((b, dir)) if b == r => dir,
+                    _ => part.dir_of(r).unwrap_or_else(|| {
+                        let a = &self.acceptor;
+                        super::dirs::default_dir_in(a.brokers, a.offline_dirs, r)
+                    }),
+                })
+                .collect();
+            record.dirs = (dirs != part.dirs).then_some(dirs);
+        }
         record.replicas = (!self.target_replicas.is_empty()
             && self.target_replicas != part.replicas)
             .then(|| std::mem::take(&mut self.target_replicas));

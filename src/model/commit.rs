@@ -32,6 +32,7 @@ pub(crate) fn fault(_: Thrown) -> Rejection {
 pub(crate) fn acceptor(c: &Cluster) -> Acceptor<'_> {
     Acceptor {
         brokers: &c.brokers,
+        offline_dirs: &c.offline_dirs,
         remove: NO_LEADER,
         add: NO_LEADER,
     }
@@ -104,6 +105,8 @@ pub(crate) fn push_partition(
     let Some(&leader) = isr.first() else {
         return Err((ErrorCode::InvalidReplicaAssignment, none_active));
     };
+    // `PartitionAssignment` over the cluster describer's `defaultDir` of each replica.
+    let dirs: IdList = replicas.iter().map(|&b| super::dirs::default_dir(c, b)).collect();
     c.partitions.push(Partition {
         replicas: replicas.into(),
         isr: isr.into(),
@@ -122,6 +125,7 @@ pub(crate) fn push_partition(
         topic_replication_factor: config.replication_factor,
         elr: IdList::EMPTY,
         last_known_elr: IdList::EMPTY,
+        dirs,
     });
     c.ghosts.push(Ghost::default());
     c.topic_of.push(topic);

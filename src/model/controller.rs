@@ -75,6 +75,12 @@ fn answer(c: &mut Cluster, event: &Event, rules: &dyn Rules) -> Outcome {
         | Event::UpdateFeatures { .. }
         | Event::CreatePartitions { .. }
         | Event::DeleteTopic { .. } => answer_format_5(c, event, rules),
+        Event::AssignReplicaDir {
+            partition,
+            broker,
+            dir,
+        } => super::dirs::assign_replica_dir(c, rules, partition, broker, dir),
+        Event::LogDirOffline { broker, dir } => super::dirs::log_dir_offline(c, rules, broker, dir),
         Event::ListReassignments => Ok(Outcome::Accepted {
             effects: Vec::new(),
             new_leader_elected: false,

@@ -210,6 +210,25 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "is_zero")]
         partition: usize,
     },
+    /// AssignReplicasToDirs from `broker` (a replica of the partition, with its current
+    /// broker epoch): its replica lives in directory `dir` (0 or 1 of the two every broker
+    /// registers). The change goes through the builder, so it may elect a leader too; a
+    /// directory already reported offline also takes the broker out of leadership and
+    /// ISR. Format 7.
+    AssignReplicaDir {
+        #[serde(default, skip_serializing_if = "is_zero")]
+        partition: usize,
+        broker: BrokerId,
+        dir: BrokerId,
+    },
+    /// Directory `dir` of a running `broker` fails: its replicas there stop, and its next
+    /// heartbeat lists the directory offline, which takes the broker out of leadership and
+    /// ISR of every partition the controller has placed there. Until the broker registers
+    /// again (a restart). Format 7.
+    LogDirOffline {
+        broker: BrokerId,
+        dir: BrokerId,
+    },
     /// ListPartitionReassignments over every partition: an observation, changes nothing.
     ListReassignments,
     /// E1: produce `records` records. Classic topics append on the leader; switched and
@@ -320,6 +339,8 @@ impl Event {
             Event::UpdateFeatures { .. } => "update_features",
             Event::CreatePartitions { .. } => "create_partitions",
             Event::DeleteTopic { .. } => "delete_topic",
+            Event::AssignReplicaDir { .. } => "assign_replica_dir",
+            Event::LogDirOffline { .. } => "log_dir_offline",
             Event::ListReassignments => "list_reassignments",
             Event::Produce { .. } => "produce",
             Event::AdvanceTime { .. } => "advance_time",
@@ -361,6 +382,15 @@ impl Event {
         )
     }
 
+    /// The event uses what history format 7 added: log directories (`assign_replica_dir`,
+    /// `log_dir_offline`).
+    pub fn is_format_7(&self) -> bool {
+        matches!(
+            self,
+            Event::AssignReplicaDir { .. } | Event::LogDirOffline { .. }
+        )
+    }
+
     /// CreateTopics or CreatePartitions: the event takes the next partition index.
     pub fn creates_a_partition(&self) -> bool {
         matches!(
@@ -380,6 +410,7 @@ impl Event {
             | Event::AlterPartition { partition, .. }
             | Event::ElectLeaders { partition, .. }
             | Event::AlterTopicConfig { partition, .. }
+            | Event::AssignReplicaDir { partition, .. }
             | Event::Produce { partition, .. }
             | Event::FollowerFetch { partition, .. }
             | Event::SwitchStart { partition, .. }
@@ -400,6 +431,7 @@ impl Event {
             | Event::AlterPartition { partition, .. }
             | Event::ElectLeaders { partition, .. }
             | Event::AlterTopicConfig { partition, .. }
+            | Event::AssignReplicaDir { partition, .. }
             | Event::Produce { partition, .. }
             | Event::FollowerFetch { partition, .. }
             | Event::SwitchStart { partition, .. }
@@ -418,6 +450,8 @@ impl Event {
             | Event::ControlledShutdown { broker }
             | Event::LaggingHeartbeat { broker }
             | Event::UnregisterBroker { broker }
+            | Event::AssignReplicaDir { broker, .. }
+            | Event::LogDirOffline { broker, .. }
             | Event::FollowerFetch { broker, .. }
             | Event::StallBroker { broker }
             | Event::ResumeBroker { broker }
@@ -450,6 +484,8 @@ impl Event {
             | Event::ControlledShutdown { broker }
             | Event::LaggingHeartbeat { broker }
             | Event::UnregisterBroker { broker }
+            | Event::AssignReplicaDir { broker, .. }
+            | Event::LogDirOffline { broker, .. }
             | Event::FollowerFetch { broker, .. }
             | Event::StallBroker { broker }
             | Event::ResumeBroker { broker }

@@ -58,6 +58,12 @@ impl fmt::Display for Event {
                 replicas,
             } => write!(f, "add_partition to p{partition}'s topic {}", Ids(replicas)),
             Event::DeleteTopic { partition } => write!(f, "delete p{partition}'s topic"),
+            Event::AssignReplicaDir {
+                partition,
+                broker,
+                dir,
+            } => write!(f, "assign p{partition} on {broker} to dir{dir}"),
+            Event::LogDirOffline { broker, dir } => write!(f, "dir{dir} of {broker} fails"),
             Event::ListReassignments => f.write_str("list"),
             Event::Produce {
                 partition,

@@ -44,6 +44,7 @@ macro_rules! with_rule_hooks {
             fetch_epoch_out_of_range(at: $crate::model::log::FetchPosition, leader: &Log)
                 -> Option<$crate::model::log::OutOfRange>;
             last_known_must_be_acceptable() -> bool;
+            assignment_elr(elr: bool) -> bool;
             last_known_update(part: &Partition, leader: Option<BrokerId>, isr: Option<&[BrokerId]>)
                 -> $crate::model::builder::LastKnownUpdate;
         }
@@ -162,6 +163,9 @@ pub trait Rules {
     /// Rule `last-known-leader`: whether `canElectLastKnownLeader` requires the last known
     /// leader to be acceptable (the acceptor is asked either way).
     fn last_known_must_be_acceptable(&self) -> bool;
+    /// Rule `assignment-elr`: the ELR flag of a directory assignment's builder, given the
+    /// cluster's feature `elr`.
+    fn assignment_elr(&self, elr: bool) -> bool;
     /// Rule `last-known-leader`: `maybeUpdateLastKnownLeader` for a record with `leader`
     /// (`None`: unchanged) and `isr` (`None`: not written).
     fn last_known_update(

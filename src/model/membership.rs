@@ -72,6 +72,8 @@ pub(crate) fn broker_registers(
         records.extend(leave_records(c, rules, broker, true, true)?);
     }
     let effects = commit_all(c, records);
+    // The new incarnation registers every directory it has (`logDirs`): all online.
+    c.offline_dirs.retain(|&(b, _, _)| b != broker);
     if new {
         // `RegisterBrokerRecord`: registered fenced.
         let at = c.brokers.partition_point(|&(b, _)| b < broker);
@@ -86,13 +88,13 @@ pub(crate) fn broker_registers(
 /// whose handler threw). Each build reads only its own partition and the brokers, which
 /// the records stored before it do not change, so building them all first equals
 /// upstream's build-and-append loop.
-type Records = Vec<(usize, Built)>;
+pub(crate) type Records = Vec<(usize, Built)>;
 
 /// Store the records in order. A partition the request built two records for (the ELR
 /// index listed it again, or in both passes) gets the same record merged twice:
 /// `PartitionRegistration.merge` bumps the partition epoch again, and the leader epoch
 /// again when the record names a leader (it did if the first bumped it).
-fn commit_all(c: &mut Cluster, records: Records) -> Vec<PartitionEffect> {
+pub(crate) fn commit_all(c: &mut Cluster, records: Records) -> Vec<PartitionEffect> {
     let mut effects = Vec::with_capacity(records.len());
     let mut before: Vec<(usize, i32)> = Vec::new();
     for (index, built) in records {
@@ -150,20 +152,31 @@ fn leave_records(
             .collect()
     };
     for index in listed {
-        let part = &c.partitions[index];
-        let acceptor = Acceptor {
-            brokers: &c.brokers,
-            remove: broker,
-            add: NO_LEADER,
-        };
-        let mut builder = ChangeBuilder::new(part, rules, acceptor, c.elr).with_topic_election();
-        if unclean_shutdown {
-            builder.unclean_shutdown = broker;
-        }
-        builder.target_isr.retain(|&b| b != broker);
-        records.extend(builder.build().map_err(fault)?.map(|b| (index, b)));
+        records.extend(remove_record(c, rules, broker, unclean_shutdown, index)?);
     }
     Ok(records)
+}
+
+/// One partition's record of `generateLeaderAndIsrUpdates` removing `broker` (with
+/// `unclean_shutdown`, as `brokerWithUncleanShutdown`), built from the current state.
+pub(crate) fn remove_record(
+    c: &Cluster,
+    rules: &dyn Rules,
+    broker: BrokerId,
+    unclean_shutdown: bool,
+    index: usize,
+) -> Result<Option<(usize, Built)>, Rejection> {
+    let part = &c.partitions[index];
+    let acceptor = Acceptor {
+        remove: broker,
+        ..acceptor(c)
+    };
+    let mut builder = ChangeBuilder::new(part, rules, acceptor, c.elr).with_topic_election();
+    if unclean_shutdown {
+        builder.unclean_shutdown = broker;
+    }
+    builder.target_isr.retain(|&b| b != broker);
+    Ok(builder.build().map_err(fault)?.map(|b| (index, b)))
 }
 
 /// `handleBrokerUnfenced`: elections for the partitions that have no leader.
@@ -188,9 +201,8 @@ pub(crate) fn unfence(
             continue;
         }
         let acceptor = Acceptor {
-            brokers: &c.brokers,
-            remove: NO_LEADER,
             add: broker,
+            ..acceptor(c)
         };
         let built = ChangeBuilder::new(part, rules, acceptor, c.elr)
             .with_topic_election()
@@ -268,6 +280,7 @@ pub(crate) fn unregister(
     records.extend(leave_records(c, rules, broker, false, true)?);
     let effects = commit_all(c, records);
     c.brokers.retain(|&(b, _)| b != broker);
+    c.offline_dirs.retain(|&(b, _, _)| b != broker);
     c.runtime.decommissioned.push(broker);
     c.runtime.decommissioned.sort_unstable();
     Ok(Outcome::accepted(effects))

@@ -33,6 +33,7 @@ pub mod broker;
 pub mod builder;
 mod commit;
 mod controller;
+pub mod dirs;
 pub mod event;
 mod event_text;
 mod hooks;
@@ -106,7 +107,7 @@ pub enum LeaderRecoveryState {
 }
 
 /// One `PartitionRegistration` (metadata/.../metadata/PartitionRegistration.java at apache
-/// trunk d79bd502ec), without directories. `elr` and `last_known_elr` stay empty unless the
+/// trunk d79bd502ec). `elr` and `last_known_elr` stay empty unless the
 /// cluster runs with ELR (`Cluster::elr`, docs/model/reassignment.md#eligible-leader-replicas).
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Partition {
@@ -145,6 +146,10 @@ pub struct Partition {
     /// (`useLastKnownLeaderInBalancedRecovery`), the last leader of a partition that lost
     /// every leader candidate.
     pub last_known_elr: IdList,
+    /// `PartitionRegistration.directories`, one per replica in `replicas`' order: a
+    /// broker's directory index (`dirs::DIRS_PER_BROKER` each), or `dirs::UNASSIGNED` /
+    /// `dirs::MIGRATING` (docs/model/reassignment.md#log-directories).
+    pub dirs: IdList,
 }
 
 /// Debug as derived, except that the ELR fields show only when non-empty: dumps of a
@@ -173,6 +178,9 @@ impl std::fmt::Debug for Partition {
             d.field("elr", &self.elr)
                 .field("last_known_elr", &self.last_known_elr);
         }
+        if self.dirs.iter().any(|&d| d != dirs::UNASSIGNED) {
+            d.field("dirs", &self.dirs);
+        }
         d.finish()
     }
 }
@@ -184,6 +192,13 @@ impl Partition {
     /// `PartitionReassignmentReplicas.isReassignmentInProgress`.
     pub fn is_reassigning(&self) -> bool {
         !self.adding_replicas.is_empty() || !self.removing_replicas.is_empty()
+    }
+
+    /// `PartitionRegistration.directory` of a replica (None: not a replica, where upstream
+    /// throws).
+    pub fn dir_of(&self, replica: BrokerId) -> Option<BrokerId> {
+        let at = self.replicas.iter().position(|&r| r == replica)?;
+        self.dirs.get(at).copied()
     }
 }
 
@@ -279,6 +294,11 @@ pub struct Cluster {
     /// The topic of each partition (format 6: a topic can have several). Ids tell topics
     /// apart and nothing more; a topic's partitions are in partition-number order.
     pub topic_of: Vec<u32>,
+    /// Per broker, since it last registered, as masks over its `dirs::DIRS_PER_BROKER`
+    /// directories: those its registration no longer lists (reported offline; never all),
+    /// and those that failed (its replicas there stop). Brokers with neither are not
+    /// listed. Sorted by broker id.
+    pub offline_dirs: Vec<(BrokerId, u8, u8)>,
 }
 
 clone_reusing!(Cluster {
@@ -290,6 +310,7 @@ clone_reusing!(Cluster {
     elr,
     elr_index,
     topic_of,
+    offline_dirs,
 });
 
 impl Cluster {
@@ -341,6 +362,7 @@ impl Cluster {
             && self.runtime == other.runtime
             && self.elr_index == other.elr_index
             && self.topic_of == other.topic_of
+            && self.offline_dirs == other.offline_dirs
     }
 
     /// `ReplicationControlManager.replay(PartitionChangeRecord)`: store the merged

@@ -31,6 +31,8 @@ pub struct Exchange {
     pub not_upstream: bool,
     pub partitions: Vec<Partition>,
     pub brokers: Vec<(BrokerId, BrokerState)>,
+    /// `Cluster::offline_dirs`: which registered directories each broker still lists.
+    pub offline_dirs: Vec<(BrokerId, u8, u8)>,
     /// ListPartitionReassignments: the partitions listed, ascending.
     pub listed: Option<Vec<usize>>,
     /// ElectLeaders over several partitions: each partition's answer (`Errors` name), in
@@ -63,7 +65,8 @@ pub fn exchange(request: Request, outcome: &Outcome, after: &Cluster) -> Exchang
     // broker-side existence check, would store the config).
     let no_topic = matches!(
         request,
-        Request::Event(Event::AlterTopicConfig { partition, .. }) if partition >= after.partitions.len()
+        Request::Event(Event::AlterTopicConfig { partition, .. }
+            | Event::AssignReplicaDir { partition, .. }) if partition >= after.partitions.len()
     );
     let (error, not_upstream) = match outcome {
         Outcome::Rejected { error, .. } => (
@@ -98,6 +101,7 @@ pub fn exchange(request: Request, outcome: &Outcome, after: &Cluster) -> Exchang
         not_upstream,
         partitions: after.partitions.clone(),
         brokers: after.brokers.clone(),
+        offline_dirs: after.offline_dirs.clone(),
         listed,
         elected,
     }

@@ -90,6 +90,10 @@ impl Renaming {
             *b = self.apply(*b);
         }
         out.elr_index.sort_unstable();
+        for (b, _, _) in &mut out.offline_dirs {
+            *b = self.apply(*b);
+        }
+        out.offline_dirs.sort_unstable();
         rt.decommissioned = self.sorted_ids(&rt.decommissioned);
         for p in &mut rt.partitions {
             for l in &mut p.locals {

@@ -206,6 +206,7 @@ mod tests {
             topic_replication_factor: 4,
             elr: Default::default(),
             last_known_elr: Default::default(),
+            dirs: vec![-1; 4].into(),
         }
     }
 

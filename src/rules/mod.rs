@@ -9,6 +9,7 @@
 
 #[macro_use]
 mod declare;
+pub mod assignment_elr;
 pub mod completion;
 pub mod derivation;
 pub mod lag;
@@ -23,6 +24,7 @@ pub mod switched_reassignment;
 pub mod truncation;
 pub mod unfence_expansion;
 
+pub use assignment_elr::AssignmentElr;
 pub use completion::Completion;
 pub use declare::{Family, RuleInfo, VariantInfo};
 pub use derivation::Derivation;
@@ -42,13 +44,14 @@ pub use unfence_expansion::UnfenceExpansion;
 use crate::model::log::{FetchPosition, Log, OutOfRange};
 use crate::model::{AlterPlan, AtSealAnswer, BrokerId, Partition, ReplicaState, Rules};
 
-/// One variant per rule: Kafka's four (the controller's three, the brokers' truncation),
+/// One variant per rule: Kafka's five (the controller's four, the brokers' truncation),
 /// then Inkless's seven.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
 pub struct RuleSet {
     pub derivation: Derivation,
     pub completion: Completion,
     pub last_known_leader: LastKnownLeader,
+    pub assignment_elr: AssignmentElr,
     pub truncation: Truncation,
     pub shrink: Shrink,
     pub lag: Lag,
@@ -64,6 +67,7 @@ pub const RULES: &[RuleInfo] = &[
     Derivation::RULE,
     Completion::RULE,
     LastKnownLeader::RULE,
+    AssignmentElr::RULE,
     Truncation::RULE,
     Shrink::RULE,
     Lag::RULE,
@@ -103,6 +107,10 @@ impl RuleSet {
 }
 
 impl Rules for RuleSet {
+    fn assignment_elr(&self, elr: bool) -> bool {
+        self.assignment_elr.builder_elr(elr)
+    }
+
     fn last_known_must_be_acceptable(&self) -> bool {
         self.last_known_leader.must_be_acceptable()
     }

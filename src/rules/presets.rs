@@ -2,7 +2,7 @@
 //! A preset sets the rules of its family and leaves the other family's alone.
 
 use super::{
-    Completion, Derivation, Family, Lag, LastKnownLeader, LeaderChange, RuleSet, SealAdmission,
+    AssignmentElr, Completion, Derivation, Family, Lag, LastKnownLeader, LeaderChange, RuleSet, SealAdmission,
     SealFetch, Shrink, SwitchedReassignment, Truncation, UnfenceExpansion,
 };
 
@@ -19,6 +19,7 @@ pub(super) const BASE: RuleSet = RuleSet {
     derivation: Derivation::Trunk,
     completion: Completion::V4_3Plus,
     last_known_leader: LastKnownLeader::V4_1Plus,
+    assignment_elr: AssignmentElr::Feature,
     truncation: Truncation::FetchDivergence,
     shrink: Shrink::InklessMain,
     lag: Lag::Uncapped,
@@ -34,6 +35,14 @@ const fn kraft(derivation: Derivation, completion: Completion) -> RuleSet {
         derivation,
         completion,
         ..BASE
+    }
+}
+
+/// A release before 4.3: a directory assignment builds with ELR off (rule `assignment-elr`).
+const fn before_4_3(derivation: Derivation, completion: Completion) -> RuleSet {
+    RuleSet {
+        assignment_elr: AssignmentElr::Off,
+        ..kraft(derivation, completion)
     }
 }
 
@@ -88,12 +97,12 @@ pub const PRESETS: &[Preset] = &[
     kp(
         "3.8-4.2",
         "releases 3.8 to 4.2 (with ELR on, 4.0 elects and records the last known leader otherwise: kafka-4.0)",
-        kraft(Derivation::Trunk, Completion::V3_8To4_2),
+        before_4_3(Derivation::Trunk, Completion::V3_8To4_2),
     ),
     kp(
         "3.0-3.7",
         "releases 3.0 to 3.7",
-        kraft(Derivation::Trunk, Completion::V3_0To3_7),
+        before_4_3(Derivation::Trunk, Completion::V3_0To3_7),
     ),
     kp(
         "kafka-21419",
@@ -153,18 +162,18 @@ pub const RELEASE_PRESETS: &[Preset] = &[
         "Apache Kafka 4.0.x: 3.8-4.2 completion, last known leader before KAFKA-19522",
         RuleSet {
             last_known_leader: LastKnownLeader::V4_0,
-            ..kraft(Derivation::Trunk, Completion::V3_8To4_2)
+            ..before_4_3(Derivation::Trunk, Completion::V3_8To4_2)
         },
     ),
     kp(
         "kafka-4.1",
         "Apache Kafka 4.1.x: 3.8-4.2 completion, KAFKA-19522",
-        kraft(Derivation::Trunk, Completion::V3_8To4_2),
+        before_4_3(Derivation::Trunk, Completion::V3_8To4_2),
     ),
     kp(
         "kafka-4.2",
         "Apache Kafka 4.2.x: as 4.1",
-        kraft(Derivation::Trunk, Completion::V3_8To4_2),
+        before_4_3(Derivation::Trunk, Completion::V3_8To4_2),
     ),
     kp(
         "kafka-4.3",

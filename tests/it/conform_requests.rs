@@ -133,7 +133,7 @@ fn every_field_of_an_answer_is_compared() {
         brokers: model
             .brokers
             .iter()
-            .map(isrfuzz::conform::protocol::real_broker)
+            .map(|b| isrfuzz::conform::protocol::real_broker(b, &model.offline_dirs))
             .collect(),
         release: None,
     };
@@ -179,6 +179,7 @@ fn every_field_of_an_answer_is_compared() {
                     id: 2,
                     fenced: false,
                     in_controlled_shutdown: false,
+                    dirs: a.brokers[1].dirs.clone(),
                 }
             }),
         ),

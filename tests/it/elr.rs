@@ -45,6 +45,7 @@ fn registration(
         topic_replication_factor: replicas.len() as u32,
         elr: elr.to_vec().into(),
         last_known_elr: last_known_elr.to_vec().into(),
+        dirs: vec![-1; replicas.len()].into(),
     }
 }
 
@@ -84,6 +85,7 @@ fn build(part: &Partition, call: Call<'_>) -> Option<(Partition, bool)> {
         .collect();
     let acceptor = Acceptor {
         brokers: &brokers,
+        offline_dirs: &[],
         remove: NO_LEADER,
         add: NO_LEADER,
     };

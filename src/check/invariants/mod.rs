@@ -387,9 +387,11 @@ pub fn step_violation_of(
 
 /// The premise of every quiescence invariant: healing brought every broker back. A broker
 /// whose registration throws in the controller never comes back (S4 reports that), and
-/// no quiescence property is judged on a cluster that could not heal.
+/// no quiescence property is judged on a cluster that could not heal. Nor with a failed
+/// log directory: only a restart brings it back, healing does not restart brokers (a
+/// restart has quiescence findings of its own), and its replicas there stay out.
 fn healed(c: &Cluster) -> bool {
-    c.runtime.unregistered.is_empty()
+    c.runtime.unregistered.is_empty() && c.offline_dirs.iter().all(|&(_, _, f)| f == 0)
 }
 
 /// One entry's quiescence check alone (`None` for another kind).

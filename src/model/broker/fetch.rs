@@ -452,6 +452,11 @@ fn fetch_request(c: &Cluster, rules: &dyn Rules, p: usize, r: BrokerId) -> Optio
     if leader == NO_LEADER || leader == r || !c.is_up(leader) || !active_unstalled(c, r) {
         return None;
     }
+    // A replica in a failed directory is offline on its broker (`ReplicaManager.
+    // handleLogDirFailure`): it neither fetches nor serves.
+    if c.dir_failed(p, r) || c.dir_failed(p, leader) {
+        return None;
+    }
     let rt = &c.runtime.partitions[p];
     let (Some(lead), Some(fol)) = (rt.local(leader), rt.local(r)) else {
         return None;

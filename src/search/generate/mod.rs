@@ -47,7 +47,7 @@ pub const GEN_TARGET_MAX: usize = 5;
 pub const GEN_FAULTS_MAX: usize = 4;
 
 /// Event kinds (`Event` variants) the generator produces.
-pub const GEN_EVENT_KINDS: usize = 27;
+pub const GEN_EVENT_KINDS: usize = 29;
 /// Feature changes (ELR turned on or off) per history, built only when the mode byte
 /// draws the feature's starting setting too (`ElrMode::Drawn`): a campaign that forces
 /// ELR on or off keeps it so.

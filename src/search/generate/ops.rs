@@ -7,6 +7,7 @@
 
 use super::{Draw, Guide, GEN_BROKERS_MAX, GEN_PARTITIONS_MAX, GEN_TARGET_MAX};
 use crate::model::broker::Local;
+use crate::model::dirs::{self, DIRS_PER_BROKER};
 use crate::model::{
     Acks, BrokerId, BrokerState, Cluster, ElectionType, Event, LeaderRecoveryState, Partition,
     Survives, SEAL_NONE, SEAL_PENDING,
@@ -59,6 +60,8 @@ pub(super) const OPS: &[OpSpec] = &[
     op("create_partitions",     |g| g.creations() <= GEN_PARTITIONS_MAX && g.any_partition(classic_topic), add_partition),
     op("delete_topic",          |g| g.topics() >= 2,                               delete_topic),
     op("update_features",       |g| g.feature_change_left(),                       update_features),
+    op("assign_replica_dir",    |g| g.any_partition(placeable),                    assign_dir),
+    op("log_dir_offline",       |g| g.faults_left() && !failing_dirs(g).is_empty(), dir_offline),
 ];
 
 const fn op(
@@ -509,4 +512,54 @@ fn flush(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
     Some(Event::FlushBroker {
         broker: u.pick(&g.brokers),
     })
+}
+
+/// A running replica of a classic topic says which of its broker's two directories holds
+/// it (a broker places each replica the controller left unassigned, and again after a
+/// directory fails). Diskless topics are left out: Inkless leaves their directories
+/// unstated.
+fn assign_dir(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
+    let partition = g.partition(u, placeable)?;
+    let c = g.cluster();
+    let up: Vec<BrokerId> = (c.partitions[partition].replicas.iter())
+        .copied()
+        .filter(|&b| c.is_up(b))
+        .collect();
+    let broker = u.one_of(&up)?;
+    Some(Event::AssignReplicaDir {
+        partition,
+        broker,
+        dir: u.int(0, usize::from(DIRS_PER_BROKER) - 1) as BrokerId,
+    })
+}
+
+/// A classic topic's partition with a replica whose broker runs.
+fn placeable(c: &Cluster, p: &Partition) -> bool {
+    classic_topic(c, p) && p.replicas.iter().any(|&b| c.is_up(b))
+}
+
+/// (broker, directory) pairs that may fail: a running broker that is not shutting down,
+/// and a directory its registration lists with another listed beside it. A real broker
+/// halts when its last directory fails instead of reporting it, so that is not drawn.
+fn failing_dirs(g: &Guide) -> Vec<(BrokerId, BrokerId)> {
+    let c = g.cluster();
+    let mut out = Vec::new();
+    for b in g.brokers_in(ACTIVE) {
+        if c.runtime.unregistered.contains(&b) {
+            continue;
+        }
+        let listed: Vec<BrokerId> = (0..BrokerId::from(DIRS_PER_BROKER))
+            .filter(|&d| dirs::has_online_dir(&c.offline_dirs, b, d))
+            .collect();
+        if listed.len() >= 2 {
+            out.extend(listed.iter().map(|&d| (b, d)));
+        }
+    }
+    out
+}
+
+fn dir_offline(g: &mut Guide, u: &mut Unstructured) -> Option<Event> {
+    let (broker, dir) = u.one_of(&failing_dirs(g))?;
+    g.faults += 1;
+    Some(Event::LogDirOffline { broker, dir })
 }

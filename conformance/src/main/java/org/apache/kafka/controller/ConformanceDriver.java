@@ -1,6 +1,12 @@
 package org.apache.kafka.controller;
 
+import static org.apache.kafka.controller.RequestFields.bool;
+import static org.apache.kafka.controller.RequestFields.intList;
+import static org.apache.kafka.controller.RequestFields.integer;
+import static org.apache.kafka.controller.RequestFields.text;
+
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.AssignReplicasToDirsResponseData;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.FeatureUpdate;
 import org.apache.kafka.common.config.ConfigResource;
@@ -260,7 +266,7 @@ public final class ConformanceDriver {
             case "unfence":
                 return heartbeat(integer(req, "broker"), false, false);
             case "lagging_heartbeat":
-                return heartbeat(integer(req, "broker"), false, false, true);
+                return heartbeat(integer(req, "broker"), false, false, true, List.of());
             case "unregister":
                 return unregister(integer(req, "broker"));
             case "update_features":
@@ -283,6 +289,11 @@ public final class ConformanceDriver {
                 return deleteTopic(integer(req, "partition"));
             case "list":
                 return list();
+            case "assign_dir":
+                return assignDir(integer(req, "broker"), integer(req, "partition"), integer(req, "dir"));
+            case "dir_offline":
+                return heartbeat(integer(req, "broker"), false, false, false,
+                    List.of(Directories.id(integer(req, "broker"), integer(req, "dir"))));
             default:
                 throw new DriverException("unknown op " + op);
         }
@@ -483,14 +494,16 @@ public final class ConformanceDriver {
      * the batch.
      */
     Outcome heartbeat(int broker, boolean wantFence, boolean wantShutDown) {
-        return heartbeat(broker, wantFence, wantShutDown, false);
+        return heartbeat(broker, wantFence, wantShutDown, false, List.of());
     }
 
     /**
      * A heartbeat; {@code lagging}: its current metadata offset is one below the broker's
-     * register record offset (the broker has not replayed its own registration yet).
+     * register record offset (the broker has not replayed its own registration yet);
+     * {@code offline}: the directories it reports offline.
      */
-    Outcome heartbeat(int broker, boolean wantFence, boolean wantShutDown, boolean lagging) {
+    Outcome heartbeat(int broker, boolean wantFence, boolean wantShutDown, boolean lagging,
+                      List<Uuid> offline) {
         Outcome o = new Outcome();
         BrokerHeartbeatReply reply = execute(o, () -> {
             OptionalLong registerOffset = cluster.registerBrokerRecordOffset(broker);
@@ -503,7 +516,8 @@ public final class ConformanceDriver {
                 .setBrokerEpoch(brokerEpoch(broker))
                 .setCurrentMetadataOffset(lagging ? registerOffset.getAsLong() - 1 : nextOffset - 1)
                 .setWantFence(wantFence)
-                .setWantShutDown(wantShutDown);
+                .setWantShutDown(wantShutDown)
+                .setOfflineLogDirs(offline);
             return replication.processBrokerHeartbeat(request, registerOffset.getAsLong());
         });
         if (reply != null && reply.inControlledShutdown()) {
@@ -531,7 +545,7 @@ public final class ConformanceDriver {
             .setIncarnationId(new Uuid(0x1AC0000000000000L | (broker & 0xffffffffL), ++incarnations))
             .setRack(null)
             .setIsMigratingZkBroker(false)
-            .setLogDirs(List.of(new Uuid(0xD100000000000000L | (broker & 0xffffffffL), 1L)))
+            .setLogDirs(Directories.all(broker))
             .setPreviousBrokerEpoch(previous);
         add(request.listeners(), new BrokerRegistrationRequestData.Listener()
             .setName("PLAINTEXT").setHost("localhost").setPort(9092 + (broker & 0x3fff))
@@ -555,6 +569,15 @@ public final class ConformanceDriver {
         Outcome o = new Outcome();
         execute(o,
             () -> cluster.registerBroker(request, newEpoch, controllerFeatures, true));
+        return o;
+    }
+
+    /** AssignReplicasToDirs of one partition from a broker with its current epoch. */
+    Outcome assignDir(int broker, int partition, int dir) {
+        Outcome o = new Outcome();
+        AssignReplicasToDirsResponseData response = execute(o, () -> Directories.assign(
+            replication, broker, brokerEpoch(broker), live.topicId(partition), live.partition(partition), dir));
+        if (response != null) o.error = Directories.error(response);
         return o;
     }
 
@@ -855,46 +878,5 @@ public final class ConformanceDriver {
             }
         }
         out.append('"');
-    }
-
-    // ---------------------------------------------------------------- request fields
-
-    private static Object field(Map<String, Object> req, String name) {
-        Object v = req.get(name);
-        if (v == null) throw new DriverException("missing field " + name);
-        return v;
-    }
-
-    private static int toInt(Object v, String name) {
-        if (v instanceof Long) {
-            long l = (Long) v;
-            if (l >= Integer.MIN_VALUE && l <= Integer.MAX_VALUE) return (int) l;
-        }
-        throw new DriverException("field " + name + " is not an int");
-    }
-
-    private static int integer(Map<String, Object> req, String name) {
-        return toInt(field(req, name), name);
-    }
-
-    private static boolean bool(Map<String, Object> req, String name) {
-        Object v = field(req, name);
-        if (!(v instanceof Boolean)) throw new DriverException("field " + name + " is not a boolean");
-        return (Boolean) v;
-    }
-
-    private static String text(Map<String, Object> req, String name) {
-        Object v = field(req, name);
-        if (!(v instanceof String)) throw new DriverException("field " + name + " is not a string");
-        return (String) v;
-    }
-
-    private static List<Integer> intList(Map<String, Object> req, String name) {
-        Object v = field(req, name);
-        if (!(v instanceof List)) throw new DriverException("field " + name + " is not an array");
-        List<?> raw = (List<?>) v;
-        List<Integer> list = new ArrayList<>(raw.size());
-        for (Object e : raw) list.add(toInt(e, name));
-        return list;
     }
 }

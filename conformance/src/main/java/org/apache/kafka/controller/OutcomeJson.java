@@ -74,7 +74,12 @@ final class OutcomeJson {
                 ints(out, p.elr);
                 out.append(",\"last_known_elr\":");
                 ints(out, p.lastKnownElr);
-                out.append('}');
+                out.append(",\"dirs\":[");
+                for (int r = 0; r < p.replicas.length; r++) {
+                    if (r > 0) out.append(',');
+                    out.append(p.directories == null ? -4 : Directories.code(p.replicas[r], p.directories[r]));
+                }
+                out.append("]}");
             }
         }
         out.append("],\"brokers\":[");
@@ -90,7 +95,9 @@ final class OutcomeJson {
                 out.append("{\"id\":").append(ids[i])
                     .append(",\"fenced\":").append(r.fenced())
                     .append(",\"in_controlled_shutdown\":").append(r.inControlledShutdown())
-                    .append('}');
+                    .append(",\"dirs\":");
+                Directories.online(out, ids[i], r);
+                out.append('}');
             }
         }
         out.append("]}");

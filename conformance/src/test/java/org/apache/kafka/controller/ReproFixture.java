@@ -101,7 +101,18 @@ final class ReproFixture {
 
     /** A heartbeat whose metadata offset is behind the broker's own registration record. */
     Answer laggingHeartbeat(int broker) {
-        return answer(driver.heartbeat(broker, false, false, true));
+        return answer(driver.heartbeat(broker, false, false, true, java.util.List.of()));
+    }
+
+    /** AssignReplicasToDirs: {@code broker}'s replica of {@code partition} lives in directory {@code dir}. */
+    Answer assignReplicaDir(int partition, int broker, int dir) {
+        return answer(driver.assignDir(broker, partition, dir));
+    }
+
+    /** A heartbeat of a running broker that reports its directory {@code dir} offline. */
+    Answer logDirOffline(int broker, int dir) {
+        return answer(driver.heartbeat(broker, false, false, false,
+            java.util.List.of(Directories.id(broker, dir))));
     }
 
     /** updateFeatures of eligible.leader.replicas.version: 1 ({@code on}) or 0. */
