@@ -22,6 +22,7 @@ files=(f1-unclean-election-completes f2-zk-style-lone-adding-isr f2-zk-style-lon
   f25-deleted-topic-in-the-elr-index-fails-the-unregistration f26-elr-turned-back-on-elects-a-stale-elr-member
   f27-a-stale-elr-with-elr-off-shrinks-the-completing-isr
   f28-elr-turned-on-over-a-leaderless-partition-keeps-no-last-leader
+  f29-a-failed-directory-assignment-leaves-leader-and-isr-outside-the-replicas
   kafka-21419-repro kafka-21419-repro-elr-on kafka-21419-override-drops-targeted-replicas)
 printf '| history |'; for v in "${versions[@]}"; do printf ' %s |' "$v"; done; echo
 printf '|---|'; for _ in "${versions[@]}"; do printf -- '---|'; done; echo

@@ -24,26 +24,14 @@ pub const SEAL_MAX: i64 = 1_000_000_000;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// The format this build writes. Raise it when an old file would change meaning.
-/// Version 2 added the data plane's fields (`acks` on `produce`, `min_insync_replicas` on
-/// `create_partition`); a version 1 file is read as version 2 with both at their defaults,
-/// which is what it meant (acks=1 produces, min.insync.replicas=1).
-/// Version 3 added recovery points: `delete_records`, `flush_broker` and `survives` on
-/// `restart_broker`, and an unclean restart now keeps only the flushed prefix. A version 2
-/// unclean restart meant "keep the log up to the high watermark", so it is read as
-/// `"survives": "high_watermark"`.
-/// Version 4 added the cluster feature `eligible_leader_replicas` (KIP-966), off by
-/// default. A history with it off means the same in versions 3 and 4 and is written as
-/// version 3, so every such file (all that existed before version 4) keeps its bytes, its
-/// content hash and its readability by an older isrfuzz; one with it on is written as 4.
-/// Version 5 added controller operations (`Event::is_format_5`): a stale broker epoch in
-/// `alter_partition`, `elect_leaders_many`, `alter_topic_config`, `lagging_heartbeat`,
-/// `unregister_broker` and `update_features`. A history without them is written as before (3 or 4).
-/// Version 6 added topics of several partitions and their deletion (`Event::is_format_6`:
-/// `create_partitions`, `delete_topic`); after a deletion, `partition` counts the live
-/// partitions only. A history without them is written as before (3, 4 or 5).
-/// Version 7 added log directories (`Event::is_format_7`: `assign_replica_dir`,
-/// `log_dir_offline`); every broker has two. A history without them is written as before.
+/// The format this build writes. Raise it when an old file would change meaning; what
+/// each version added is in docs/history-format.md (`format`). Version 1 is read as 2 with
+/// its defaults, version 2's unclean restart as `"survives": "high_watermark"`. Since 4 a
+/// history is written as the lowest version that holds it, so a file that uses nothing
+/// newer keeps its bytes and hash: 4 turns ELR on (`eligible_leader_replicas`), 5 adds
+/// controller operations (`Event::is_format_5`), 6 topics of several partitions and their
+/// deletion (`Event::is_format_6`; `partition` then counts live partitions only), 7 log
+/// directories (`Event::is_format_7`; every broker has two).
 pub const FORMAT_VERSION: u32 = 7;
 /// The version a history with a format 6 operation and none of version 7 is written as.
 pub const FORMAT_VERSION_6: u32 = 6;
@@ -247,25 +235,17 @@ impl History {
                 "`eligible_leader_replicas` is a format 4 field, found in a format {written} file: set \"format\": 4"
             ));
         }
-        if let Some(i) = self.events.iter().position(Event::is_format_5) {
-            if written < 5 {
-                return Err(format!(
-                    "event {i} uses a format 5 operation (stale_epoch, elect_leaders_many, alter_topic_config, lagging_heartbeat, unregister_broker, update_features) in a format {written} file: set \"format\": 5"
-                ));
-            }
-        }
-        if let Some(i) = self.events.iter().position(Event::is_format_6) {
-            if written < 6 {
-                return Err(format!(
-                    "event {i} uses a format 6 operation (create_partitions, delete_topic) in a format {written} file: set \"format\": 6"
-                ));
-            }
-        }
-        if let Some(i) = self.events.iter().position(Event::is_format_7) {
-            if written < 7 {
-                return Err(format!(
-                    "event {i} uses a format 7 operation (assign_replica_dir, log_dir_offline) in a format {written} file: set \"format\": 7"
-                ));
+        let operations: [(u32, fn(&Event) -> bool, &str); 3] = [
+            (5, Event::is_format_5, "stale_epoch, elect_leaders_many, alter_topic_config, lagging_heartbeat, unregister_broker, update_features"),
+            (6, Event::is_format_6, "create_partitions, delete_topic"),
+            (7, Event::is_format_7, "assign_replica_dir, log_dir_offline"),
+        ];
+        for (version, uses, names) in operations {
+            match self.events.iter().position(uses) {
+                Some(i) if written < version => return Err(format!(
+                    "event {i} uses a format {version} operation ({names}) in a format {written} file: set \"format\": {version}"
+                )),
+                _ => {}
             }
         }
         self.format = self.written_format();
@@ -471,7 +451,10 @@ fn out_of_range(event: &Event) -> Option<(&'static str, i64, i64, i64)> {
         }
         // Every broker registers two directories, numbered 0 and 1.
         Event::AssignReplicaDir { dir, .. } | Event::LogDirOffline { dir, .. } => {
-            let (d, max) = (i64::from(dir), i64::from(crate::model::dirs::DIRS_PER_BROKER) - 1);
+            let (d, max) = (
+                i64::from(dir),
+                i64::from(crate::model::dirs::DIRS_PER_BROKER) - 1,
+            );
             (!(0..=max).contains(&d)).then_some(("dir", d, 0, max))
         }
         _ => None,

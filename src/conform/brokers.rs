@@ -181,11 +181,9 @@ fn fetch(
 /// directories (format 7).
 /// Either way the real controller still judges the history (`conform_history`).
 pub fn not_expressible(events: &[Event]) -> Option<(usize, String)> {
-    let i = events
-        .iter()
-        .position(|e| {
-            matches!(e, Event::UnregisterBroker { .. }) || e.is_format_6() || e.is_format_7()
-        })?;
+    let i = events.iter().position(|e| {
+        matches!(e, Event::UnregisterBroker { .. }) || e.is_format_6() || e.is_format_7()
+    })?;
     let why = match events[i] {
         Event::UnregisterBroker { .. } => {
             "unregisters a broker, which the brokers' metadata image cannot show"

@@ -119,6 +119,14 @@ fn encode_event(event: &Event) -> Result<Value, &'static str> {
             partitions,
             election,
         } => json!({"op":"elect_many","partitions":partitions,"election":election_name(*election)}),
+        _ => encode_format_5(event)?,
+    })
+}
+
+/// The requests of history formats 5 to 7: topic configs, heartbeats, unregistration,
+/// features, partitions added and topics deleted, log directories.
+fn encode_format_5(event: &Event) -> Result<Value, &'static str> {
+    Ok(match event {
         Event::AlterTopicConfig {
             partition,
             min_insync_replicas,
@@ -286,6 +294,12 @@ pub fn differences(model: &Exchange, real: &Answer) -> Vec<String> {
     for (a, b) in ours.iter().zip(&real.partitions) {
         registration_differences(a, b, &mut out);
     }
+    broker_differences(model, real, &mut out);
+    out
+}
+
+/// The brokers' differences: state, and the directories listed online when the answer has them.
+fn broker_differences(model: &Exchange, real: &Answer, out: &mut Vec<String>) {
     let brokers: Vec<_> = (model.brokers.iter())
         .map(|b| real_broker(b, &model.offline_dirs))
         .collect();
@@ -316,7 +330,6 @@ pub fn differences(model: &Exchange, real: &Answer) -> Vec<String> {
             real.brokers.len()
         ));
     }
-    out
 }
 
 fn broker_state(b: &RealBroker) -> &'static str {

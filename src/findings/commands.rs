@@ -244,8 +244,8 @@ pub(crate) fn format_5_action(i: usize, event: &Event) -> Vec<Line> {
         ],
         // Format 7. The script's brokers run one log directory each (`log.dirs`).
         Event::AssignReplicaDir { partition, broker, dir } => vec![
-            title(format!("broker {broker} places its replica of {TOPIC}-{partition} in its log directory {dir}")),
-            Line::run(format!("kafka-reassign-partitions.sh {BS} --execute --reassignment-json-file dirs-{i}.json  # {TOPIC}-{partition}'s replicas as they are, with \"log_dirs\" naming directory {dir} of broker {broker}"), beyond("a replica's log directory")),
+            title(format!("broker {broker} reports its replica of {TOPIC}-{partition} in its log directory {dir} (AssignReplicasToDirs: a broker sends it by itself for a replica it placed, or found in a failed directory, that the controller has elsewhere)")),
+            Line::run(format!("kafka-reassign-partitions.sh {BS} --execute --reassignment-json-file dirs-{i}.json  # or: {TOPIC}-{partition}'s replicas as they are, \"log_dirs\" naming directory {dir} of broker {broker} (a move that ends in the same request)"), beyond("a replica's log directory")),
         ],
         Event::LogDirOffline { broker, dir } => vec![
             title(format!("log directory {dir} of broker {broker} fails (its disk), and broker {broker} reports it offline")),

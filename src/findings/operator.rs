@@ -13,8 +13,8 @@ use crate::check::history::History;
 use crate::check::invariants;
 use crate::check::oracle::{SideRun, StepRecord};
 use crate::findings::commands::{
-    backlog, beyond, by_hand, create_lines, describe_regex, format_5_action, list,
-    reassign_lines, BS, TOPIC,
+    backlog, beyond, by_hand, create_lines, describe_regex, format_5_action, list, reassign_lines,
+    BS, TOPIC,
 };
 use crate::findings::plain;
 use crate::findings::plan::{texts, Act, Line, Manual};

@@ -224,7 +224,7 @@ impl<'a> ChangeBuilder<'a> {
         };
         // `ClusterControlManager.hasOnlineDir` on the directory the registration the
         // builder started from gives (not the one a `setDirectory` is moving it to).
-        super::dirs::has_online_dir(self.acceptor.offline_dirs, replica, dir)
+        super::dir_state::has_online_dir(self.acceptor.offline_dirs, replica, dir)
     }
 
     /// `isValidNewLeader`: in the ISR, or in the ELR when the ISR is empty, and acceptable.
@@ -375,7 +375,7 @@ impl<'a> ChangeBuilder<'a> {
                     Some((b, dir)) if b == r => dir,
                     _ => part.dir_of(r).unwrap_or_else(|| {
                         let a = &self.acceptor;
-                        super::dirs::default_dir_in(a.brokers, a.offline_dirs, r)
+                        super::dir_state::default_dir_in(a.brokers, a.offline_dirs, r)
                     }),
                 })
                 .collect();

@@ -106,7 +106,10 @@ pub(crate) fn push_partition(
         return Err((ErrorCode::InvalidReplicaAssignment, none_active));
     };
     // `PartitionAssignment` over the cluster describer's `defaultDir` of each replica.
-    let dirs: IdList = replicas.iter().map(|&b| super::dirs::default_dir(c, b)).collect();
+    let dirs: IdList = replicas
+        .iter()
+        .map(|&b| super::dir_state::default_dir(c, b))
+        .collect();
     c.partitions.push(Partition {
         replicas: replicas.into(),
         isr: isr.into(),

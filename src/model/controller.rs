@@ -274,12 +274,15 @@ fn cancel(c: &mut Cluster, rules: &dyn Rules, index: usize) -> Result<Outcome, R
     builder.target_adding.clear();
     builder.target_removing.clear();
     let built = builder.build().map_err(caught)?;
+    let mut effects = commit(c, index, built);
     if unclean_revert {
-        // An unclean revert (`PartitionReassignmentRevert.unclean`): what the ISR held may
-        // be gone, as after an unclean election (ghost).
+        // An unclean revert (`PartitionReassignmentRevert.unclean`, allowed only by the
+        // topic's unclean setting): what the ISR held may be gone, as after an unclean
+        // election (ghost), and the step is one (INV-2 does not judge its join).
         c.ghosts[index].unclean_election = true;
+        effects.iter_mut().for_each(|e| e.unclean_election = true);
     }
-    Ok(Outcome::accepted(commit(c, index, built)))
+    Ok(Outcome::accepted(effects))
 }
 
 struct AlterPartitionRequest<'a> {

@@ -33,6 +33,7 @@ pub mod broker;
 pub mod builder;
 mod commit;
 mod controller;
+mod dir_state;
 pub mod dirs;
 pub mod event;
 mod event_text;
@@ -146,9 +147,8 @@ pub struct Partition {
     /// (`useLastKnownLeaderInBalancedRecovery`), the last leader of a partition that lost
     /// every leader candidate.
     pub last_known_elr: IdList,
-    /// `PartitionRegistration.directories`, one per replica in `replicas`' order: a
-    /// broker's directory index (`dirs::DIRS_PER_BROKER` each), or `dirs::UNASSIGNED` /
-    /// `dirs::MIGRATING` (docs/model/reassignment.md#log-directories).
+    /// `PartitionRegistration.directories` in `replicas`' order: a directory index of the
+    /// replica's broker, or `dirs::UNASSIGNED` / `dirs::MIGRATING`.
     pub dirs: IdList,
 }
 
@@ -192,13 +192,6 @@ impl Partition {
     /// `PartitionReassignmentReplicas.isReassignmentInProgress`.
     pub fn is_reassigning(&self) -> bool {
         !self.adding_replicas.is_empty() || !self.removing_replicas.is_empty()
-    }
-
-    /// `PartitionRegistration.directory` of a replica (None: not a replica, where upstream
-    /// throws).
-    pub fn dir_of(&self, replica: BrokerId) -> Option<BrokerId> {
-        let at = self.replicas.iter().position(|&r| r == replica)?;
-        self.dirs.get(at).copied()
     }
 }
 
@@ -294,10 +287,8 @@ pub struct Cluster {
     /// The topic of each partition (format 6: a topic can have several). Ids tell topics
     /// apart and nothing more; a topic's partitions are in partition-number order.
     pub topic_of: Vec<u32>,
-    /// Per broker, since it last registered, as masks over its `dirs::DIRS_PER_BROKER`
-    /// directories: those its registration no longer lists (reported offline; never all),
-    /// and those that failed (its replicas there stop). Brokers with neither are not
-    /// listed. Sorted by broker id.
+    /// Per broker since it registered, (id, unlisted, failed): masks of the directories its
+    /// registration no longer lists (never all) and of those that failed (dir_state.rs).
     pub offline_dirs: Vec<(BrokerId, u8, u8)>,
 }
 

@@ -284,7 +284,14 @@ mod tests {
                 "pr756+leader-change=epoch-bump",
                 "trunk+pr756+leader-change=epoch-bump",
             ),
-            ("trunk+completion=3.8-4.2", "3.8-4.2+inkless-main"),
+            (
+                "trunk+completion=3.8-4.2+assignment-elr=off",
+                "3.8-4.2+inkless-main",
+            ),
+            (
+                "trunk+completion=3.8-4.2",
+                "trunk+inkless-main+completion=3.8-4.2",
+            ),
             ("complete+completion=3.8-4.2", "complete+completion=3.8-4.2"),
             ("zk-style+pr756", "zk-style+pr756"),
         ] {
@@ -325,7 +332,7 @@ mod tests {
 
     #[test]
     fn describe_lists_every_rule_with_its_variant() {
-        expect_test::expect!["derivation=transients-tracked completion=4.3+ last-known-leader=4.1+ truncation=fetch-divergence shrink=pr756 lag=both-caps leader-change=diversion seal-fetch=at-seal-exclusion seal-admission=pr760 switched-reassignment=staged unfence-expansion=pr754"]
+        expect_test::expect!["derivation=transients-tracked completion=4.3+ last-known-leader=4.1+ assignment-elr=feature truncation=fetch-divergence shrink=pr756 lag=both-caps leader-change=diversion seal-fetch=at-seal-exclusion seal-admission=pr760 switched-reassignment=staged unfence-expansion=pr754"]
             .assert_eq(&RuleSet::complete().describe());
     }
 }

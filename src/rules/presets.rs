@@ -2,8 +2,8 @@
 //! A preset sets the rules of its family and leaves the other family's alone.
 
 use super::{
-    AssignmentElr, Completion, Derivation, Family, Lag, LastKnownLeader, LeaderChange, RuleSet, SealAdmission,
-    SealFetch, Shrink, SwitchedReassignment, Truncation, UnfenceExpansion,
+    AssignmentElr, Completion, Derivation, Family, Lag, LastKnownLeader, LeaderChange, RuleSet,
+    SealAdmission, SealFetch, Shrink, SwitchedReassignment, Truncation, UnfenceExpansion,
 };
 
 /// A named rule set. It sets the rules of its family and leaves the other family's alone.

@@ -98,8 +98,8 @@ fn bad_input_is_a_one_line_error_with_exit_2() {
         ("malformed.json", "{\"format\":1,", "malformed JSON"),
         (
             "version.json",
-            r#"{"format":7,"brokers":[1],"events":[]}"#,
-            "unknown format version 7",
+            r#"{"format":8,"brokers":[1],"events":[]}"#,
+            "unknown format version 8",
         ),
         (
             "noversion.json",

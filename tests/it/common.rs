@@ -178,6 +178,17 @@ pub fn parse(text: &str) -> History {
                 broker: arg.parse().unwrap(),
             },
             "list" => Event::ListReassignments,
+            // `dir 2 1 p0`: broker 2 places its replica of p0 in its directory 1
+            "dir" => Event::AssignReplicaDir {
+                partition,
+                broker: arg.parse().unwrap(),
+                dir: words[2].parse().unwrap(),
+            },
+            // `dirfail 2 0`: directory 0 of broker 2 fails and is reported offline
+            "dirfail" => Event::LogDirOffline {
+                broker: arg.parse().unwrap(),
+                dir: words[2].parse().unwrap(),
+            },
             other => panic!("unknown clause `{other}`"),
         };
         events.push(event);

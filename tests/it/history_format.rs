@@ -121,9 +121,9 @@ fn format_1_is_migrated_and_other_versions_refused() {
         .assert_eq(&History::from_json(&v1_with_acks).unwrap_err());
     let v2_with_acks = v1_with_acks.replace(r#""format": 1"#, r#""format": 2"#);
     assert!(History::from_json(&v2_with_acks).is_ok());
-    let v7 = v1.replace(r#""format": 1"#, r#""format": 7"#);
-    expect!["unknown format version 7 (this isrfuzz reads versions 1 to 6)"]
-        .assert_eq(&History::from_json(&v7).unwrap_err());
+    let v8 = v1.replace(r#""format": 1"#, r#""format": 8"#);
+    expect!["unknown format version 8 (this isrfuzz reads versions 1 to 7)"]
+        .assert_eq(&History::from_json(&v8).unwrap_err());
 }
 
 /// Format 2's unclean restart kept the log up to the high watermark: it loads as format 3's
@@ -241,7 +241,7 @@ fn format_4_elr_feature() {
     }
     let mut mismatched = on.clone();
     mismatched.format = 3;
-    expect!["format version 3 does not match the history (expected 4: 6 with a format 6 operation, else 5 with a format 5 operation, else 4 with `eligible_leader_replicas`, else 3)"]
+    expect!["format version 3 does not match the history (expected 4: 7 with a format 7 operation, else 6 with a format 6 operation, else 5 with a format 5 operation, else 4 with `eligible_leader_replicas`, else 3)"]
         .assert_eq(&mismatched.validate().unwrap_err());
 }
 

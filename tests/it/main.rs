@@ -25,6 +25,7 @@ mod conform_upstream;
 mod controller_requests;
 mod data_plane;
 mod default_hunt;
+mod dirs;
 mod elr;
 mod elr_controller;
 mod elr_data;
