@@ -37,6 +37,11 @@ for v in "${versions[@]}"; do
     rc=controller-skipped
     echo "conformance: Kafka $v: the corpus's topic deletions were not judged by the controller"
   fi
+  # The same for the log directories (format 7): judged by the controller alone.
+  if [ "$rc" = 0 ] && ! grep -q '"brokers_not_judged_by_reason":{[^}]*log directory' "$work/$v.json"; then
+    rc=controller-skipped
+    echo "conformance: Kafka $v: the corpus's log directory operations were not judged by the controller"
+  fi
   if [ "$rc" = 0 ]; then
     passed=$((passed + 1))
     echo "conformance: Kafka $v agrees: $(cat "$work/$v.json")"
