@@ -108,10 +108,38 @@ class ConformanceDriverTest {
         assertEquals(release(), a.get("release"));
         assertEquals(List.of(), a.get("partitions"));
         assertEquals(List.of(
-            Map.of("id", 1L, "fenced", false, "in_controlled_shutdown", false),
-            Map.of("id", 2L, "fenced", false, "in_controlled_shutdown", false),
-            Map.of("id", 3L, "fenced", false, "in_controlled_shutdown", false)), a.get("brokers"));
+            Map.of("id", 1L, "fenced", false, "in_controlled_shutdown", false, "dirs", ids(0, 1)),
+            Map.of("id", 2L, "fenced", false, "in_controlled_shutdown", false, "dirs", ids(0, 1)),
+            Map.of("id", 3L, "fenced", false, "in_controlled_shutdown", false, "dirs", ids(0, 1))),
+            a.get("brokers"));
         assertNull(a.get("listed"));
+    }
+
+    /**
+     * Two directories per broker: a new replica is UNASSIGNED; a failed directory leaves
+     * the registration's list and takes its broker out of the partitions placed there; the
+     * last listed directory stays listed (an empty list is not replayed); a new replica of
+     * a broker listing one directory is placed in it.
+     */
+    @Test
+    void directoriesAreAssignedAndFail() {
+        lines.ok("{\"op\":\"reset\",\"brokers\":[1,2,3],\"elr\":false}");
+        Map<String, Object> a = lines.ok("{\"op\":\"create\",\"replicas\":[1,2,3],\"min_isr\":1,\"unclean\":false}");
+        assertEquals(ids(-1, -1, -1), partition(a, 0).get("dirs"));
+        a = lines.ok("{\"op\":\"assign_dir\",\"partition\":0,\"broker\":1,\"dir\":0}");
+        assertEquals(ids(0, -1, -1), partition(a, 0).get("dirs"));
+        a = lines.ok("{\"op\":\"dir_offline\",\"broker\":1,\"dir\":0}");
+        assertEquals(ids(1), broker(a, 1).get("dirs"));
+        assertEquals(ids(2, 3), partition(a, 0).get("isr"));
+        assertEquals(2L, partition(a, 0).get("leader"));
+        a = lines.ok("{\"op\":\"create\",\"replicas\":[1,2],\"min_isr\":1,\"unclean\":false}");
+        assertEquals(ids(1, -1), partition(a, 1).get("dirs"));
+        a = lines.ok("{\"op\":\"dir_offline\",\"broker\":1,\"dir\":1}");
+        assertEquals(ids(1), broker(a, 1).get("dirs"));
+        assertEquals(ids(2), partition(a, 1).get("isr"));
+        assertEquals(2L, partition(a, 1).get("leader"));
+        a = lines.send("{\"op\":\"assign_dir\",\"partition\":1,\"broker\":3,\"dir\":0}");
+        assertEquals("NOT_LEADER_OR_FOLLOWER", a.get("error"));
     }
 
     @Test
