@@ -26,7 +26,12 @@ fn agreeing_releases() -> Vec<(String, RuleSet)> {
 
 /// The rules the real controller judges (`isrfuzz conform`): the broker-side rules are
 /// not run by the controller's driver, so no release is claimed for them.
-const CONTROLLER_RULES: [&str; 3] = ["derivation", "completion", "last-known-leader"];
+const CONTROLLER_RULES: [&str; 4] = [
+    "derivation",
+    "completion",
+    "last-known-leader",
+    "assignment-elr",
+];
 
 /// `  releases: 4.1.2, 4.2.2` for the measured releases `matches` accepts, or nothing.
 fn releases_line(agreeing: &[(String, RuleSet)], matches: impl Fn(&RuleSet) -> bool) -> String {
