@@ -96,19 +96,9 @@ pub struct Conformance {
     pub unjudged: Vec<String>,
 }
 
-/// An event only Inkless has: a switch, or a diskless or remote-storage topic.
+/// An event only Inkless has ([`Event::is_inkless_only`]).
 fn is_inkless(e: &Event) -> bool {
-    match e {
-        Event::CreatePartition {
-            diskless,
-            remote_storage,
-            ..
-        } => *diskless || *remote_storage,
-        Event::SwitchStart { .. }
-        | Event::SealCommit { .. }
-        | Event::AlterDisklessSwitch { .. } => true,
-        _ => false,
-    }
+    e.is_inkless_only()
 }
 
 /// The part of `history` a release judges, and why each step after it is not: an Inkless

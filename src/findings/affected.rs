@@ -292,6 +292,15 @@ struct Measured {
 }
 
 fn measured(history: &History) -> Option<Measured> {
+    // A release judges such a history only up to its first Inkless-only step: its record
+    // says nothing of the steps after it, where the violations are.
+    if history
+        .events
+        .iter()
+        .any(crate::model::Event::is_inkless_only)
+    {
+        return None;
+    }
     let m: serde_json::Value = serde_json::from_str(MEASURED).ok()?;
     let key = format!("{:016x}", history.content_hash());
     let mut releases = Vec::new();

@@ -391,6 +391,22 @@ impl Event {
         )
     }
 
+    /// An event only Inkless has: a switch, or a diskless or remote-storage topic. No
+    /// Apache Kafka controller takes it, nor judges the steps after it.
+    pub fn is_inkless_only(&self) -> bool {
+        match self {
+            Event::CreatePartition {
+                diskless,
+                remote_storage,
+                ..
+            } => *diskless || *remote_storage,
+            Event::SwitchStart { .. }
+            | Event::SealCommit { .. }
+            | Event::AlterDisklessSwitch { .. } => true,
+            _ => false,
+        }
+    }
+
     /// CreateTopics or CreatePartitions: the event takes the next partition index.
     pub fn creates_a_partition(&self) -> bool {
         matches!(
