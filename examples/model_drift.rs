@@ -57,7 +57,7 @@ fn main() {
         }
     };
     let rules = RuleSet::parse(release.preset).expect("a release's preset parses");
-    let generated = Generated::new(release, seed, rules, ElrMode::Drawn, SECONDS_MAX);
+    let generated = Generated::new(release, seed, rules, ElrMode::Drawn, SECONDS_MAX, &[]);
     let out = std::io::stdout();
     let mut out = std::io::BufWriter::new(out.lock());
     for (i, h) in generated.take(count).enumerate() {

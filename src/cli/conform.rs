@@ -71,7 +71,9 @@ pub struct ConformArgs {
     /// Also judge the brokers: the calls the model's broker side makes (registrations
     /// applied, appends, fetch rounds, the ISR-expiration task, restarts) are performed on
     /// the release's real Partitions and logs, and every replica is compared after each
-    /// step (conformance/BROKERS.md).
+    /// step (conformance/BROKERS.md). Generated histories then leave out what the brokers
+    /// judge cannot take (unregistration, topics of several partitions, deletion, log
+    /// directories); a given history with one is judged by the controller alone.
     #[arg(long, conflicts_with = "epoch_cache")]
     brokers: bool,
     /// Judge a change to the controller: a unified diff (as `git diff` writes it, paths
@@ -315,7 +317,13 @@ impl Run<'_> {
             driver.set_deadline(Some(Instant::now() + Duration::from_secs_f64(s)));
         }
         let seconds = seconds.unwrap_or(SECONDS_MAX);
-        let generated = Generated::new(self.release, seed, *self.rules, self.args.elr, seconds);
+        // Under --brokers, only what the brokers judge can take: each history is judged whole.
+        let without = match self.args.brokers {
+            true => isrfuzz::conform::brokers::NOT_JUDGED_OPS,
+            false => &[],
+        };
+        let (rules, elr) = (*self.rules, self.args.elr);
+        let generated = Generated::new(self.release, seed, rules, elr, seconds, without);
         let max = self.args.max_histories.unwrap_or(u64::MAX);
         for h in generated.take(usize::try_from(max).unwrap_or(usize::MAX)) {
             self.one(driver, "generated", &h)?;

@@ -233,6 +233,8 @@ pub struct Generated {
     elr: ElrMode,
     deadline: Instant,
     buf: Vec<u8>,
+    /// Operations never drawn ([`Decode::without`]).
+    without: &'static [&'static str],
 }
 
 impl Generated {
@@ -242,6 +244,7 @@ impl Generated {
         guide: RuleSet,
         elr: ElrMode,
         seconds: f64,
+        without: &'static [&'static str],
     ) -> Generated {
         Generated {
             release,
@@ -250,6 +253,7 @@ impl Generated {
             elr,
             deadline: Instant::now() + Duration::from_secs_f64(seconds),
             buf: Vec::new(),
+            without,
         }
     }
 }
@@ -264,6 +268,7 @@ impl Iterator for Generated {
         self.rng.fill(&mut self.buf);
         let options = Decode {
             elr: self.elr,
+            without: self.without,
             ..Decode::guided(self.guide)
         };
         let drawn = decode(&self.buf, options);

@@ -62,6 +62,7 @@ pub fn decode_judged(
             elr,
             padded: false,
             feed: Some(&mut judged),
+            without: &[],
         },
     );
     (history, judged.run.finish())

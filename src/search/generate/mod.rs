@@ -130,6 +130,9 @@ pub struct Decode<'f> {
     /// of the generator's own (`hunt`: each event is applied once per side, not once more
     /// for the guide).
     pub feed: Option<&'f mut dyn Feed>,
+    /// Operations never drawn, by their `op` name (their swarm weight is 0): `conform
+    /// --brokers` leaves out what its brokers judge cannot take.
+    pub without: &'static [&'static str],
 }
 
 impl Default for Decode<'_> {
@@ -141,6 +144,7 @@ impl Default for Decode<'_> {
             elr: ElrMode::Drawn,
             padded: false,
             feed: None,
+            without: &[],
         }
     }
 }
@@ -186,6 +190,7 @@ pub fn decode(data: &[u8], options: Decode) -> History {
         events_max,
         elr,
         feed,
+        without,
         ..
     } = options;
     let model = match feed {
@@ -195,17 +200,22 @@ pub fn decode(data: &[u8], options: Decode) -> History {
             cluster: Cluster::default(),
         },
     };
-    draw(data, events_max, elr, model)
+    draw(data, events_max, elr, model, without)
 }
 
 /// The draw loop: the guide starts `model` on the drawn brokers and ELR setting, then
 /// takes operations until the input or `events_max` runs out.
-fn draw(data: &[u8], events_max: usize, elr: ElrMode, model: Model) -> History {
+fn draw(data: &[u8], events_max: usize, elr: ElrMode, model: Model, without: &[&str]) -> History {
     let events_max = events_max.clamp(1, GEN_EVENTS_MAX);
     let (data, mode) = mode(data, elr);
     let mut u = Unstructured::new(data);
     let mut g = Guide::start(&mut u, model, mode);
-    let weights = swarm_weights(&mut u);
+    let mut weights = swarm_weights(&mut u);
+    for (w, op) in weights.iter_mut().zip(OPS) {
+        if without.contains(&op.name) {
+            *w = 0;
+        }
+    }
     // Every iteration consumes input or adds an event; the cap makes termination obvious.
     for _ in 0..4 * GEN_EVENTS_MAX {
         if g.events.len() >= events_max || u.is_empty() || g.model.stopped() {

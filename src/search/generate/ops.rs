@@ -18,7 +18,6 @@ use arbitrary::Unstructured;
 pub(super) struct OpSpec {
     /// The `op` tag of the events it builds, as in history files (the tests hold each
     /// constructor to it).
-    #[cfg_attr(not(test), allow(dead_code))]
     pub name: &'static str,
     /// Whether it makes sense in the guide model's current state. Only applicable
     /// operations are drawn, so a constructor may rely on its precondition.
