@@ -234,13 +234,14 @@ pub fn real_broker(
     &(id, state): &(BrokerId, BrokerState),
     offline_dirs: &[(BrokerId, u8, u8)],
 ) -> RealBroker {
-    let mask = (offline_dirs.iter().find(|&&(b, _, _)| b == id)).map_or(0, |&(_, m, _)| m);
-    let online = (0..crate::model::dirs::DIRS_PER_BROKER).filter(|d| mask & (1 << d) == 0);
+    use crate::model::dirs::{has_online_dir, DIRS_PER_BROKER};
+    let dirs =
+        (0..BrokerId::from(DIRS_PER_BROKER)).filter(|&d| has_online_dir(offline_dirs, id, d));
     RealBroker {
         id,
         fenced: state == BrokerState::Fenced,
         in_controlled_shutdown: state == BrokerState::ControlledShutdown,
-        dirs: Some(online.map(BrokerId::from).collect()),
+        dirs: Some(dirs.collect()),
     }
 }
 

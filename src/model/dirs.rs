@@ -31,12 +31,7 @@ pub(crate) fn assign_replica_dir(
     if !c.is_registered(broker) {
         return Err((ErrorCode::StaleBrokerEpoch, "no broker registration found"));
     }
-    if !(0..BrokerId::from(DIRS_PER_BROKER)).contains(&dir) {
-        return Err((
-            ErrorCode::InvalidRequest,
-            "the broker has no such directory",
-        ));
-    }
+    known_dir(dir)?;
     let part = partition(c, index)?;
     if !part.replicas.contains(&broker) {
         return Err((
@@ -60,6 +55,18 @@ pub(crate) fn assign_replica_dir(
         effects.extend(commit_all(c, vec![(index, built)]));
     }
     Ok(Outcome::accepted(effects))
+}
+
+/// History validation keeps a directory to 0 or 1; a history built in code is refused the
+/// same way rather than indexing past a broker's directories.
+fn known_dir(dir: BrokerId) -> Result<(), Rejection> {
+    match (0..BrokerId::from(DIRS_PER_BROKER)).contains(&dir) {
+        true => Ok(()),
+        false => Err((
+            ErrorCode::InvalidRequest,
+            "the broker has no such directory",
+        )),
+    }
 }
 
 /// A record built from `before` (merged into `built`), replayed after another record made
@@ -122,12 +129,7 @@ pub(crate) fn log_dir_offline(
             ))
         }
     }
-    if !(0..BrokerId::from(DIRS_PER_BROKER)).contains(&dir) {
-        return Err((
-            ErrorCode::InvalidRequest,
-            "the broker has no such directory",
-        ));
-    }
+    known_dir(dir)?;
     let bit = 1u8 << dir;
     let at = c.offline_dirs.partition_point(|&(b, _, _)| b < broker);
     if c.offline_dirs.get(at).is_none_or(|&(b, _, _)| b != broker) {

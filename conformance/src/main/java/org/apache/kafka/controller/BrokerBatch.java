@@ -59,11 +59,11 @@ final class BrokerBatch {
             if (!(calls.get(i) instanceof Map)) throw new ConformanceDriver.DriverException("call " + i + " is not an object");
             @SuppressWarnings("unchecked")
             Map<String, Object> call = (Map<String, Object>) calls.get(i);
-            String op = BrokerSide.text(call, "op");
+            String op = RequestFields.text(call, "op");
             if (op.equals("broker_batch")) throw new ConformanceDriver.DriverException("a batch in a batch");
             if (op.equals("broker_alter_answer") && !answers(call, outstanding, asserted)) continue;
-            if (op.equals("broker_delete_records") && insideABatch(side, BrokerSide.integer(call, "partition"),
-                BrokerSide.integer(call, "broker"), BrokerSide.longField(call, "offset"))) {
+            if (op.equals("broker_delete_records") && insideABatch(side, RequestFields.integer(call, "partition"),
+                RequestFields.integer(call, "broker"), RequestFields.longField(call, "offset"))) {
                 beyond = MID_BATCH_DELETE;
                 break;
             }
@@ -111,8 +111,8 @@ final class BrokerBatch {
      */
     private static boolean answers(Map<String, Object> call, List<BrokerSide.Proposal> outstanding,
                                    List<BrokerSide.Proposal> asserted) {
-        int partition = BrokerSide.integer(call, "partition");
-        int broker = BrokerSide.integer(call, "broker");
+        int partition = RequestFields.integer(call, "partition");
+        int broker = RequestFields.integer(call, "broker");
         boolean isAsserted = Boolean.TRUE.equals(call.get("asserted"));
         for (Iterator<BrokerSide.Proposal> it = outstanding.iterator(); it.hasNext(); ) {
             BrokerSide.Proposal p = it.next();
@@ -138,9 +138,9 @@ final class BrokerBatch {
         BrokerFetcher.FetchAnswer f = o == null ? null : o.fetch;
         boolean stuck = f == null || !f.error.equals("NONE") && !f.error.equals("OFFSET_OUT_OF_RANGE");
         boolean atEnd = f != null && f.error.equals("NONE") && f.records == 0 && f.divergingEpoch < 0;
-        int index = BrokerSide.integer(call, "partition");
-        long follower = leo(side, BrokerSide.integer(call, "follower"), index);
-        long leader = leo(side, BrokerSide.integer(call, "leader"), index);
+        int index = RequestFields.integer(call, "partition");
+        long follower = leo(side, RequestFields.integer(call, "follower"), index);
+        long leader = leo(side, RequestFields.integer(call, "leader"), index);
         return follower >= leader && atEnd || stuck;
     }
 

@@ -1,5 +1,10 @@
 package org.apache.kafka.controller;
 
+import static org.apache.kafka.controller.RequestFields.intList;
+import static org.apache.kafka.controller.RequestFields.integer;
+import static org.apache.kafka.controller.RequestFields.longField;
+import static org.apache.kafka.controller.RequestFields.text;
+
 import org.apache.kafka.common.DirectoryId;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -785,46 +790,6 @@ final class BrokerSide {
     /** {@code "replicas":[...]}: every replica any broker holds (a log, a Partition or both). */
     void replicas(StringBuilder out, Outcome o) {
         view.replicas(out, brokers.values(), o);
-    }
-
-    // ---------------------------------------------------------------- request fields
-
-    private static Object field(Map<String, Object> req, String name) {
-        Object v = req.get(name);
-        if (v == null) throw new ConformanceDriver.DriverException("missing field " + name);
-        return v;
-    }
-
-    static long longField(Map<String, Object> req, String name) {
-        Object v = field(req, name);
-        if (!(v instanceof Long)) throw new ConformanceDriver.DriverException("field " + name + " is not an integer");
-        return (Long) v;
-    }
-
-    private static int toInt(Object v, String name) {
-        if (v instanceof Long) {
-            long l = (Long) v;
-            if (l >= Integer.MIN_VALUE && l <= Integer.MAX_VALUE) return (int) l;
-        }
-        throw new ConformanceDriver.DriverException("field " + name + " is not an int");
-    }
-
-    static int integer(Map<String, Object> req, String name) {
-        return toInt(field(req, name), name);
-    }
-
-    static String text(Map<String, Object> req, String name) {
-        Object v = field(req, name);
-        if (!(v instanceof String)) throw new ConformanceDriver.DriverException("field " + name + " is not a string");
-        return (String) v;
-    }
-
-    private static List<Integer> intList(Map<String, Object> req, String name) {
-        Object v = field(req, name);
-        if (!(v instanceof List)) throw new ConformanceDriver.DriverException("field " + name + " is not an array");
-        List<Integer> out = new ArrayList<>();
-        for (Object e : (List<?>) v) out.add(toInt(e, name));
-        return out;
     }
 
     private static int[] ints(List<Integer> list) {

@@ -23,6 +23,12 @@ final class RequestFields {
         throw new ConformanceDriver.DriverException("field " + name + " is not an int");
     }
 
+    static long longField(Map<String, Object> req, String name) {
+        Object v = field(req, name);
+        if (!(v instanceof Long)) throw new ConformanceDriver.DriverException("field " + name + " is not an integer");
+        return (Long) v;
+    }
+
     static int integer(Map<String, Object> req, String name) {
         return toInt(field(req, name), name);
     }
