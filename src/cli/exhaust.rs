@@ -12,8 +12,9 @@ use isrfuzz::search::{exhaust, stop};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Exit code when `--states-max` cut the exploration short and nothing was violated in
-/// what was explored (no claim is made for the depth asked).
+/// Exit code when the memory budget (`--memory-max`, `--states-max`) cut the exploration
+/// short and nothing was violated in what was explored (no claim is made for the depth
+/// asked).
 pub const EXIT_BOUND_NOT_REACHED: u8 = 4;
 
 /// Deepest exploration accepted: the state count grows about tenfold per level.
@@ -42,9 +43,13 @@ pub struct ExhaustArgs {
     /// Largest reassignment target.
     #[arg(long, default_value_t = 4)]
     max_target: usize,
-    /// Stop once this many distinct states are stored (memory bound).
-    #[arg(long, default_value_t = 2_000_000)]
-    states_max: usize,
+    /// Memory budget: stop before the stored states outgrow it (bytes, or with a K, M or G
+    /// suffix, powers of 1024). A state costs 48 bytes beyond a 256 MiB working set.
+    #[arg(long, value_name = "SIZE", default_value = "4G", value_parser = parse_size)]
+    memory_max: u64,
+    /// Stop once this many distinct states are stored (default: what `--memory-max` holds).
+    #[arg(long, value_name = "N")]
+    states_max: Option<usize>,
     /// Folder for the shortest counterexamples.
     #[arg(long, default_value = "findings/exhaust")]
     out: PathBuf,
@@ -74,9 +79,33 @@ fn limits(args: &ExhaustArgs) -> Result<exhaust::Limits, Error> {
     Ok(exhaust::Limits {
         depth: args.depth,
         max_target: args.max_target,
-        states_max: args.states_max,
+        states_max: states_max(args),
         jobs: jobs(args.jobs)?,
     })
+}
+
+/// The states the budget holds: `--memory-max`'s, or `--states-max` if smaller.
+fn states_max(args: &ExhaustArgs) -> usize {
+    let by_memory = exhaust::states_for_budget(args.memory_max);
+    args.states_max.map_or(by_memory, |n| n.min(by_memory))
+}
+
+/// A size in bytes: digits, then K, M or G (powers of 1024; `KiB` and the like too).
+fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    let unit: u32 = match t[digits..].to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KB" | "KIB" => 10,
+        "M" | "MB" | "MIB" => 20,
+        "G" | "GB" | "GIB" => 30,
+        _ => return Err(format!("`{text}`: a size is digits then K, M or G")),
+    };
+    t[..digits]
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1u64 << unit))
+        .ok_or_else(|| format!("`{text}`: a size is digits then K, M or G, below 16 EiB"))
 }
 
 /// `--jobs`, checked; by default the machine's cores.
@@ -137,7 +166,12 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode, Error> {
         if report.violations.is_empty() {
             say(
                 !args.json,
-                format!("  holds to depth {}", report.depth_reached),
+                format!(
+                    "  holds to depth {} (up to fingerprint collisions: chance ≤ {:.1e} over {} states)",
+                    report.depth_reached,
+                    report.collision_bound(),
+                    report.states
+                ),
             );
         }
         if report.stopped {
@@ -166,10 +200,43 @@ fn incomplete(args: &ExhaustArgs, report: &exhaust::Report) -> Option<String> {
         )
     } else {
         format!(
-            "  INCOMPLETE: --states-max {} stopped the exploration during depth {d}; depth {} was not reached",
-            args.states_max, args.depth
+            "  INCOMPLETE: the memory budget ({}) stopped the exploration during depth {d}; depth {} was not reached",
+            budget(args),
+            args.depth
         )
     })
+}
+
+/// The budget in bytes and states, as the report states it.
+fn budget(args: &ExhaustArgs) -> String {
+    let n = states_max(args);
+    let working = exhaust::WORKING_BYTES >> 20;
+    if args
+        .states_max
+        .is_some_and(|m| m < exhaust::states_for_budget(args.memory_max))
+    {
+        return format!("--states-max {n}");
+    }
+    let size = size_text(args.memory_max);
+    if n == 0 {
+        return format!(
+            "--memory-max {size} is too small for one depth: the working set alone takes {working} MiB"
+        );
+    }
+    format!(
+        "--memory-max {size}: {n} states at {} B each beyond a {working} MiB working set",
+        exhaust::STATE_BYTES
+    )
+}
+
+/// A size as it would be typed: whole units of 1024 where it divides, else bytes.
+fn size_text(bytes: u64) -> String {
+    for (shift, unit) in [(30, "G"), (20, "M"), (10, "K")] {
+        if bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+            return format!("{}{unit}", bytes >> shift);
+        }
+    }
+    format!("{bytes}")
 }
 
 fn print_summary(summary: &Summary, transitions: u64, elapsed: std::time::Duration, json: bool) {

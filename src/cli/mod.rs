@@ -1,7 +1,7 @@
 //! The `isrfuzz` command line: one module per command, each an argument struct and a
 //! `run` that calls the library. Exit codes: 0 nothing violated, 1 something violated or
 //! found, 2 bad usage or input, 3 harness bug (the model panicked), 4 `exhaust` stopped by
-//! `--states-max` before the depth asked (nothing violated in what it explored), 5 a judge
+//! its memory budget before the depth asked (nothing violated in what it explored), 5 a judge
 //! failed (`conform`: a JVM died, stalled or answered nonsense; the summary of what was
 //! found before is printed first), 6 `promote` wrote nothing because every violation is an
 //! expected or known finding (each named; `--known none` promotes them). `promote` exits 0

@@ -5,22 +5,20 @@
 //! invariant a shortest counterexample. Deterministic: the same configuration always
 //! explores the same counts.
 //!
+//! Storage: a state seen is kept as a 64-bit fingerprint (src/search/fingerprints.rs) and
+//! its first parent and operation (src/search/tree.rs), and rebuilt by re-executing that
+//! path when it is expanded or a counterexample is written; the engine is src/search/bfs.rs.
+//!
 //! Reduction: equal states are merged (the full state: controller, brokers, ghosts). There
 //! is no broker-id symmetry reduction, on purpose: Kafka orders `removing` by broker id
 //! (a TreeSet), so renaming brokers is not a symmetry of the rules and merging renamed
 //! states would be unsound; src/symmetry.rs and tests/it/symmetry.rs show it.
 
 use crate::check::history::History;
-use crate::check::invariants::{
-    quiescent_pending, quiescent_violations_except, step_violations_except, StepView,
-};
 use crate::check::judge::{drive, ModelJudge};
-use crate::check::oracle;
-use crate::model::{apply, Acks, Cluster, Event, LeaderRecoveryState, Survives};
+use crate::model::{Acks, Cluster, Event, LeaderRecoveryState, Survives};
 use crate::rules::RuleSet;
-use crate::search::seen::{state_hash, Seen};
-use crate::search::stop;
-use crate::search::{default_jobs, JOBS_MAX};
+use crate::search::default_jobs;
 use std::ops::ControlFlow;
 
 /// A starting cluster and the operations explored from it.
@@ -128,7 +126,7 @@ pub const START_BROKERS_MAX: usize = 7;
 /// The alphabet for a state: reassignments to every ascending subset of the brokers
 /// (sizes 1..=max_target), cancel, every AlterPartition ISR that holds the leader, and
 /// for the switched start: fence/unfence, a leader move, time and diskless produce.
-fn alphabet(start: &Start, state: &Cluster, max_target: usize) -> Vec<Event> {
+pub(crate) fn alphabet(start: &Start, state: &Cluster, max_target: usize) -> Vec<Event> {
     if start.name == "data" {
         return data_alphabet(start);
     }
@@ -234,8 +232,16 @@ pub struct Report {
     /// `states_max` stopped the exploration part-way through this depth (so
     /// `depth_reached` is one less, and no bound beyond it was established).
     pub cut_at_depth: Option<usize>,
-    /// A stop request ([`stop`]) ended the exploration, at `cut_at_depth`.
+    /// A stop request ([`crate::search::stop`]) ended the exploration, at `cut_at_depth`.
     pub stopped: bool,
+}
+
+impl Report {
+    /// The chance, at most, that two distinct states were merged because their
+    /// fingerprints collided (src/search/fingerprints.rs): every bound carries it.
+    pub fn collision_bound(&self) -> f64 {
+        crate::search::fingerprints::collision_bound(self.states)
+    }
 }
 
 /// Explore every history of up to `depth` operations under `rules` from `start`.
@@ -270,6 +276,22 @@ pub fn explore_until(
     explore_with(start, rules, &limits, until)
 }
 
+/// Bytes a stored state costs at most: its tree node (8 bytes, up to 24 while the node
+/// list doubles) and its fingerprint's slot in a shard (8 bytes and a control byte at
+/// least 7/16 full: up to 21). States themselves are not stored.
+pub const STATE_BYTES: u64 = 48;
+
+/// Bytes the search needs besides its stored states: a chunk's transitions and fresh
+/// states, each thread's rebuilt path and fingerprints, the model's own (130–210 MB
+/// resident in all at depth 5 from `kraft`, one or two threads, 316 K states included).
+pub const WORKING_BYTES: u64 = 256 << 20;
+
+/// The states a memory budget holds: what is left after the working set, at
+/// [`STATE_BYTES`] each (0 when the budget does not cover the working set).
+pub fn states_for_budget(bytes: u64) -> usize {
+    usize::try_from(bytes.saturating_sub(WORKING_BYTES) / STATE_BYTES).unwrap_or(usize::MAX)
+}
+
 /// How far and how wide `explore_with` goes.
 pub struct Limits {
     pub depth: usize,
@@ -282,7 +304,7 @@ pub struct Limits {
 
 /// The state the start's setup events leave, run through the one loop as a history of
 /// their own.
-fn setup_state(start: &Start, rules: &RuleSet) -> Cluster {
+pub(crate) fn setup_state(start: &Start, rules: &RuleSet) -> Cluster {
     let mut setup = History::new(start.brokers.clone(), start.setup.clone());
     setup.eligible_leader_replicas = start.elr;
     let mut model = ModelJudge::new(rules, false, false);
@@ -290,311 +312,12 @@ fn setup_state(start: &Start, rules: &RuleSet) -> Cluster {
     model.into_state()
 }
 
-/// Transitions computed per parallel batch: bounds the states held outside the arena.
-const BATCH_MAX: usize = 512;
-
-/// The breadth-first search. Each depth's transitions are computed in batches on `jobs`
-/// threads (apply, step checks, state hash) and merged in order on this one, exactly as
-/// a single thread would: the same states get the same indices, the same violations the
-/// same shortest histories.
+/// The breadth-first search (src/search/bfs.rs).
 pub fn explore_with(
     start: &Start,
     rules: &RuleSet,
     limits: &Limits,
     until: Option<&str>,
 ) -> Report {
-    let root = setup_state(start, rules);
-    let mut bfs = Bfs {
-        start,
-        rules,
-        until,
-        seen: Seen::default(),
-        arena: Vec::new(),
-        report: Report {
-            states: 1,
-            ..Report::default()
-        },
-    };
-    bfs.seen.insert(state_hash(&root), 0);
-    bfs.arena.push((root, None));
-    let jobs = limits.jobs.clamp(1, JOBS_MAX);
-    let mut frontier = vec![0usize];
-    for d in 1..=limits.depth {
-        let mut next = Vec::new();
-        let mut batch = Vec::with_capacity(BATCH_MAX);
-        for (k, &idx) in frontier.iter().enumerate() {
-            let ops = alphabet(start, &bfs.arena[idx].0, limits.max_target);
-            batch.extend(ops.into_iter().map(|op| (idx, op)));
-            if batch.len() < BATCH_MAX && k + 1 < frontier.len() {
-                continue;
-            }
-            // Between batches, like the state bound: what was found so far is kept.
-            if stop::requested() {
-                bfs.report.cut_at_depth = Some(d);
-                bfs.report.stopped = true;
-                return bfs.finish();
-            }
-            match bfs.run_batch(&batch, jobs, limits.states_max, &mut next) {
-                Some(Step::Full) => {
-                    bfs.report.cut_at_depth = Some(d);
-                    return bfs.finish();
-                }
-                Some(_) => return bfs.finish(),
-                None => batch.clear(),
-            }
-        }
-        frontier = next;
-        bfs.report.depth_reached = d;
-    }
-    bfs.finish()
-}
-
-/// The breadth-first search's memory: an arena of states with parent links (to rebuild
-/// shortest histories), the index of states seen (by hash, into the arena), and the
-/// report so far.
-struct Bfs<'a> {
-    start: &'a Start,
-    rules: &'a RuleSet,
-    until: Option<&'a str>,
-    arena: Vec<(Cluster, Option<(usize, Event)>)>,
-    seen: Seen,
-    report: Report,
-}
-
-/// One transition, computed away from the search's memory.
-struct Transition {
-    from: usize,
-    op: Event,
-    state: Cluster,
-    hash: u64,
-    /// Step invariants violated, in list order (those already found when the batch
-    /// started are not checked).
-    violated: Vec<&'static str>,
-    novelty: Novelty,
-}
-
-/// Whether a transition's state is new, decided once per batch (the arena and the index
-/// do not change while a batch is computed, and merging keeps the batch's order).
-#[derive(Clone, Copy, PartialEq)]
-enum Novelty {
-    /// The step was rejected: no state to merge.
-    Rejected,
-    /// Stored before this batch.
-    Seen,
-    /// Equal to the state of an earlier transition of this batch.
-    Repeat,
-    /// New: only these are healed and judged at quiescence, and stored.
-    Fresh,
-}
-
-enum Step {
-    /// The `until` invariant was violated.
-    Stop,
-    /// The state bound was reached.
-    Full,
-    /// A state not seen before, stored at this index.
-    New(usize),
-    /// Rejected, or a state already seen.
-    Merged,
-}
-
-impl Bfs<'_> {
-    fn finish(mut self) -> Report {
-        self.report.states = self.arena.len();
-        self.report
-    }
-
-    /// Compute and merge one batch; the new states go to `next`. `Some(Stop)` or
-    /// `Some(Full)` ends the search there.
-    fn run_batch(
-        &mut self,
-        batch: &[(usize, Event)],
-        jobs: usize,
-        states_max: usize,
-        next: &mut Vec<usize>,
-    ) -> Option<Step> {
-        let expanded = self.expand_batch(batch, jobs);
-        let quiescent = self.quiescent_batch(&expanded, jobs);
-        for (t, q) in expanded.into_iter().zip(quiescent) {
-            match self.merge(t, q, states_max) {
-                Step::New(new) => next.push(new),
-                Step::Merged => {}
-                end => return Some(end),
-            }
-        }
-        None
-    }
-
-    fn known(&self, id: &str) -> bool {
-        self.report.violations.iter().any(|(v, _)| *v == id)
-    }
-
-    /// The invariants found so far (checked no more: only a shortest witness is kept).
-    fn known_ids(&self) -> Vec<&'static str> {
-        self.report.violations.iter().map(|(v, _)| *v).collect()
-    }
-
-    fn found(&self) -> bool {
-        self.until.is_some_and(|id| self.known(id))
-    }
-
-    /// Compute `batch` on `jobs` threads, in order; then mark the states new to it.
-    fn expand_batch(&self, batch: &[(usize, Event)], jobs: usize) -> Vec<Transition> {
-        let known = self.known_ids();
-        let (arena, seen, rules) = (&self.arena, &self.seen, self.rules);
-        let one = |(from, op): &(usize, Event)| {
-            let mut t = transition(&arena[*from].0, *from, op, rules, &known);
-            if t.novelty == Novelty::Fresh && seen.find(arena, t.hash, &t.state).is_some() {
-                t.novelty = Novelty::Seen;
-                // Freed on this thread, while its memory is hot: only fresh states live
-                // until the merge.
-                t.state = Cluster::default();
-            }
-            t
-        };
-        let mut out = in_parallel(batch, jobs, one);
-        let mut firsts = Seen::default();
-        for i in 0..out.len() {
-            if out[i].novelty != Novelty::Fresh {
-                continue;
-            }
-            let (hash, state) = (out[i].hash, &out[i].state);
-            if firsts.find_in(&out, |t| &t.state, hash, state).is_some() {
-                out[i].novelty = Novelty::Repeat;
-            } else {
-                firsts.insert(hash, i);
-            }
-        }
-        out
-    }
-
-    /// The quiescence violations of each fresh state of `batch` (healed on `jobs` threads),
-    /// unless every quiescence invariant is already found.
-    fn quiescent_batch(&self, batch: &[Transition], jobs: usize) -> Vec<Vec<&'static str>> {
-        if !quiescent_pending(|id| self.known(id)) {
-            return batch.iter().map(|_| Vec::new()).collect();
-        }
-        let known = self.known_ids();
-        let rules = self.rules;
-        in_parallel(batch, jobs, |t| {
-            if t.novelty != Novelty::Fresh {
-                return Vec::new();
-            }
-            let mut healed = t.state.clone();
-            oracle::heal(&mut healed, rules);
-            quiescent_violations_except(&healed, rules, |id| known.contains(&id))
-                .map(|(id, _)| id)
-                .collect()
-        })
-    }
-
-    /// Merge one computed transition, in the order a single thread takes them.
-    fn merge(&mut self, t: Transition, quiescent: Vec<&'static str>, states_max: usize) -> Step {
-        self.report.transitions += 1;
-        self.record(&t.violated, t.from, &t.op);
-        if self.found() {
-            return Step::Stop;
-        }
-        if t.novelty != Novelty::Fresh {
-            return Step::Merged;
-        }
-        if self.arena.len() >= states_max {
-            return Step::Full;
-        }
-        self.record(&quiescent, t.from, &t.op);
-        if self.found() {
-            return Step::Stop;
-        }
-        let new = self.arena.len();
-        self.seen.insert(t.hash, new);
-        self.arena.push((t.state, Some((t.from, t.op))));
-        Step::New(new)
-    }
-
-    /// Record the first violation of each invariant in `ids` not found yet, with the
-    /// shortest history: the one to `from`, then `op`.
-    fn record(&mut self, ids: &[&'static str], from: usize, op: &Event) {
-        for &id in ids {
-            if !self.known(id) {
-                let h = rebuild(self.start, &self.arena, from, op);
-                self.report.violations.push((id, h));
-            }
-        }
-    }
-}
-
-/// Apply `op` to `prev` and check the step (skipping the invariants in `known`).
-fn transition(
-    prev: &Cluster,
-    from: usize,
-    op: &Event,
-    rules: &RuleSet,
-    known: &[&'static str],
-) -> Transition {
-    let mut state = prev.clone();
-    let outcome = apply(&mut state, op, rules);
-    let view = StepView {
-        prev,
-        next: &state,
-        event: op,
-        outcome: &outcome,
-    };
-    let violated = step_violations_except(&view, rules, |id| known.contains(&id))
-        .map(|(id, _)| id)
-        .collect();
-    let rejected = outcome.is_rejected();
-    // A rejected step leaves no state to merge; its hash is never read.
-    let hash = if rejected { 0 } else { state_hash(&state) };
-    let (novelty, state) = if rejected {
-        (Novelty::Rejected, Cluster::default())
-    } else {
-        (Novelty::Fresh, state)
-    };
-    Transition {
-        from,
-        op: op.clone(),
-        state,
-        hash,
-        violated,
-        novelty,
-    }
-}
-
-/// `f` over `items` on up to `jobs` threads, results in the order of `items`.
-fn in_parallel<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    if jobs <= 1 || items.len() < 2 {
-        return items.iter().map(&f).collect();
-    }
-    let per = items.len().div_ceil(jobs);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(per)
-            .map(|chunk| scope.spawn(|| chunk.iter().map(&f).collect::<Vec<R>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("a transition panicked"))
-            .collect()
-    })
-}
-
-/// The history from the start to `idx`, then `last`.
-fn rebuild(
-    start: &Start,
-    arena: &[(Cluster, Option<(usize, Event)>)],
-    mut idx: usize,
-    last: &Event,
-) -> History {
-    let mut ops = vec![last.clone()];
-    while let Some((parent, op)) = &arena[idx].1 {
-        ops.push(op.clone());
-        idx = *parent;
-    }
-    ops.reverse();
-    let mut events = start.setup.clone();
-    events.extend(ops);
-    let mut history = History::new(start.brokers.clone(), events);
-    history.eligible_leader_replicas = start.elr;
-    history.format = history.written_format();
-    history
+    crate::search::bfs::explore(start, rules, limits, until)
 }

@@ -2,16 +2,18 @@
 //! (`hunt`), bounded exhaustive exploration (`exhaust`), the entry point of the
 //! coverage-guided engines (`fuzz`). Uses `findings` and below.
 
+mod bfs;
 pub mod counterexamples;
 pub mod exhaust;
+pub mod fingerprints;
 pub mod fuzz;
 pub mod generate;
 pub mod hunt;
 pub mod judged;
 pub mod report;
 pub mod rng;
-mod seen;
 pub mod stop;
+mod tree;
 pub mod workers;
 
 /// Threads a search (`hunt`'s workers, `exhaust`'s batches) uses at most.

@@ -191,3 +191,63 @@ fn elr_on_from_the_spec_start() {
         "#]],
     );
 }
+
+/// What exhaust finds at depth 4 is pinned: each invariant's shortest counterexample (its
+/// history's content hash, as in the file name written) in the order found, and the
+/// counts. These are the values the exact-state engine of 96d2365 found; the fingerprint
+/// engine must find the very same (`ci/exhaust-pins.sh` compares every preset at depths
+/// 4 and 5 against tests/it/snapshots/exhaust-pins.txt).
+#[test]
+fn shortest_counterexamples_at_depth_4_are_pinned() {
+    let starts = starts();
+    let mut lines = Vec::new();
+    for (start, rules) in [
+        ("kraft", "trunk"),
+        ("kraft", "kafka-21419"),
+        ("switched", "pr756"),
+        ("switched", "inkless-main"),
+    ] {
+        let s = starts.iter().find(|s| s.name == start).unwrap();
+        let r = explore(s, &RuleSet::parse(rules).unwrap(), 4, 4, 1_000_000);
+        lines.push(format!(
+            "{rules} from {start}: transitions={} states={} depth={}",
+            r.transitions, r.states, r.depth_reached
+        ));
+        for (id, h) in &r.violations {
+            lines.push(format!("  {id} {:016x}", h.content_hash()));
+        }
+    }
+    expect![[r#"
+        trunk from kraft: transitions=514724 states=116591 depth=4
+          S1 8a6cf9a1fb69f35f
+          G7 8a6cf9a1fb69f35f
+          E1 8a6cf9a1fb69f35f
+          G1 7863e4c9ec44f3ac
+          G2 85d0500ad553855b
+          G4 355d850cbb10526d
+          G6 b30605c20c21f1cb
+          G5 9d76bb735470fea0
+        kafka-21419 from kraft: transitions=336618 states=71391 depth=4
+          S1 8a6cf9a1fb69f35f
+          G7 8a6cf9a1fb69f35f
+          E1 8a6cf9a1fb69f35f
+          G1 7863e4c9ec44f3ac
+          G4 355d850cbb10526d
+          G2 7f533cccdf19842d
+          G6 b30605c20c21f1cb
+          G5 bbcba352e09a1ff3
+        pr756 from switched: transitions=27125 states=9360 depth=4
+          INV-5 9671c19b6a62c8a0
+          INV-2 b3913e8998c42fdc
+          E2 312658e4477bd853
+          INV-6 d9a46f4a62e5678c
+          INV-9 122c1ff970ddcc1b
+          INV-4 4ff96672dfbbc0e7
+        inkless-main from switched: transitions=27100 states=9336 depth=4
+          INV-5 9671c19b6a62c8a0
+          E2 e8d99f0f77b9fd67
+          INV-2 b3913e8998c42fdc
+          INV-6 d9a46f4a62e5678c
+    "#]]
+    .assert_eq(&(lines.join("\n") + "\n"));
+}

@@ -323,6 +323,23 @@ fn exhaust_cut_short_says_so_and_exits_4() {
     assert!(!text.contains("holds to depth 4"), "{text}");
 }
 
+/// A memory budget below the working set holds no state beyond the start: the run ends in
+/// depth 1 with the budget named, exit 4 (incomplete), no abort.
+#[test]
+fn exhaust_budget_too_small_for_one_depth_exits_4() {
+    let dir = scratch("exhaust-budget");
+    let args = ["exhaust", "--depth", "3", "--memory-max", "1K", "--out"];
+    let out = bounded(&[&args[..], &[dir.to_str().unwrap()]].concat(), &[]);
+    assert_ends(&out, &[4], "exhaust with 1K");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("INCOMPLETE")
+            && text.contains("--memory-max 1K is too small for one depth")
+            && text.contains("during depth 1"),
+        "{text}"
+    );
+}
+
 #[test]
 fn usage_errors_are_one_line() {
     for args in [
@@ -333,6 +350,8 @@ fn usage_errors_are_one_line() {
         &["hunt", "--until", "V1"],
         &["hunt", "--seconds", "NaN"],
         &["exhaust", "--depth", "99"],
+        &["exhaust", "--memory-max", "12Q"],
+        &["exhaust", "--memory-max", "99999999999G"],
     ] {
         assert_ends(&bounded(args, &[]), &[2], &format!("{args:?}"));
     }

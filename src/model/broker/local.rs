@@ -157,6 +157,14 @@ impl Hash for Local {
 }
 
 impl Local {
+    /// What `Hash` leaves out and equality compares: the fetch states in full and the
+    /// phase kept for the next start. `exhaust`'s fingerprints add it, so that they merge
+    /// only states the search's old exact comparison merged.
+    pub fn hash_unread<H: Hasher>(&self, h: &mut H) {
+        self.fetchers.hash(h);
+        self.truncate_at_start.hash(h);
+    }
+
     /// The log end offset.
     pub fn leo(&self) -> i64 {
         self.log.end()

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# exhaust's time and memory, written to docs/benchmarks-exhaust.md: `--jobs 1` against
+# `--jobs 2` at depth 6 from `kraft` (alternating, RUNS pairs), then depths 7 and 8 from
+# `kraft` and depth 8 from `switched` on two jobs. Medians of the runs, peak resident
+# memory as GNU time reports it. Usage: ci/bench-exhaust.sh [RUNS] [DEEP_RUNS]
+# (defaults 3 and 1; about 25 minutes on 2 cores with the defaults).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-3}
+deep=${2:-1}
+for n in "$runs" "$deep"; do
+  [[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 20 ] || { echo "error: runs must be 1..20, got \`$n\`" >&2; exit 2; }
+done
+[ -x /usr/bin/time ] || { echo "error: needs GNU time at /usr/bin/time" >&2; exit 2; }
+cargo build --release --quiet --bin isrfuzz
+bin=$PWD/target/release/isrfuzz
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+rows=$tmp/rows
+# One run: label, then exhaust's arguments. Appends "label wall_s rss_kb states transitions".
+one() {
+  local label=$1
+  shift
+  /usr/bin/time -f '%e %M' -o "$tmp/time" "$bin" exhaust --known none --out "$tmp/out" "$@" > "$tmp/log"
+  rm -rf "$tmp/out"
+  local line
+  line=$(grep -m1 'explored completely' "$tmp/log")
+  grep -q "depth \([0-9]*\) of \1 " <<< "$line" || { echo "error: $label did not complete: $line" >&2; exit 1; }
+  local states transitions
+  transitions=$(sed -E 's/.*completely, ([0-9]+) transitions.*/\1/' <<< "$line")
+  states=$(sed -E 's/.*transitions, ([0-9]+) distinct.*/\1/' <<< "$line")
+  echo "$label $(cat "$tmp/time") $states $transitions" >> "$rows"
+  echo "$label: $(cat "$tmp/time") ($states states, $transitions transitions)" >&2
+}
+for r in $(seq 1 "$runs"); do
+  one "kraft-6-jobs1" --rules complete --depth 6 --jobs 1
+  one "kraft-6-jobs2" --rules complete --depth 6 --jobs 2
+done
+for r in $(seq 1 "$deep"); do
+  one "kraft-7-jobs2" --rules complete --depth 7 --jobs 2
+  one "kraft-8-jobs2" --rules complete --depth 8 --jobs 2
+  one "switched-8-jobs2" --rules complete --start switched --depth 8 --jobs 2
+done
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+col() { awk -v l="$1" -v c="$2" '$1==l {print $c}' "$rows"; }
+row() { # label description
+  local w m
+  w=$(col "$1" 2 | median)
+  m=$(col "$1" 3 | median)
+  printf '| %s | %s | %.1f s | %.0f MB | %s | %s |\n' "$2" "$(col "$1" 2 | wc -l)" "$w" "$(echo "$m / 1000" | bc -l)" \
+    "$(col "$1" 4 | head -1)" "$(col "$1" 5 | head -1)"
+}
+ratios=$(paste <(col kraft-6-jobs1 2) <(col kraft-6-jobs2 2) | awk '{printf "%.2f\n", $1/$2}')
+{
+  echo "# exhaust: time and memory"
+  echo
+  echo "Written by \`ci/bench-exhaust.sh $runs $deep\` at commit \`$(git rev-parse --short=7 HEAD)\`$(git diff --quiet HEAD -- src || echo ' (with uncommitted changes)'), $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores ($(lscpu | sed -n 's/^Model name: *//p' | head -1)). Wall time and peak resident memory (GNU time's maximum RSS) are medians of the runs; \`exhaust --rules complete --known none\`, every run to completion. The engine stores 8 bytes of path and one 64-bit fingerprint per state and rebuilds states by re-execution (src/search/bfs.rs)."
+  echo
+  echo "| run | runs | wall | peak memory | states | transitions |"
+  echo "|---|---:|---:|---:|---:|---:|"
+  row kraft-6-jobs1 "\`--depth 6\` from \`kraft\`, \`--jobs 1\`"
+  row kraft-6-jobs2 "\`--depth 6\` from \`kraft\`, \`--jobs 2\`"
+  row kraft-7-jobs2 "\`--depth 7\` from \`kraft\`, \`--jobs 2\`"
+  row kraft-8-jobs2 "\`--depth 8\` from \`kraft\`, \`--jobs 2\`"
+  row switched-8-jobs2 "\`--depth 8\` from \`switched\`, \`--jobs 2\`"
+  echo
+  echo "\`--jobs 2\` against \`--jobs 1\` at depth 6, pair by pair (jobs 1 wall / jobs 2 wall): $(echo $ratios | sed 's/ /, /g'); median $(echo "$ratios" | median)×."
+} > docs/benchmarks-exhaust.md
+cat docs/benchmarks-exhaust.md
