@@ -111,12 +111,14 @@ if want throughput; then
 fi
 
 if want engines; then
-  while IFS='|' read -r name rules inv _start; do
+  while IFS='|' read -r name rules inv _start fix; do
     if [ -n "${BUGS:-}" ] && [[ ",$BUGS," != *",$name,"* ]]; then continue; fi
     for trial in $(seq 1 "$trials"); do
       for engine in libfuzzer afl afl-state; do
         [[ ",${ENGINES:-libfuzzer,afl,afl-state}," == *",$engine,"* ]] || continue
         env_args=(ISRFUZZ_RULES="$rules:complete" ISRFUZZ_UNTIL="$inv")
+        # The bug's own violations only, where its rule set's known holes share them.
+        [ -n "$fix" ] && env_args+=(ISRFUZZ_PLANTED_FIX="$fix")
         case $engine in
           libfuzzer) read -r secs execs crashed < <(libfuzzer_run kraft_diff "$budget" "$trial" "${env_args[@]}") ;;
           afl) read -r secs execs crashed < <(afl_run kraft_diff "$budget" "$trial" "${env_args[@]}") ;;

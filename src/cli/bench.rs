@@ -47,7 +47,8 @@ pub struct BenchArgs {
 pub fn run(args: BenchArgs) -> Result<ExitCode, Error> {
     if args.list_bugs {
         for b in BUGS {
-            println!("{}|{}|{}|{}", b.name, b.rules, b.invariant, b.start);
+            let fix = b.fix.unwrap_or("");
+            println!("{}|{}|{}|{}|{fix}", b.name, b.rules, b.invariant, b.start);
         }
         return Ok(ExitCode::SUCCESS);
     }

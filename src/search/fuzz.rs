@@ -11,6 +11,10 @@
 //!
 //! `ISRFUZZ_RULES=A:B` (or `A`) overrides the pair without recompiling, and
 //! `ISRFUZZ_UNTIL=G5,INV-4` reports only those invariants (the benchmark times one bug).
+//! `ISRFUZZ_PLANTED_FIX=rule=variant` names the fix of the bug a benchmark planted: a
+//! violation is then reported only when it is that bug's own (gone when the same history
+//! runs with the fix), known or not, so a planted bug whose invariant the rule set's known
+//! holes share is measured again (CE-c2's INV-4 is also F6's, F10's and F12's).
 //! `trivial` runs nothing: its exec/s is the engine's own per-execution cost.
 //!
 //! State feedback (`ISRFUZZ_STATE_FEEDBACK=1`, IJON-style): every step's abstract
@@ -22,7 +26,7 @@
 use crate::check::history::History;
 use crate::check::oracle::{self, Verdict};
 use crate::findings::report;
-use crate::findings::triage::{self, Known};
+use crate::findings::triage::{self, AfterFix, Known, Mechanism};
 use crate::model::Cluster;
 use crate::rules::{RuleSet, PRESETS};
 use crate::search::generate::{decode, Decode};
@@ -102,11 +106,14 @@ fn env_rules_parsed() -> Option<Result<Vec<RuleSet>, String>> {
         .clone()
 }
 
-/// Check the environment a target reads (`ISRFUZZ_RULES`), so a command line fails with
+/// Check the environment a target reads (`ISRFUZZ_RULES`, `ISRFUZZ_PLANTED_FIX`), so a command line fails with
 /// one line where a fuzz target would panic.
 pub fn check_env() -> Result<(), String> {
-    match env_rules_parsed() {
-        Some(Err(e)) => Err(e),
+    if let Some(Err(e)) = env_rules_parsed() {
+        return Err(e);
+    }
+    match env_planted_fix_parsed() {
+        Some(Err(e)) => Err(e.clone()),
         _ => Ok(()),
     }
 }
@@ -179,6 +186,9 @@ fn classify(
 fn new_violation(history: &History, verdict: &Verdict) -> Option<Crash> {
     let known = embedded_known();
     let until = env_until();
+    if let Some(fix) = env_planted_fix() {
+        return planted_violation(history, verdict, fix, until);
+    }
     let left = &verdict.sides[0];
     let right = verdict.sides.get(1);
     left.violations.iter().find_map(|v| {
@@ -190,6 +200,61 @@ fn new_violation(history: &History, verdict: &Verdict) -> Option<Crash> {
             invariant: v.invariant,
             step: v.step,
         })
+    })
+}
+
+/// The planted bug's own violation of the left side, if any: one the right side does not
+/// share, among `until`'s, that is gone when the history runs again with `fix` (the
+/// planted bug's fix) set on the left. Known findings are not consulted: this is what
+/// tells the planted bug apart from the holes its rule set shares with `complete`.
+pub fn planted_violation(
+    history: &History,
+    verdict: &Verdict,
+    fix: &Mechanism,
+    until: Option<&[String]>,
+) -> Option<Crash> {
+    let left = &verdict.sides[0];
+    let right = verdict.sides.get(1);
+    left.violations.iter().find_map(|v| {
+        let also_right = right.is_some_and(|r| r.violates(v.invariant));
+        let wanted = until.is_none_or(|u| u.iter().any(|id| id == v.invariant));
+        let own = || fix.after_fix(history, &left.rules, v, &[]) == AfterFix::Gone;
+        (!also_right && wanted && own()).then_some(Crash {
+            side: left.rules,
+            invariant: v.invariant,
+            step: v.step,
+        })
+    })
+}
+
+/// `ISRFUZZ_PLANTED_FIX` as the mechanism it names (`fixed_by`), checked once.
+fn env_planted_fix() -> Option<&'static Mechanism> {
+    env_planted_fix_parsed()
+        .as_ref()
+        .map(|r| r.as_ref().unwrap_or_else(|e| panic!("{e}")))
+}
+
+fn env_planted_fix_parsed() -> &'static Option<Result<Mechanism, String>> {
+    static FIX: OnceLock<Option<Result<Mechanism, String>>> = OnceLock::new();
+    FIX.get_or_init(|| {
+        let text = std::env::var("ISRFUZZ_PLANTED_FIX").ok()?;
+        Some(planted_fix(&text))
+    })
+}
+
+/// A planted bug's fix, `rule=variant`, as a mechanism; an error line if this build has no
+/// such rule or variant.
+pub fn planted_fix(text: &str) -> Result<Mechanism, String> {
+    let bad = || format!("ISRFUZZ_PLANTED_FIX `{text}`: not a rule=variant of this build");
+    let (id, variant) = text.split_once('=').ok_or_else(bad)?;
+    let rule = crate::rules::RULES
+        .iter()
+        .find(|r| r.id == id)
+        .ok_or_else(bad)?;
+    rule.position(variant).ok_or_else(bad)?;
+    Ok(Mechanism {
+        fixed_by: Some(text.to_string()),
+        ..Mechanism::default()
     })
 }
 

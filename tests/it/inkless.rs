@@ -336,3 +336,34 @@ fn seal_admission_variants_differ_on_a_restarted_follower() {
         "#]],
     );
 }
+
+/// The planted-bug benchmark's CE-c2. On `pr756-commit1` its INV-4 is a known finding
+/// (CE-c's row names its mechanism; F6, F10 and F12 share the invariant), so a fuzz
+/// target reports nothing and the benchmark measured 0 of 10. With the bug's fix named
+/// (`ISRFUZZ_PLANTED_FIX`), the target reports this INV-4, the one the fix removes; a
+/// rule change that leaves it (`lag=uncapped`) does not make it the bug's own.
+#[test]
+fn planted_ce_c2_is_told_apart_from_the_known_holes() {
+    use isrfuzz::findings::triage::is_known;
+    use isrfuzz::rules::RuleSet;
+    use isrfuzz::search::fuzz::{embedded_known, judge, planted_fix, planted_violation, Target};
+    let h = common::parse(&format!(
+        "{}; time 15000; shutdown 1; time 60000",
+        switched(true)
+    ));
+    let sides = RuleSet::parse_pair("pr756-commit1:complete").unwrap();
+    let (verdict, _) = judge(Target::KraftDiff, &h, &sides);
+    let left = &verdict.sides[0];
+    let inv4 = left.violations.iter().find(|v| v.invariant == "INV-4");
+    let inv4 = inv4.expect("pr756-commit1 violates INV-4");
+    assert!(!verdict.sides[1].violates("INV-4"));
+    assert!(is_known(embedded_known(), &h, left, inv4));
+    let until = ["INV-4".to_string()];
+    let fix = planted_fix("leader-change=diversion").unwrap();
+    let own = planted_violation(&h, &verdict, &fix, Some(&until)).expect("CE-c2's INV-4");
+    assert_eq!((own.invariant, own.step), ("INV-4", 8));
+    let other = planted_fix("lag=uncapped").unwrap();
+    assert!(planted_violation(&h, &verdict, &other, Some(&until)).is_none());
+    assert!(planted_fix("leader-change=bogus").is_err());
+    assert!(planted_fix("leader-change").is_err());
+}
