@@ -91,7 +91,9 @@ fn provenance(md: &mut String, rows: &[Row], command: &str, csv: &str) {
         "How it runs (`ci/bench.sh TRIALS BUDGET`, defaults 10 and 10 s): everything pinned \
          to one core with `taskset`, one measurement at a time. `hunt`: seeds 1..=TRIALS, \
          20 s budget, `--until` the bug's invariant. libFuzzer: the `kraft_diff` binary with \
-         `ISRFUZZ_RULES=<bug>:complete ISRFUZZ_UNTIL=<invariant>`, empty corpus, \
+         `ISRFUZZ_RULES=<bug>:complete ISRFUZZ_UNTIL=<invariant>` (and \
+         `ISRFUZZ_PLANTED_FIX=<fix>` for a bug whose invariant its rule set's known holes \
+         share: CE-c2), empty corpus, \
          `--sanitizer none`, `-use_value_profile=1 -len_control=0 -max_len=512 -seed=<trial>`. \
          AFL++: `cargo afl fuzz` (CmpLog on) on `afl_kraft_diff`, one 4-byte seed, \
          `AFL_BENCH_UNTIL_CRASH=1 -s <trial> -V <budget>`; `afl-state` adds \
