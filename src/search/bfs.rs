@@ -17,8 +17,8 @@ use crate::check::invariants::{
 use crate::check::oracle;
 use crate::model::{apply, Cluster, Event};
 use crate::rules::RuleSet;
-use crate::search::exhaust::{alphabet, setup_state, Limits, Report, Start};
 use crate::search::fingerprints::{fingerprint, shard_of, Fingerprints, SHARDS};
+use crate::search::space::{alphabet, setup_state, Limits, Report, Start};
 use crate::search::tree::{Rebuilder, Replay, Tree, ROOT};
 use crate::search::{stop, JOBS_MAX};
 use std::ops::Range;

@@ -12,6 +12,7 @@ pub mod hunt;
 pub mod judged;
 pub mod report;
 pub mod rng;
+mod space;
 pub mod stop;
 mod tree;
 pub mod workers;

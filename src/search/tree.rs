@@ -7,7 +7,7 @@
 use crate::check::history::History;
 use crate::model::{apply, Cluster, Event};
 use crate::rules::RuleSet;
-use crate::search::exhaust::{alphabet, Start};
+use crate::search::space::{alphabet, Start};
 
 /// Number of the starting state.
 pub(crate) const ROOT: u32 = 0;
