@@ -211,10 +211,7 @@ fn incomplete(args: &ExhaustArgs, report: &exhaust::Report) -> Option<String> {
 fn budget(args: &ExhaustArgs) -> String {
     let n = states_max(args);
     let working = exhaust::WORKING_BYTES >> 20;
-    if args
-        .states_max
-        .is_some_and(|m| m < exhaust::states_for_budget(args.memory_max))
-    {
+    if n < exhaust::states_for_budget(args.memory_max) {
         return format!("--states-max {n}");
     }
     let size = size_text(args.memory_max);

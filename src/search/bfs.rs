@@ -217,7 +217,7 @@ impl Bfs<'_> {
     fn classify(&mut self, ts: &mut [Transition]) {
         let per = SHARDS.div_ceil(self.jobs);
         let all: &[Transition] = ts;
-        let groups: Vec<(usize, &mut [crate::search::fingerprints::Padded])> = self
+        let groups: Vec<(usize, &mut [crate::search::fingerprints::Shard])> = self
             .seen
             .shards
             .chunks_mut(per)
@@ -230,7 +230,7 @@ impl Bfs<'_> {
                 let s = shard_of(t.fp);
                 if t.novelty == Novelty::Fresh
                     && (first..first + shards.len()).contains(&s)
-                    && !shards[s - first].0.insert(t.fp)
+                    && !shards[s - first].insert(t.fp)
                 {
                     repeats.push(i);
                 }
@@ -243,19 +243,20 @@ impl Bfs<'_> {
         }
     }
 
-    /// Phase 3: the quiescence violations of each fresh state (healed in place), unless
-    /// every quiescence invariant is already found; every state is dropped.
+    /// Phase 3: the quiescence violations of each fresh state (healed in place, then
+    /// dropped), unless every quiescence invariant is already found.
     fn heal(&self, ts: &mut [Transition], known: &[&'static str]) -> Vec<Vec<&'static str>> {
         let pending = quiescent_pending(|id| known.contains(&id));
         let rules = self.rules;
         let mut out: Vec<Vec<&'static str>> = ts.iter().map(|_| Vec::new()).collect();
+        if !pending {
+            return out; // the states go with their transitions, at the merge
+        }
         // Only the fresh states cost anything, and they bunch: they are what is shared out.
-        let fresh: Vec<(usize, Box<Cluster>)> = (ts.iter_mut().enumerate())
+        let mut fresh = (ts.iter_mut().enumerate())
             .filter_map(|(i, t)| Some((i, t.state.take()?)))
-            .filter(|_| pending)
-            .collect();
+            .peekable();
         let mut blocks = Vec::new();
-        let mut fresh = fresh.into_iter().peekable();
         while fresh.peek().is_some() {
             blocks.push(std::sync::Mutex::new(
                 fresh.by_ref().take(HEAL_BLOCK).collect::<Vec<_>>(),
@@ -414,7 +415,7 @@ fn in_turn<T: Sync, S, R: Send>(
     done.into_iter().map(|(_, r)| r).collect()
 }
 
-/// `f` on each item, one thread each (the last on this one), results in order.
+/// `f` on each item, one thread each, results in order.
 fn in_parallel_owned<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R> {
     if items.len() < 2 {
         return items.into_iter().map(&f).collect();

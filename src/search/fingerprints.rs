@@ -40,21 +40,15 @@ pub fn collision_bound(states: usize) -> f64 {
 
 /// Fingerprints seen, in shards.
 pub(crate) struct Fingerprints {
-    pub(crate) shards: Vec<Padded>,
+    pub(crate) shards: Vec<Shard>,
 }
 
 pub(crate) type Shard = HashSet<u64, BuildHasherDefault<Identity>>;
 
-/// A shard alone on its cache lines: two threads inserting into neighbouring shards
-/// would otherwise keep taking each other's line (each insert writes the table's counts).
-#[derive(Default)]
-#[repr(align(128))]
-pub(crate) struct Padded(pub(crate) Shard);
-
 impl Default for Fingerprints {
     fn default() -> Fingerprints {
         Fingerprints {
-            shards: (0..SHARDS).map(|_| Padded::default()).collect(),
+            shards: (0..SHARDS).map(|_| Shard::default()).collect(),
         }
     }
 }
@@ -66,12 +60,12 @@ pub(crate) fn shard_of(fp: u64) -> usize {
 
 impl Fingerprints {
     pub(crate) fn contains(&self, fp: u64) -> bool {
-        self.shards[shard_of(fp)].0.contains(&fp)
+        self.shards[shard_of(fp)].contains(&fp)
     }
 
     /// Whether `fp` is new (and now seen).
     pub(crate) fn insert(&mut self, fp: u64) -> bool {
-        self.shards[shard_of(fp)].0.insert(fp)
+        self.shards[shard_of(fp)].insert(fp)
     }
 }
 

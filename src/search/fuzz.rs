@@ -25,6 +25,7 @@
 
 use crate::check::history::History;
 use crate::check::oracle::{self, Verdict};
+use crate::check::verdict::Violation;
 use crate::findings::report;
 use crate::findings::triage::{self, AfterFix, Known, Mechanism};
 use crate::model::Cluster;
@@ -184,22 +185,13 @@ fn classify(
 }
 
 fn new_violation(history: &History, verdict: &Verdict) -> Option<Crash> {
-    let known = embedded_known();
     let until = env_until();
     if let Some(fix) = env_planted_fix() {
         return planted_violation(history, verdict, fix, until);
     }
-    let left = &verdict.sides[0];
-    let right = verdict.sides.get(1);
-    left.violations.iter().find_map(|v| {
-        let also_right = right.is_some_and(|r| r.violates(v.invariant));
-        let is_known = triage::is_known(known, history, left, v);
-        let wanted = until.is_none_or(|u| u.iter().any(|id| id == v.invariant));
-        (!also_right && !is_known && wanted).then_some(Crash {
-            side: left.rules,
-            invariant: v.invariant,
-            step: v.step,
-        })
+    let (known, left) = (embedded_known(), &verdict.sides[0]);
+    first_reported(verdict, until, |v| {
+        !triage::is_known(known, history, left, v)
     })
 }
 
@@ -213,13 +205,25 @@ pub fn planted_violation(
     fix: &Mechanism,
     until: Option<&[String]>,
 ) -> Option<Crash> {
+    let rules = &verdict.sides[0].rules;
+    first_reported(verdict, until, |v| {
+        fix.after_fix(history, rules, v, &[]) == AfterFix::Gone
+    })
+}
+
+/// The left side's first violation among `until`'s that the right side does not share and
+/// `reported` keeps (asked last: it may replay the history).
+fn first_reported(
+    verdict: &Verdict,
+    until: Option<&[String]>,
+    reported: impl Fn(&Violation) -> bool,
+) -> Option<Crash> {
     let left = &verdict.sides[0];
     let right = verdict.sides.get(1);
     left.violations.iter().find_map(|v| {
         let also_right = right.is_some_and(|r| r.violates(v.invariant));
         let wanted = until.is_none_or(|u| u.iter().any(|id| id == v.invariant));
-        let own = || fix.after_fix(history, &left.rules, v, &[]) == AfterFix::Gone;
-        (!also_right && wanted && own()).then_some(Crash {
+        (!also_right && wanted && reported(v)).then_some(Crash {
             side: left.rules,
             invariant: v.invariant,
             step: v.step,

@@ -76,14 +76,23 @@ impl Replay<'_> {
         alphabet(self.start, state, self.max_target).swap_remove(usize::from(op))
     }
 
+    /// The state `id` is, from the state of its parent, and the operation between them.
+    fn child(&self, parent: &Cluster, id: u32) -> (Event, Cluster) {
+        let e = self.op(parent, self.tree.nodes[id as usize].op);
+        let mut state = parent.clone();
+        let outcome = apply(&mut state, &e, self.rules);
+        debug_assert!(!outcome.is_rejected(), "a stored path replays");
+        (e, state)
+    }
+
     /// The shortest history found to `from`, then operation `op` of its alphabet.
     pub(crate) fn history(&self, root: &Cluster, from: u32, op: u16) -> History {
         let mut state = root.clone();
         let mut events = self.start.setup.clone();
         for id in self.tree.path(from).into_iter().skip(1) {
-            let e = self.op(&state, self.tree.nodes[id as usize].op);
-            apply(&mut state, &e, self.rules);
+            let (e, next) = self.child(&state, id);
             events.push(e);
+            state = next;
         }
         events.push(self.op(&state, op));
         let mut history = History::new(self.start.brokers.clone(), events);
@@ -121,12 +130,7 @@ impl<'a> Rebuilder<'a> {
         self.path.truncate(common);
         for &next in &ids[common..] {
             let parent = &self.path.last().expect("the start is always kept").1;
-            let mut state = parent.clone();
-            let e = self
-                .replay
-                .op(parent, self.replay.tree.nodes[next as usize].op);
-            let outcome = apply(&mut state, &e, self.replay.rules);
-            debug_assert!(!outcome.is_rejected(), "a stored path replays");
+            let (_, state) = self.replay.child(parent, next);
             self.path.push((next, state));
         }
         &self.path.last().expect("just rebuilt").1

@@ -341,9 +341,11 @@ fn seal_admission_variants_differ_on_a_restarted_follower() {
 /// (CE-c's row names its mechanism; F6, F10 and F12 share the invariant), so a fuzz
 /// target reports nothing and the benchmark measured 0 of 10. With the bug's fix named
 /// (`ISRFUZZ_PLANTED_FIX`), the target reports this INV-4, the one the fix removes; a
-/// rule change that leaves it (`lag=uncapped`) does not make it the bug's own.
+/// rule change that leaves it (`lag=uncapped`) does not make it the bug's own. Every fix
+/// the bug list names is a rule=variant of this build.
 #[test]
 fn planted_ce_c2_is_told_apart_from_the_known_holes() {
+    use isrfuzz::bench::planted::BUGS;
     use isrfuzz::findings::triage::is_known;
     use isrfuzz::rules::RuleSet;
     use isrfuzz::search::fuzz::{embedded_known, judge, planted_fix, planted_violation, Target};
@@ -359,11 +361,16 @@ fn planted_ce_c2_is_told_apart_from_the_known_holes() {
     assert!(!verdict.sides[1].violates("INV-4"));
     assert!(is_known(embedded_known(), &h, left, inv4));
     let until = ["INV-4".to_string()];
-    let fix = planted_fix("leader-change=diversion").unwrap();
+    // The fix the benchmark names for CE-c2 (what `ci/bench.sh` passes).
+    let ce_c2 = BUGS.iter().find(|b| b.name == "CE-c2").unwrap();
+    let fix = planted_fix(ce_c2.fix.expect("CE-c2 names its fix")).unwrap();
     let own = planted_violation(&h, &verdict, &fix, Some(&until)).expect("CE-c2's INV-4");
     assert_eq!((own.invariant, own.step), ("INV-4", 8));
     let other = planted_fix("lag=uncapped").unwrap();
     assert!(planted_violation(&h, &verdict, &other, Some(&until)).is_none());
     assert!(planted_fix("leader-change=bogus").is_err());
+    for b in BUGS.iter().filter_map(|b| b.fix) {
+        assert!(planted_fix(b).is_ok(), "{b}");
+    }
     assert!(planted_fix("leader-change").is_err());
 }
