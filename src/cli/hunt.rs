@@ -67,6 +67,11 @@ pub fn run(args: HuntArgs) -> Result<ExitCode, Error> {
             elr_name(cfg.elr),
             names.join(" ")
         );
+        if args.rules.is_empty() {
+            for (pair, why) in attribution::REACH_PAIRS {
+                println!("  {pair}:complete is a default pair for {why}");
+            }
+        }
     }
     // What reproduces a finding: the seed, and the job count when it is not one (the
     // other workers' seeds derive from both).

@@ -15,10 +15,11 @@ use crate::findings::finding::sides_of;
 use crate::findings::summary::Matched;
 use crate::findings::{Finding, Sink};
 use crate::rules::RuleSet;
-use crate::search::generate::{decode, Decode, ElrMode, GEN_EVENTS_MAX};
+use crate::search::generate::{decode, Decode, ElrMode, GEN_EVENTS_MAX, GEN_SPLICED_EVENTS_MAX};
 use crate::search::judged::decode_judged;
 pub use crate::search::report::{MatchedEntry, Report};
-use crate::search::rng::{Rng, INPUT_BYTES_MAX};
+use crate::search::rng::Rng;
+use crate::search::splice::{Pool, SPLICED_BYTES_MAX};
 use crate::search::stop;
 pub use crate::search::workers::Progress;
 use crate::search::workers::{merge, run_workers, Shared, Turn};
@@ -99,8 +100,11 @@ fn worker(cfg: &Config, sink: &Sink, shared: &Shared, turn: Turn, start: Instant
         ..Report::default()
     };
     let mut rng = Rng::new(turn.seed(cfg.seed));
+    let mut pool = Pool::new(turn.seed(cfg.seed));
     let histories_max = cfg.histories_max.map(|m| turn.share_of(m));
-    let mut buf = Vec::with_capacity(INPUT_BYTES_MAX);
+    let mut buf = Vec::with_capacity(SPLICED_BYTES_MAX);
+    // Fresh histories so far: they take the pairs in turn, whatever the spliced ones run.
+    let mut fresh: u64 = 0;
     loop {
         let out_of_time =
             report.histories % 64 == 0 && (start.elapsed() >= cfg.budget || stop::requested());
@@ -110,11 +114,11 @@ fn worker(cfg: &Config, sink: &Sink, shared: &Shared, turn: Turn, start: Instant
         if histories_max.is_some_and(|m| report.histories >= m) {
             break;
         }
-        rng.fill(&mut buf);
         let n = report.histories;
         report.histories += 1;
         shared.count_history();
         if n % SHORTEN_EVERY == SHORTEN_EVERY - 1 && !report.findings.is_empty() {
+            rng.fill(&mut buf);
             if let Err(e) = shorten(sink, &mut report, &buf, n / SHORTEN_EVERY, cfg.elr) {
                 report.write_error = Some(e);
                 shared.stop();
@@ -122,17 +126,33 @@ fn worker(cfg: &Config, sink: &Sink, shared: &Shared, turn: Turn, start: Instant
             }
             continue;
         }
-        let pair = cfg.pairs[(n as usize) % cfg.pairs.len()];
-        // Alternate the guide so each side's reachable states get explored; the history
-        // is judged as it is drawn (the guide reads its side of the run).
+        let (p, guide, events_max, continue_at) = match pool.turn(n).then(|| pool.splice(&mut buf))
+        {
+            Some(Some(s)) => (s.pair, s.guide, GEN_SPLICED_EVENTS_MAX, Some(s.cut)),
+            _ => {
+                rng.fill(&mut buf);
+                let p = (fresh as usize) % cfg.pairs.len();
+                // Alternate the guide so each side's reachable states get explored; the
+                // history is judged as it is drawn (the guide reads its side of the run).
+                let guide = ((fresh / cfg.pairs.len() as u64) % 2) as usize;
+                fresh += 1;
+                (p, guide, GEN_EVENTS_MAX, None)
+            }
+        };
+        let pair = cfg.pairs[p];
         let sides = sides_of(&pair);
-        let guide = (((n / cfg.pairs.len() as u64) % 2) as usize).min(sides.len() - 1);
-        let (history, verdict) = decode_judged(&buf, sides, guide, GEN_EVENTS_MAX, cfg.elr);
+        let guide = guide.min(sides.len() - 1);
+        let (history, verdict, read) =
+            decode_judged(&buf, sides, guide, events_max, cfg.elr, continue_at);
         let at = Found { cfg, shared, start };
-        if let Err(e) = absorb(sink, &mut report, pair, history, verdict, at) {
-            report.write_error = Some(e);
-            shared.stop();
-            break;
+        match absorb(sink, &mut report, pair, history, verdict, at) {
+            Ok(true) => pool.add(&buf, read, p, guide),
+            Ok(false) => {}
+            Err(e) => {
+                report.write_error = Some(e);
+                shared.stop();
+                break;
+            }
         }
     }
     report
@@ -220,8 +240,10 @@ fn absorb(
     history: History,
     verdict: Verdict,
     at: Found,
-) -> Result<(), Error> {
+) -> Result<bool, Error> {
     let start = at.start;
+    // Whether this history met a row this worker had not met: a parent for chains.
+    let mut first_row = false;
     for side in &verdict.sides {
         for (total, n) in report.sometimes.iter_mut().zip(&side.sometimes) {
             *total += u64::from(*n);
@@ -229,7 +251,7 @@ fn absorb(
     }
     if let Some(bug) = verdict.harness_bug {
         report.harness_bugs.push((history, bug));
-        return Ok(());
+        return Ok(false);
     }
     if verdict.first_divergence.is_some() && report.first_divergence.is_none() {
         report.first_divergence = Some((start.elapsed(), report.histories));
@@ -244,6 +266,7 @@ fn absorb(
             if let Some(k) = sink.known_as(&history, side, v) {
                 let first =
                     (report.summary).count(side.rules, v.invariant, Some(k.into()), elapsed);
+                first_row |= first;
                 if first {
                     at.shared.met(k.display_id(), v.invariant, elapsed);
                     // Its witness is minimized and written after the search (`witness_matched`).
@@ -254,7 +277,7 @@ fn absorb(
                 }
                 continue;
             }
-            report.summary.count(side.rules, v.invariant, None, elapsed);
+            first_row |= report.summary.count(side.rules, v.invariant, None, elapsed);
             let found = report
                 .findings
                 .iter()
@@ -274,5 +297,5 @@ fn absorb(
             }
         }
     }
-    Ok(())
+    Ok(first_row)
 }

@@ -9,7 +9,7 @@ use crate::check::lockstep::Lockstep;
 use crate::check::oracle::Verdict;
 use crate::model::{apply, BrokerConfig, BrokerId, Cluster, Event};
 use crate::rules::RuleSet;
-use crate::search::generate::{decode, Decode, ElrMode, Feed};
+use crate::search::generate::{decode_read, Decode, ElrMode, Feed};
 
 /// The lockstep run, read as the guide through side `side`'s state.
 struct Judged {
@@ -40,7 +40,7 @@ impl Feed for Judged {
 }
 
 /// Decode with `sides[guide]` as the guide, the history judged under `sides` as it is
-/// drawn. The same history and the same verdict as decoding guided by `sides[guide]` then
+/// drawn; with the bytes read ([`decode_read`]). `continue_at`: [`Decode::continue_at`]. The same history and the same verdict as decoding guided by `sides[guide]` then
 /// `oracle::run(history, sides, false)` (a test compares them); a model panic ends the
 /// history at the event that caused it, with the verdict's harness bug.
 pub fn decode_judged(
@@ -49,12 +49,13 @@ pub fn decode_judged(
     guide: usize,
     events_max: usize,
     elr: ElrMode,
-) -> (History, Verdict) {
+    continue_at: Option<usize>,
+) -> (History, Verdict, usize) {
     let mut judged = Judged {
         run: Lockstep::new(sides, false, apply),
         side: guide,
     };
-    let history = decode(
+    let (history, read) = decode_read(
         data,
         Decode {
             guide: sides[guide],
@@ -63,7 +64,8 @@ pub fn decode_judged(
             padded: false,
             feed: Some(&mut judged),
             without: &[],
+            continue_at,
         },
     );
-    (history, judged.run.finish())
+    (history, judged.run.finish(), read)
 }

@@ -13,6 +13,7 @@ pub mod judged;
 pub mod report;
 pub mod rng;
 mod space;
+pub mod splice;
 pub mod stop;
 mod tree;
 pub mod workers;

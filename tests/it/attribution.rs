@@ -27,7 +27,7 @@ fn default_pairs_isolate_one_family_each() {
     let complete = RuleSet::complete();
     let pairs = default_pairs();
     let names: Vec<String> = pairs.iter().map(|[a, _]| a.to_string()).collect();
-    expect_test::expect![[r#"complete+trunk complete+3.8-4.2 complete+3.0-3.7 complete+kafka-21419 complete+kafka-21419-always-write complete+zk-style complete+inkless-main complete+pr756-commit1 complete+pr756 complete+pr756+pr760"#]]
+    expect_test::expect!["complete+trunk complete+3.8-4.2 complete+3.0-3.7 complete+kafka-21419 complete+kafka-21419-always-write complete+zk-style complete+inkless-main complete+pr756-commit1 complete+pr756 complete+pr756+pr760 complete+leader-change=none complete+last-known-leader=4.0"]
     .assert_eq(&names.join(" "));
     for [a, b] in &pairs {
         assert_eq!(*b, complete);

@@ -176,7 +176,7 @@ fn a_history_judged_as_it_is_drawn_is_the_same_history_and_verdict() {
             Rng::new(seed * 5 + k as u64).fill(&mut buf);
             let guide = (seed % 2) as usize % sides.len();
             let events_max = [GEN_EVENTS_MAX, 7][(seed % 3 == 0) as usize];
-            let (h, v) = decode_judged(&buf, sides, guide, events_max, Default::default());
+            let (h, v, _) = decode_judged(&buf, sides, guide, events_max, Default::default(), None);
             let options = Decode {
                 events_max,
                 ..Decode::guided(sides[guide])

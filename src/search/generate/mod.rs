@@ -39,6 +39,9 @@ use arbitrary::Unstructured;
 use ops::{pick_op, swarm_weights, OPS};
 
 pub const GEN_EVENTS_MAX: usize = 32;
+/// Events a history may run to when `hunt` continues one it ran before
+/// (`search::splice`): a prefix of up to [`GEN_EVENTS_MAX`], and as many again.
+pub const GEN_SPLICED_EVENTS_MAX: usize = 2 * GEN_EVENTS_MAX;
 pub const GEN_BROKERS_MIN: i32 = 3;
 pub const GEN_BROKERS_MAX: i32 = 6;
 pub const GEN_PARTITIONS_MAX: usize = 3;
@@ -120,7 +123,8 @@ pub struct Decode<'f> {
     /// The rule set of the generator's own guide model (unused with a `feed`).
     pub guide: RuleSet,
     /// At most this many events (at least the initial creation; capped at
-    /// [`GEN_EVENTS_MAX`]): `hunt` uses fewer to look for shorter witnesses.
+    /// [`GEN_SPLICED_EVENTS_MAX`]): `hunt` uses fewer to look for shorter witnesses, and
+    /// more for a continuation of an earlier history.
     pub events_max: usize,
     /// ELR drawn from the mode byte or forced; the guide runs with the history's setting.
     pub elr: ElrMode,
@@ -133,6 +137,10 @@ pub struct Decode<'f> {
     /// Operations never drawn, by their `op` name (their swarm weight is 0): `conform
     /// --brokers` leaves out what its brokers judge cannot take.
     pub without: &'static [&'static str],
+    /// A continuation (`hunt`'s chains, `search::splice`): once this many bytes are read
+    /// (the parent's prefix), new swarm weights are drawn and the fault count restarts.
+    /// The bytes before it decode as they would without it.
+    pub continue_at: Option<usize>,
 }
 
 impl Default for Decode<'_> {
@@ -145,6 +153,7 @@ impl Default for Decode<'_> {
             padded: false,
             feed: None,
             without: &[],
+            continue_at: None,
         }
     }
 }
@@ -175,9 +184,16 @@ pub trait Feed {
 
 /// Decode bytes into a history, choosing operations from the state of the guide.
 pub fn decode(data: &[u8], options: Decode) -> History {
+    decode_read(data, options).0
+}
+
+/// [`decode`], and how many bytes it read from the front of the input (of the padded
+/// input when padded; the mode byte is not counted): a prefix of that many bytes, with
+/// the same mode byte, decodes to the same history.
+pub fn decode_read(data: &[u8], options: Decode) -> (History, usize) {
     if options.padded {
         let padded = pad(data);
-        return decode(
+        return decode_read(
             &padded,
             Decode {
                 padded: false,
@@ -191,8 +207,14 @@ pub fn decode(data: &[u8], options: Decode) -> History {
         elr,
         feed,
         without,
+        continue_at,
         ..
     } = options;
+    let drawn = Drawn {
+        events_max,
+        elr,
+        continue_at,
+    };
     let model = match feed {
         Some(feed) => Model::Fed(feed),
         None => Model::Own {
@@ -200,26 +222,33 @@ pub fn decode(data: &[u8], options: Decode) -> History {
             cluster: Cluster::default(),
         },
     };
-    draw(data, events_max, elr, model, without)
+    draw(data, drawn, model, without)
 }
 
 /// The draw loop: the guide starts `model` on the drawn brokers and ELR setting, then
 /// takes operations until the input or `events_max` runs out.
-fn draw(data: &[u8], events_max: usize, elr: ElrMode, model: Model, without: &[&str]) -> History {
-    let events_max = events_max.clamp(1, GEN_EVENTS_MAX);
-    let (data, mode) = mode(data, elr);
+fn draw(data: &[u8], options: Drawn, model: Model, without: &[&str]) -> (History, usize) {
+    let events_max = options.events_max.clamp(1, GEN_SPLICED_EVENTS_MAX);
+    let (data, mode) = mode(data, options.elr);
     let mut u = Unstructured::new(data);
     let mut g = Guide::start(&mut u, model, mode);
-    let mut weights = swarm_weights(&mut u);
-    for (w, op) in weights.iter_mut().zip(OPS) {
-        if without.contains(&op.name) {
-            *w = 0;
-        }
-    }
+    let mut weights = swarm(&mut u, without);
+    let mut continued = options.continue_at;
     // Every iteration consumes input or adds an event; the cap makes termination obvious.
-    for _ in 0..4 * GEN_EVENTS_MAX {
+    // (At least the cap of a fresh history's length, which byte strings keep decoding by.)
+    for _ in 0..4 * events_max.max(GEN_EVENTS_MAX) {
         if g.events.len() >= events_max || u.is_empty() || g.model.stopped() {
             break;
+        }
+        if continued.is_some_and(|at| data.len() - u.len() >= at) {
+            // A continuation draws its own mix and faults: a parent's swarm may have had
+            // no weight for what the next stage of its mechanism needs.
+            continued = None;
+            weights = swarm(&mut u, without);
+            g.faults = 0;
+            if u.is_empty() {
+                break;
+            }
         }
         let op = &OPS[pick_op(&g, &mut u, &weights)];
         if let Some(event) = (op.build)(&mut g, &mut u) {
@@ -229,7 +258,26 @@ fn draw(data: &[u8], events_max: usize, elr: ElrMode, model: Model, without: &[&
     let mut history = History::new(g.brokers, g.events);
     history.eligible_leader_replicas = mode.elr;
     history.format = history.written_format();
-    history
+    (history, data.len() - u.len())
+}
+
+/// The swarm weights, drawn, with the operations left out at 0.
+fn swarm(u: &mut Unstructured, without: &[&str]) -> [u32; OPS.len()] {
+    let mut weights = swarm_weights(u);
+    for (w, op) in weights.iter_mut().zip(OPS) {
+        if without.contains(&op.name) {
+            *w = 0;
+        }
+    }
+    weights
+}
+
+/// What [`draw`] takes from [`Decode`].
+#[derive(Clone, Copy)]
+struct Drawn {
+    events_max: usize,
+    elr: ElrMode,
+    continue_at: Option<usize>,
 }
 
 /// The padding of what a coverage-guided engine hands over (`fuzz::input_history`,

@@ -449,3 +449,43 @@ fn padded_decoding_lengthens_short_inputs_only() {
     assert_eq!(a.brokers, b.brokers);
     assert_eq!(a.events[0], b.events[0]);
 }
+
+/// What `hunt`'s chains build on (`search::splice`): the bytes a decode read, with the
+/// mode byte, decode to the same history; a continuation from a cut keeps every event
+/// drawn before it, and may run past a fresh history's length.
+#[test]
+fn a_prefix_of_what_was_read_decodes_to_a_prefix() {
+    let mut longer = 0;
+    for seed in 0..300u64 {
+        let data = bytes(seed, 1 + (seed as usize * 7) % INPUT_BYTES_MAX);
+        let (h, read) = decode_read(&data, Decode::default());
+        let (mode, body) = data.split_last().expect("non-empty");
+        let mut prefix = body[..read].to_vec();
+        prefix.push(*mode);
+        assert_eq!(
+            decode(&prefix),
+            h,
+            "seed {seed}: the bytes read decode the same"
+        );
+        // Cut at the end of what was read, then 256 more bytes: the parent's events come
+        // first, whatever the continuation's mix (all but its last, which may have been
+        // drawn from input that ran out, and reads the new bytes instead).
+        let mut spliced = body[..read].to_vec();
+        spliced.extend(bytes(seed + 1000, 256));
+        spliced.push(*mode);
+        let continued = Decode {
+            events_max: GEN_SPLICED_EVENTS_MAX,
+            continue_at: Some(read),
+            ..Decode::default()
+        };
+        let c = super::decode(&spliced, continued);
+        let kept = h.events.len() - 1;
+        assert_eq!(c.events[..kept], h.events[..kept], "seed {seed}");
+        assert!(c.events.len() <= GEN_SPLICED_EVENTS_MAX);
+        longer += usize::from(c.events.len() > GEN_EVENTS_MAX);
+    }
+    assert!(
+        longer > 0,
+        "some continuations run past a fresh history's length"
+    );
+}
