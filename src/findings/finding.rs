@@ -130,6 +130,11 @@ impl Sink {
 
     /// Whether the violation `v` of `run` (a side of a run of `history`) is a known
     /// finding (by its mechanism, docs/findings.md Triage).
+    /// The expected and known findings this sink counts instead of reporting.
+    pub fn known(&self) -> &[Known] {
+        &self.known
+    }
+
     pub fn is_known(&self, history: &History, run: &SideRun, v: &Violation) -> bool {
         triage::is_known(&self.known, history, run, v)
     }

@@ -19,6 +19,7 @@ use crate::search::generate::{decode, Decode, ElrMode, GEN_EVENTS_MAX, GEN_SPLIC
 use crate::search::judged::decode_judged;
 pub use crate::search::report::{MatchedEntry, Report};
 use crate::search::rng::Rng;
+use crate::search::share::Shares;
 use crate::search::splice::{Pool, SPLICED_BYTES_MAX};
 use crate::search::stop;
 pub use crate::search::workers::Progress;
@@ -103,8 +104,7 @@ fn worker(cfg: &Config, sink: &Sink, shared: &Shared, turn: Turn, start: Instant
     let mut pool = Pool::new(turn.seed(cfg.seed));
     let histories_max = cfg.histories_max.map(|m| turn.share_of(m));
     let mut buf = Vec::with_capacity(SPLICED_BYTES_MAX);
-    // Fresh histories so far: they take the pairs in turn, whatever the spliced ones run.
-    let mut fresh: u64 = 0;
+    let mut shares = Shares::new(&cfg.pairs, sink.known());
     loop {
         let out_of_time =
             report.histories % 64 == 0 && (start.elapsed() >= cfg.budget || stop::requested());
@@ -131,12 +131,9 @@ fn worker(cfg: &Config, sink: &Sink, shared: &Shared, turn: Turn, start: Instant
             Some(Some(s)) => (s.pair, s.guide, GEN_SPLICED_EVENTS_MAX, Some(s.cut)),
             _ => {
                 rng.fill(&mut buf);
-                let p = (fresh as usize) % cfg.pairs.len();
-                // Alternate the guide so each side's reachable states get explored; the
-                // history is judged as it is drawn (the guide reads its side of the run).
-                let guide = ((fresh / cfg.pairs.len() as u64) % 2) as usize;
-                fresh += 1;
-                (p, guide, GEN_EVENTS_MAX, None)
+                // The history is judged as it is drawn (the guide reads its side of the run).
+                let t = shares.next();
+                (t.pair, t.guide, GEN_EVENTS_MAX, None)
             }
         };
         let pair = cfg.pairs[p];
@@ -145,7 +142,7 @@ fn worker(cfg: &Config, sink: &Sink, shared: &Shared, turn: Turn, start: Instant
         let (history, verdict, read) =
             decode_judged(&buf, sides, guide, events_max, cfg.elr, continue_at);
         let at = Found { cfg, shared, start };
-        match absorb(sink, &mut report, pair, history, verdict, at) {
+        match absorb(sink, &mut report, pair, history, verdict, at, &mut shares) {
             Ok(true) => pool.add(&buf, read, p, guide),
             Ok(false) => {}
             Err(e) => {
@@ -240,6 +237,7 @@ fn absorb(
     history: History,
     verdict: Verdict,
     at: Found,
+    shares: &mut Shares,
 ) -> Result<bool, Error> {
     let start = at.start;
     // Whether this history met a row this worker had not met: a parent for chains.
@@ -269,6 +267,7 @@ fn absorb(
                 first_row |= first;
                 if first {
                     at.shared.met(k.display_id(), v.invariant, elapsed);
+                    shares.met(k.display_id(), v.invariant);
                     // Its witness is minimized and written after the search (`witness_matched`).
                     let m = Matched::from(k);
                     report

@@ -12,6 +12,7 @@ pub mod hunt;
 pub mod judged;
 pub mod report;
 pub mod rng;
+pub mod share;
 mod space;
 pub mod splice;
 pub mod stop;
