@@ -131,6 +131,9 @@ pub(crate) fn log_dir_offline(
     }
     known_dir(dir)?;
     let bit = 1u8 << dir;
+    // A report the controller throws on is not an answer: nothing of it stands
+    // (`Outcome::Rejected`), the failure noted below included.
+    let before = c.offline_dirs.clone();
     let at = c.offline_dirs.partition_point(|&(b, _, _)| b < broker);
     if c.offline_dirs.get(at).is_none_or(|&(b, _, _)| b != broker) {
         c.offline_dirs.insert(at, (broker, 0, 0));
@@ -143,7 +146,13 @@ pub(crate) fn log_dir_offline(
     let mut records = Vec::new();
     for index in 0..c.partitions.len() {
         if c.partitions[index].dir_of(broker) == Some(dir) {
-            records.extend(remove_record(c, rules, broker, false, index)?);
+            match remove_record(c, rules, broker, false, index) {
+                Ok(r) => records.extend(r),
+                Err(e) => {
+                    c.offline_dirs = before;
+                    return Err(e);
+                }
+            }
         }
     }
     let effects: Vec<PartitionEffect> = commit_all(c, records);
