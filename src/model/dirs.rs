@@ -131,13 +131,12 @@ pub(crate) fn log_dir_offline(
     }
     known_dir(dir)?;
     let bit = 1u8 << dir;
-    // A report the controller throws on is not an answer: nothing of it stands
-    // (`Outcome::Rejected`), the failure noted below included.
-    let before = c.offline_dirs.clone();
     let at = c.offline_dirs.partition_point(|&(b, _, _)| b < broker);
-    if c.offline_dirs.get(at).is_none_or(|&(b, _, _)| b != broker) {
+    let new_entry = c.offline_dirs.get(at).is_none_or(|&(b, _, _)| b != broker);
+    if new_entry {
         c.offline_dirs.insert(at, (broker, 0, 0));
     }
+    let failed_before = c.offline_dirs[at].2;
     c.offline_dirs[at].2 |= bit;
     let unlisted = c.offline_dirs[at].1;
     if unlisted & bit != 0 {
@@ -149,7 +148,13 @@ pub(crate) fn log_dir_offline(
             match remove_record(c, rules, broker, false, index) {
                 Ok(r) => records.extend(r),
                 Err(e) => {
-                    c.offline_dirs = before;
+                    // A report the controller throws on is not an answer: nothing of it
+                    // stands (`Outcome::Rejected`), the failure noted above included.
+                    if new_entry {
+                        c.offline_dirs.remove(at);
+                    } else {
+                        c.offline_dirs[at].2 = failed_before;
+                    }
                     return Err(e);
                 }
             }

@@ -126,10 +126,14 @@ fn worker(cfg: &Config, sink: &Sink, shared: &Shared, turn: Turn, start: Instant
             }
             continue;
         }
-        let (p, guide, events_max, continue_at) = match pool.turn(n).then(|| pool.splice(&mut buf))
-        {
-            Some(Some(s)) => (s.pair, s.guide, GEN_SPLICED_EVENTS_MAX, Some(s.cut)),
-            _ => {
+        let spliced = if Pool::turn(n) {
+            pool.splice(&mut buf)
+        } else {
+            None
+        };
+        let (p, guide, events_max, continue_at) = match spliced {
+            Some(s) => (s.pair, s.guide, GEN_SPLICED_EVENTS_MAX, Some(s.cut)),
+            None => {
                 rng.fill(&mut buf);
                 // The history is judged as it is drawn (the guide reads its side of the run).
                 let t = shares.next();

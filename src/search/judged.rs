@@ -40,7 +40,8 @@ impl Feed for Judged {
 }
 
 /// Decode with `sides[guide]` as the guide, the history judged under `sides` as it is
-/// drawn; with the bytes read ([`decode_read`]). `continue_at`: [`Decode::continue_at`]. The same history and the same verdict as decoding guided by `sides[guide]` then
+/// drawn; with the bytes read ([`decode_read`]). `continue_at`: [`Decode::continue_at`].
+/// The same history and the same verdict as decoding guided by `sides[guide]` then
 /// `oracle::run(history, sides, false)` (a test compares them); a model panic ends the
 /// history at the event that caused it, with the verdict's harness bug.
 pub fn decode_judged(

@@ -62,16 +62,18 @@ impl Shares {
     pub fn next(&mut self) -> Turn {
         let n = self.fresh;
         self.fresh += 1;
-        let wanting: Vec<usize> = (0..self.pairs)
-            .filter(|&p| !self.unmet[p].is_empty())
-            .collect();
-        if n % 2 == 1 && !wanting.is_empty() {
+        let wanting = self.unmet.iter().filter(|rows| !rows.is_empty()).count();
+        if n % 2 == 1 && wanting > 0 {
             let d = self.directed;
             self.directed += 1;
-            let pair = wanting[(d as usize) % wanting.len()];
+            let nth = (d as usize) % wanting;
+            let pair = (0..self.pairs)
+                .filter(|&p| !self.unmet[p].is_empty())
+                .nth(nth)
+                .expect("counted above");
             return Turn {
                 pair,
-                guide: ((d / wanting.len() as u64) % 2) as usize,
+                guide: ((d / wanting as u64) % 2) as usize,
             };
         }
         let t = self.turns;

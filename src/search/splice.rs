@@ -62,6 +62,11 @@ pub struct Spliced {
 /// One worker's parents and its own random stream.
 pub struct Pool {
     parents: Vec<Parent>,
+    /// Per pair index: its parents (kept with them, so that choosing one allocates
+    /// nothing).
+    count_of: Vec<usize>,
+    /// The pairs with a parent, ascending.
+    pairs: Vec<usize>,
     rng: Rng,
 }
 
@@ -69,13 +74,11 @@ impl Pool {
     pub fn new(seed: u64) -> Pool {
         Pool {
             parents: Vec::new(),
+            count_of: Vec::new(),
+            pairs: Vec::new(),
             // Its own stream: the fresh inputs stay those of a run without chains.
             rng: Rng::new(seed ^ 0x5f1c_e5ed_c4a1_4e55),
         }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.parents.is_empty()
     }
 
     /// Keep `bytes` (run under `pairs[pair]` guided by side `guide`, which read `read`
@@ -91,17 +94,40 @@ impl Pool {
             pair,
             guide,
         };
+        self.counted(pair, true);
         if self.parents.len() < SPLICE_PARENTS_MAX {
             self.parents.push(parent);
         } else {
             let k = self.rng.next_u64() as usize % SPLICE_PARENTS_MAX;
-            self.parents[k] = parent;
+            let gone = std::mem::replace(&mut self.parents[k], parent);
+            self.counted(gone.pair, false);
         }
     }
 
-    /// Whether the history after `n` (a worker's count) is spliced.
-    pub fn turn(&self, n: u64) -> bool {
-        !self.is_empty() && n % 4 < SPLICED_QUARTERS
+    /// Count a parent of `pair` in (`true`) or out.
+    fn counted(&mut self, pair: usize, added: bool) {
+        if self.count_of.len() <= pair {
+            self.count_of.resize(pair + 1, 0);
+        }
+        let n = &mut self.count_of[pair];
+        let at = self.pairs.partition_point(|&p| p < pair);
+        if added {
+            *n += 1;
+            if *n == 1 {
+                self.pairs.insert(at, pair);
+            }
+        } else {
+            *n -= 1;
+            if *n == 0 {
+                self.pairs.remove(at);
+            }
+        }
+    }
+
+    /// Whether the history after `n` (a worker's count) is spliced, once there is a
+    /// parent.
+    pub fn turn(n: u64) -> bool {
+        n % 4 < SPLICED_QUARTERS
     }
 
     /// Fill `buf` with a parent's bytes cut at a random point of the second half of what
@@ -115,15 +141,9 @@ impl Pool {
         // A pair first, then one of its parents: each pair's chains get an equal share,
         // however many rows it has met (a preset with one mechanism is not drowned by a
         // pair with thirty rows).
-        let mut pairs: Vec<usize> = self.parents.iter().map(|p| p.pair).collect();
-        pairs.sort_unstable();
-        pairs.dedup();
-        let pair = pairs[self.rng.next_u64() as usize % pairs.len()];
-        let of: Vec<usize> = (0..self.parents.len())
-            .filter(|&i| self.parents[i].pair == pair)
-            .collect();
-        let k = of[self.rng.next_u64() as usize % of.len()];
-        let p = &self.parents[k];
+        let pair = self.pairs[self.rng.next_u64() as usize % self.pairs.len()];
+        let j = self.rng.next_u64() as usize % self.count_of[pair];
+        let p = self.parents.iter().filter(|p| p.pair == pair).nth(j)?;
         let (mode, body) = p.bytes.split_last()?;
         let half = body.len() / 2;
         let cut = half + self.rng.next_u64() as usize % (body.len() - half + 1);
@@ -151,10 +171,9 @@ mod tests {
         let mut pool = Pool::new(3);
         let mut buf = Vec::new();
         assert_eq!(pool.splice(&mut buf), None);
-        assert!(!pool.turn(0));
         let parent: Vec<u8> = (0..200u8).collect();
         pool.add(&parent, 500, 4, 1);
-        let turns: Vec<bool> = (0..4).map(|n| pool.turn(n)).collect();
+        let turns: Vec<bool> = (0..4).map(Pool::turn).collect();
         assert_eq!(turns, [true, false, false, false], "one in four");
         let mut cuts = Vec::new();
         for _ in 0..64 {
@@ -204,5 +223,16 @@ mod tests {
             pool.parents.iter().all(|p| p.bytes == [p.pair as u8, 0, 7]),
             "the bytes read, then the mode byte"
         );
+        // The pairs kept beside the parents are theirs, replacements counted out.
+        let mut pairs: Vec<usize> = pool.parents.iter().map(|p| p.pair).collect();
+        pairs.sort_unstable();
+        pairs.dedup();
+        assert_eq!(pool.pairs, pairs);
+        for &p in &pairs {
+            let n = pool.parents.iter().filter(|q| q.pair == p).count();
+            assert_eq!(pool.count_of[p], n, "pair {p}");
+        }
+        let mut buf = Vec::new();
+        assert!((0..100).all(|_| pool.splice(&mut buf).is_some()));
     }
 }
