@@ -386,7 +386,13 @@ impl Sink {
             return Ok((w.path.clone(), false));
         }
         std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
-        let (path, created) = write_finding(dir, history, rules, invariant)?;
+        // A file an earlier run wrote for this history under another row's name is its
+        // witness here too: which row of a run writes a shared history first depends on the
+        // workers' schedule, and the next run must add nothing.
+        let (path, created) = match on_disk(dir, rules, invariant, hash) {
+            Some(path) => (path, false),
+            None => write_finding(dir, history, rules, invariant)?,
+        };
         seen.push(Witness {
             hash,
             rules: *rules,
@@ -467,6 +473,25 @@ pub fn annotate(h: &mut History, pair: [RuleSet; 2], side: usize, invariant: &st
             violations: s.expected(),
         })
         .collect();
+}
+
+/// A witness file already in `dir` for the history hashed `hash` under `rules`, named by
+/// another row than `invariant` (its own names go through `write_finding`, which checks
+/// their content).
+fn on_disk(dir: &Path, rules: &RuleSet, invariant: &str, hash: u64) -> Option<PathBuf> {
+    let own = file_stem(rules, invariant, hash);
+    let stem = file_stem(rules, "", hash);
+    let (prefix, suffix) = stem.split_once("----")?;
+    let (prefix, suffix) = (format!("{prefix}--"), format!("--{suffix}.json"));
+    std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                n.starts_with(&prefix) && n.ends_with(&suffix) && !n.starts_with(&own)
+            })
+        })
 }
 
 fn file_stem(rules: &RuleSet, invariant: &str, hash: u64) -> String {
